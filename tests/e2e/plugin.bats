@@ -1,0 +1,31 @@
+#!/usr/bin/env bats
+# The binary is a kubectl plugin: the real kubectl finds it and runs it.
+load helpers
+
+setup() { setup_workdir; }
+teardown() { teardown_workdir; }
+
+@test "kubectl plugin list finds kubectl-pytorch" {
+  PATH=$(plugin_path) run kubectl plugin list --name-only
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"kubectl-pytorch"* ]]
+}
+
+@test "kubectl pytorch version runs the plugin through kubectl" {
+  PATH=$(plugin_path) run kubectl pytorch version
+  [ "$status" -eq 0 ]
+  [[ "$output" =~ ^kubectl-pytorch\ v[0-9]+\.[0-9]+\.[0-9]+$ ]]
+}
+
+@test "help names the program as kubectl pytorch and lists exit codes" {
+  PATH=$(plugin_path) run kubectl pytorch --help
+  [ "$status" -eq 0 ]
+  [[ "${lines[1]}" == "Usage: kubectl pytorch [OPTIONS] SUBCOMMAND" ]]
+  [[ "$output" == *"124  run: --timeout reached"* ]]
+}
+
+@test "an unknown command is a usage error with exit code 2" {
+  run "$KPT_BIN" no-such-command
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"error:"* ]]
+}

@@ -1,0 +1,127 @@
+#include "util/strings.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+
+namespace kpt::util {
+
+std::vector<std::string> split(std::string_view text, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const auto pos = text.find(sep, start);
+    if (pos == std::string_view::npos) {
+      out.emplace_back(text.substr(start));
+      return out;
+    }
+    out.emplace_back(text.substr(start, pos - start));
+    start = pos + 1;
+  }
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i != 0) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  return text;
+}
+
+std::string to_lower(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
+
+bool ends_with(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t cap) {
+  const std::size_t longer = std::max(a.size(), b.size());
+  const std::size_t shorter = std::min(a.size(), b.size());
+  if (longer - shorter > cap) return cap + 1;
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    std::size_t row_min = cur[0];
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t subst = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
+      row_min = std::min(row_min, cur[j]);
+    }
+    if (row_min > cap) return cap + 1;
+    std::swap(prev, cur);
+  }
+  return std::min(prev[b.size()], cap + 1);
+}
+
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates) {
+  if (word.empty() || word.size() > 128) return std::nullopt;
+  const std::size_t cap = word.size() <= 4 ? 1 : (word.size() <= 10 ? 2 : 3);
+  const std::string lowered = to_lower(word);
+  std::optional<std::string> best;
+  std::size_t best_distance = cap + 1;
+  for (const auto& c : candidates) {
+    // Case slips ("Replicas") count as one edit whatever their number.
+    std::size_t d = to_lower(c) == lowered ? 1 : edit_distance(word, c, cap);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::optional<long long> parse_duration_ms(std::string_view text) {
+  text = trim(text);
+  if (text.empty()) return std::nullopt;
+  long long total = 0;
+  bool any = false;
+  while (!text.empty()) {
+    double value = 0;
+    const auto* begin = text.data();
+    const auto* end = text.data() + text.size();
+    auto [ptr, ec] = std::from_chars(begin, end, value);
+    if (ec != std::errc() || value < 0) return std::nullopt;
+    text.remove_prefix(static_cast<std::size_t>(ptr - begin));
+    double unit_ms = 1000;  // a bare number means seconds, as kubectl's --timeout accepts
+    if (starts_with(text, "ms")) { unit_ms = 1; text.remove_prefix(2); }
+    else if (starts_with(text, "s")) { unit_ms = 1000; text.remove_prefix(1); }
+    else if (starts_with(text, "m")) { unit_ms = 60'000; text.remove_prefix(1); }
+    else if (starts_with(text, "h")) { unit_ms = 3'600'000; text.remove_prefix(1); }
+    else if (!text.empty()) return std::nullopt;
+    else if (any) return std::nullopt;  // "1m30" is not a duration
+    const double ms = value * unit_ms;
+    if (ms > 9.0e15) return std::nullopt;
+    total += static_cast<long long>(ms);
+    any = true;
+  }
+  return total;
+}
+
+std::string quote(std::string_view value, std::size_t max) {
+  std::string out = "'";
+  if (value.size() > max) {
+    out += value.substr(0, max);
+    out += "...";
+  } else {
+    out += value;
+  }
+  out += "'";
+  return out;
+}
+
+}  // namespace kpt::util

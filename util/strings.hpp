@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kpt::util {
+
+std::vector<std::string> split(std::string_view text, char sep);
+std::string join(const std::vector<std::string>& parts, std::string_view sep);
+std::string_view trim(std::string_view text);
+std::string to_lower(std::string_view text);
+bool starts_with(std::string_view text, std::string_view prefix);
+bool ends_with(std::string_view text, std::string_view suffix);
+
+/// Levenshtein distance, giving up (returning cap+1) once it must exceed `cap`,
+/// so suggestions over long or hostile strings stay cheap.
+std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t cap);
+
+/// The candidate closest to `word` within a distance that scales with its length
+/// (at most 2 for short words, 3 for long ones), or nothing.
+std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
+
+/// Parses a kubectl-style duration ("30s", "5m", "1h30m", "250ms", bare "10" = seconds).
+/// Returns milliseconds, or nothing when the text is not a duration.
+std::optional<long long> parse_duration_ms(std::string_view text);
+
+/// Quotes a user value for a message: 'value', cut to `max` characters with "..." so
+/// hostile input cannot flood a terminal.
+std::string quote(std::string_view value, std::size_t max = 80);
+
+}  // namespace kpt::util
