@@ -10,4 +10,7 @@ namespace kpt::schema {
 /// overflow int64 become their text, so nothing is silently changed.
 nlohmann::json to_json(const Node& node);
 
+/// A node tree for a decoded JSON value (API objects have no source positions: all 0).
+Node from_json(const nlohmann::json& value);
+
 }  // namespace kpt::schema

@@ -26,10 +26,14 @@ enum class ErrorCode {
 struct Error {
   ErrorCode code = ErrorCode::internal;
   std::string message;
+  int http_status = 0;   ///< for ErrorCode::api: the HTTP status (404, 409, 410, ...)
+  std::string reason;    ///< for ErrorCode::api: the Status reason (NotFound, AlreadyExists, ...)
 
   /// Returns a copy whose message is `prefix: message`.
   [[nodiscard]] Error context(const std::string& prefix) const {
-    return Error{code, prefix + ": " + message};
+    Error out = *this;
+    out.message = prefix + ": " + message;
+    return out;
   }
 };
 

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "schema/diagnostic.hpp"
+#include "schema/node.hpp"
+#include "util/expected.hpp"
+
+namespace kpt::schema {
+
+struct StructuralSchema;  // a compiled OpenAPI v3 structural schema (structural_schema_impl.hpp)
+
+/// The schemas of one or more custom resource kinds, compiled once and serializable
+/// to a compact binary form, so a 0.6 MB CRD is not re-parsed on every run.
+class SchemaSet {
+ public:
+  SchemaSet();
+  ~SchemaSet();
+  SchemaSet(SchemaSet&&) noexcept;
+  SchemaSet& operator=(SchemaSet&&) noexcept;
+
+  /// Compiles every served version of a CustomResourceDefinition document
+  /// (apiextensions.k8s.io/v1). Errors name the CRD field that is wrong.
+  static Expected<SchemaSet> from_crd(const Document& crd);
+  /// Compiles a bare openAPIV3Schema for one group/version/kind.
+  static Expected<SchemaSet> from_openapi(const Node& open_api_v3_schema, const std::string& group,
+                                          const std::string& version, const std::string& kind);
+  static Expected<SchemaSet> deserialize(std::string_view bytes);
+  [[nodiscard]] std::string serialize() const;
+
+  /// The schema for `apiVersion` ("kubeflow.org/v1") and kind, or nullptr.
+  [[nodiscard]] const StructuralSchema* find(std::string_view api_version, std::string_view kind) const;
+  /// "group/version" entries this set serves for `kind`, for "no schema for X; known: ..." messages.
+  [[nodiscard]] std::vector<std::string> api_versions(std::string_view kind) const;
+  /// Human description of where the schemas came from ("CRD file 'x.yaml'", "carried v1.9.4").
+  [[nodiscard]] const std::string& origin() const;
+  void set_origin(std::string origin);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> m_impl;
+};
+
+struct StructuralOptions {
+  bool unknown_fields_are_errors = true;  ///< kubectl --validate=strict; false: warnings
+  bool is_create = true;                  ///< CEL rules with oldSelf do not apply to a create
+};
+
+/// Validates a document against a compiled schema as the API server does on create.
+/// Findings carry the document's file, the node's line:col and the field path.
+Diagnostics validate_structure(const Document& doc, const StructuralSchema& schema, const StructuralOptions& opts);
+
+}  // namespace kpt::schema
