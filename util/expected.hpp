@@ -75,6 +75,11 @@ class [[nodiscard]] Expected<void> {
   bool m_ok = true;
 };
 
-inline Error make_error(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
+inline Error make_error(ErrorCode code, std::string message) {
+  Error e;
+  e.code = code;
+  e.message = std::move(message);
+  return e;
+}
 
 }  // namespace kpt
