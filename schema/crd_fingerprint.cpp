@@ -1,0 +1,97 @@
+#include "schema/crd_fingerprint.hpp"
+
+#include <algorithm>
+#include <string_view>
+
+namespace kpt::schema {
+namespace {
+
+using model::Release;
+
+// A schema feature whose presence says "this release or newer".
+struct Probe {
+  std::string_view path;  // '/'-separated keys below openAPIV3Schema
+  Release added_in;
+};
+
+// Paths walk the schema itself: `properties`, `additionalProperties`, `items` spelled out.
+#define KPT_SPEC "properties/spec/properties/"
+#define KPT_RUN_POLICY KPT_SPEC "runPolicy/properties/"
+#define KPT_CONTAINER                                                                                 \
+  KPT_SPEC "pytorchReplicaSpecs/additionalProperties/properties/template/properties/spec/properties/" \
+           "containers/items/properties/"
+
+constexpr Probe k_probes[] = {
+    {KPT_SPEC "elasticPolicy", {1, 4, 0}},
+    {KPT_CONTAINER "livenessProbe/properties/grpc", {1, 5, 0}},
+    {KPT_RUN_POLICY "schedulingPolicy/properties/scheduleTimeoutSeconds", {1, 6, 0}},
+    {KPT_SPEC "nprocPerNode", {1, 7, 0}},
+    {KPT_RUN_POLICY "suspend", {1, 7, 0}},
+    {KPT_RUN_POLICY "schedulingPolicy/properties/queue/x-kubernetes-validations", {1, 8, 0}},
+    {KPT_RUN_POLICY "managedBy", {1, 9, 0}},
+    {KPT_CONTAINER "restartPolicyRules", {1, 9, 4}},
+};
+#undef KPT_CONTAINER
+#undef KPT_RUN_POLICY
+#undef KPT_SPEC
+
+struct GeneratorVersion {
+  std::string_view version;
+  Release first;
+  Release last;
+};
+
+// facts §6 step 2.
+constexpr GeneratorVersion k_generators[] = {
+    {"v0.6.0", {1, 3, 0}, {1, 5, 0}},  {"v0.10.0", {1, 6, 0}, {1, 6, 0}}, {"v0.12.0", {1, 7, 0}, {1, 7, 0}},
+    {"v0.14.0", {1, 8, 0}, {1, 8, 1}}, {"v0.16.5", {1, 9, 0}, {1, 9, 4}},
+};
+
+const Node* open_api_schema(const Node& crd) {
+  const Node* versions = crd.at_path({"spec", "versions"});
+  if (versions == nullptr || !versions->is_seq()) return nullptr;
+  for (const auto& version : versions->items) {
+    const Node* name = version.find("name");
+    if (name != nullptr && name->text == "v1") return version.at_path({"schema", "openAPIV3Schema"});
+  }
+  return nullptr;
+}
+
+bool has_path(const Node& root, std::string_view path) {
+  const Node* node = &root;
+  while (node != nullptr && !path.empty()) {
+    const auto slash = path.find('/');
+    node = node->find(path.substr(0, slash));
+    path = slash == std::string_view::npos ? std::string_view{} : path.substr(slash + 1);
+  }
+  return node != nullptr;
+}
+
+}  // namespace
+
+std::vector<Release> releases_matching_crd(const Node& crd_root) {
+  std::vector<Release> out;
+  const Node* kind = crd_root.at_path({"spec", "names", "kind"});
+  const Node* schema = open_api_schema(crd_root);
+  if (kind == nullptr || kind->text != "PyTorchJob" || schema == nullptr) return out;
+
+  const Node* generator = crd_root.at_path({"metadata", "annotations", "controller-gen.kubebuilder.io/version"});
+  const GeneratorVersion* known = nullptr;
+  if (generator != nullptr) {
+    const auto* it = std::find_if(std::begin(k_generators), std::end(k_generators),
+                                  [&](const GeneratorVersion& g) { return g.version == generator->text; });
+    if (it != std::end(k_generators)) known = it;
+  }
+
+  for (const auto& release : model::k_releases) {
+    if (known != nullptr && (release < known->first || release > known->last)) continue;
+    // Nothing was ever removed, so a release matches when it has exactly the probes it added.
+    const bool all_agree = std::all_of(std::begin(k_probes), std::end(k_probes), [&](const Probe& probe) {
+      return has_path(*schema, probe.path) == (release >= probe.added_in);
+    });
+    if (all_agree) out.push_back(release);
+  }
+  return out;
+}
+
+}  // namespace kpt::schema
