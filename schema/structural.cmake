@@ -1,0 +1,13 @@
+# Compiled structural schemas, their binary form and cache, and structural validation (issue 2, B1).
+list(APPEND KPT_SCHEMA_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/schema_set.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/schema_pattern.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/schema_compile.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/quantity.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/k8s_names.cpp
+)
+list(APPEND KPT_SCHEMA_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/structural_validator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/structural_metadata.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/schema_binary.cpp
+)

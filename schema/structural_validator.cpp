@@ -1,0 +1,391 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstdio>
+#include <limits>
+
+#include "schema/quantity.hpp"
+#include "schema/structural_findings.hpp"
+#include "schema/structural_schema.hpp"
+#include "schema/structural_schema_impl.hpp"
+#include "util/strings.hpp"
+
+namespace kpt::schema {
+namespace {
+
+constexpr std::size_t k_max_findings = 200;
+
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  // Prefer the short form when it round-trips ("0.5", not "0.50000000000000000").
+  char short_buf[32];
+  std::snprintf(short_buf, sizeof short_buf, "%g", v);
+  return std::strtod(short_buf, nullptr) == v ? short_buf : buf;
+}
+
+/// The value as a message shows it: its kind, and its text when it is a scalar.
+std::string describe(const Node& v) {
+  std::string out = to_string(v.kind);
+  if (v.is_scalar() && v.kind != NodeKind::null) out += " " + util::quote(v.text);
+  return out;
+}
+
+std::size_t utf8_length(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+bool scalar_equals(const Node& v, const SchemaScalar& s) {
+  if (v.kind == NodeKind::integer && s.kind == NodeKind::integer) {
+    return (v.int_overflow ? v.text : std::to_string(v.integer)) == s.text;
+  }
+  if ((v.kind == NodeKind::integer || v.kind == NodeKind::number) &&
+      (s.kind == NodeKind::integer || s.kind == NodeKind::number)) {
+    const double a = v.kind == NodeKind::integer ? static_cast<double>(v.integer) : v.number;
+    return a == std::strtod(s.text.c_str(), nullptr);
+  }
+  if (v.kind != s.kind) return false;
+  if (v.kind == NodeKind::boolean) return (v.boolean ? "true" : "false") == s.text;
+  return v.text == s.text;
+}
+
+/// A list-map key or set item, canonical so that equal values compare equal.
+std::string canonical(const Node& v) {
+  switch (v.kind) {
+    case NodeKind::null: return "null";
+    case NodeKind::boolean: return v.boolean ? "true" : "false";
+    case NodeKind::integer: return v.int_overflow ? v.text : std::to_string(v.integer);
+    case NodeKind::number: return format_number(v.number);
+    case NodeKind::string: return "\"" + v.text + "\"";
+    default: break;
+  }
+  std::string out = v.is_seq() ? "[" : "{";
+  for (std::size_t i = 0; i < v.items.size(); ++i) {
+    if (v.is_map()) out += "\"" + v.keys[i] + "\":";
+    out += canonical(v.items[i]) + ",";
+  }
+  return out + (v.is_seq() ? "]" : "}");
+}
+
+std::string quantity_hint(const std::string& text) {
+  for (std::string_view unit : {"iB", "B"}) {
+    if (!util::ends_with(text, unit)) continue;
+    const std::string stem = text.substr(0, text.size() - unit.size());
+    if (stem.size() < 2 || std::string_view("kKMGTPE").find(stem.back()) == std::string_view::npos) continue;
+    const std::string number = stem.substr(0, stem.size() - 1);
+    const char prefix = stem.back() == 'k' ? 'K' : stem.back();
+    const std::string decimal = number + (prefix == 'K' ? 'k' : prefix);
+    if (!is_valid_quantity(decimal)) continue;
+    return "quantities have no 'B': did you mean " + util::quote(number + prefix + "i") + " (binary) or " +
+           util::quote(decimal) + " (decimal)?";
+  }
+  return "use a Kubernetes quantity such as '16Gi', '500m' or '2'";
+}
+
+class StructuralValidator {
+ public:
+  StructuralValidator(const Document& doc, const StructuralOptions& opts) : m_opts(opts), m_sink(doc, k_max_findings) {}
+
+  Diagnostics run(const StructuralSchema& schema) {
+    const Node& root = m_sink.doc().root;
+    check(root, schema, "", true);
+    report_cel();
+    return m_sink.take();
+  }
+
+ private:
+  void check(const Node& v, const StructuralSchema& s, const std::string& path, bool resource_root = false) {
+    if (m_sink.full()) return;
+    collect_cel(s, path);
+    if (v.kind == NodeKind::null) {
+      if (s.nullable || (s.type == SchemaType::any && !s.int_or_string)) return;
+      return m_sink.error(v.pos, path, "schema.type", std::string("expected ") + expected_name(s) + ", got null");
+    }
+    if (!check_type(v, s, path)) return;
+    if (!s.enum_values.empty()) check_enum(v, s, path);
+    switch (v.kind) {
+      case NodeKind::string: check_string(v, s, path); break;
+      case NodeKind::integer:
+      case NodeKind::number: check_number(v, s, path); break;
+      case NodeKind::mapping: check_object(v, s, path, resource_root || s.embedded_resource); break;
+      case NodeKind::sequence: check_array(v, s, path); break;
+      default: break;
+    }
+  }
+
+  static const char* expected_name(const StructuralSchema& s) {
+    return s.int_or_string ? "integer or string" : to_string(s.type);
+  }
+
+  /// False (after a finding) when the value has the wrong type: nothing below it is checked.
+  bool check_type(const Node& v, const StructuralSchema& s, const std::string& path) {
+    bool ok = true;
+    if (s.int_or_string) {
+      ok = v.kind == NodeKind::integer || v.kind == NodeKind::string;
+    } else {
+      switch (s.type) {
+        case SchemaType::any: ok = true; break;
+        case SchemaType::object: ok = v.is_map(); break;
+        case SchemaType::array: ok = v.is_seq(); break;
+        case SchemaType::string: ok = v.is_string(); break;
+        case SchemaType::integer: ok = v.kind == NodeKind::integer; break;
+        case SchemaType::number: ok = v.kind == NodeKind::integer || v.kind == NodeKind::number; break;
+        case SchemaType::boolean: ok = v.kind == NodeKind::boolean; break;
+      }
+    }
+    if (ok && v.kind == NodeKind::integer && v.int_overflow) {
+      m_sink.error(v.pos, path, "schema.format", "integer " + util::quote(v.text) + " is out of range for int64");
+      return false;
+    }
+    if (ok) return true;
+    std::string hint;
+    if ((s.type == SchemaType::string || s.int_or_string) && v.is_scalar()) hint = "quote it: \"" + v.text + "\"";
+    m_sink.error(v.pos, path, "schema.type", std::string("expected ") + expected_name(s) + ", got " + describe(v),
+                 hint);
+    return false;
+  }
+
+  void check_enum(const Node& v, const StructuralSchema& s, const std::string& path) {
+    for (const auto& e : s.enum_values) {
+      if (scalar_equals(v, e)) return;
+    }
+    std::vector<std::string> names;
+    std::string list;
+    for (const auto& e : s.enum_values) {
+      names.push_back(e.text);
+      list += (list.empty() ? "" : ", ") + util::quote(e.text);
+    }
+    const auto guess = v.is_scalar() ? util::closest_match(v.text, names) : std::nullopt;
+    m_sink.error(v.pos, path, "schema.enum", "unsupported value " + (v.is_scalar() ? util::quote(v.text) : describe(v)) +
+                                                 ": supported values: " + list,
+                 guess ? "did you mean " + util::quote(*guess) + "?" : std::string());
+  }
+
+  void check_string(const Node& v, const StructuralSchema& s, const std::string& path) {
+    const std::string quoted = util::quote(v.text);
+    if (s.compiled_pattern) {
+      switch (match_pattern(*s.compiled_pattern, v.text)) {
+        case PatternResult::match: break;
+        case PatternResult::no_match:
+          if (is_quantity_pattern(s.pattern)) {
+            m_sink.error(v.pos, path, "schema.quantity", "invalid quantity " + quoted, quantity_hint(v.text));
+          } else {
+            m_sink.error(v.pos, path, "schema.pattern",
+                         "invalid value " + quoted + ": should match " + util::quote(s.pattern, 200));
+          }
+          break;
+        case PatternResult::too_long:
+          m_sink.error(v.pos, path, "schema.pattern", "value too long to check against pattern " +
+                                                          util::quote(s.pattern, 200) + " (" +
+                                                          std::to_string(v.text.size()) + " characters)");
+          break;
+        case PatternResult::bad_pattern:
+          m_sink.add(Severity::warning, v.pos, path, "schema.pattern",
+                     "pattern " + util::quote(s.pattern, 200) + " in the schema cannot be compiled: value not checked");
+          break;
+      }
+    }
+    if (s.min_length || s.max_length) {
+      const std::size_t n = utf8_length(v.text);
+      if (s.min_length && n < *s.min_length) {
+        m_sink.error(v.pos, path, "schema.min-length",
+                     "invalid value " + quoted + ": should be at least " + std::to_string(*s.min_length) + " chars long");
+      }
+      if (s.max_length && n > *s.max_length) {
+        m_sink.error(v.pos, path, "schema.max-length",
+                     "too long: may not be longer than " + std::to_string(*s.max_length) + " characters, got " +
+                         std::to_string(n));
+      }
+    }
+  }
+
+  void check_number(const Node& v, const StructuralSchema& s, const std::string& path) {
+    const double x = v.kind == NodeKind::integer ? static_cast<double>(v.integer) : v.number;
+    const std::string quoted = util::quote(v.text);
+    if (v.kind == NodeKind::integer && s.format == "int32" &&
+        (v.integer < std::numeric_limits<std::int32_t>::min() || v.integer > std::numeric_limits<std::int32_t>::max())) {
+      m_sink.error(v.pos, path, "schema.format", "integer " + quoted + " is out of range for int32");
+    }
+    if (s.minimum && (s.exclusive_minimum ? x <= *s.minimum : x < *s.minimum)) {
+      m_sink.error(v.pos, path, "schema.minimum",
+                   "invalid value " + quoted + ": should be greater than " + (s.exclusive_minimum ? "" : "or equal to ") +
+                       format_number(*s.minimum));
+    }
+    if (s.maximum && (s.exclusive_maximum ? x >= *s.maximum : x > *s.maximum)) {
+      m_sink.error(v.pos, path, "schema.maximum",
+                   "invalid value " + quoted + ": should be less than " + (s.exclusive_maximum ? "" : "or equal to ") +
+                       format_number(*s.maximum));
+    }
+  }
+
+  void check_object(const Node& v, const StructuralSchema& s, const std::string& path, bool resource) {
+    if (resource) check_resource_header(v, path);
+    for (std::size_t i = 0; i < v.keys.size() && !m_sink.full(); ++i) {
+      const std::string& key = v.keys[i];
+      const Node& value = v.items[i];
+      const std::string at = child_path(path, key);
+      if (resource && key == "metadata") {
+        check_object_meta(value, at, m_opts.unknown_fields_are_errors, m_sink);
+        continue;
+      }
+      if (const StructuralSchema* p = s.property(key)) {
+        check(value, *p, at);
+      } else if (s.additional_properties != nullptr) {
+        check(value, *s.additional_properties, at);
+      } else if (!s.additional_properties_allowed && !s.preserve_unknown_fields && s.type != SchemaType::any) {
+        report_unknown(v, i, s, at);
+      }
+    }
+    for (const auto& r : s.required) {
+      const Node* present = v.find(r);
+      if (present == nullptr || (present->kind == NodeKind::null && !is_nullable(s, r))) {
+        m_sink.error(v.pos, child_path(path, r), "schema.required", "missing required field " + util::quote(r));
+      }
+    }
+    const std::size_t n = v.keys.size();
+    if (s.min_properties && n < *s.min_properties) {
+      m_sink.error(v.pos, path, "schema.min-properties",
+                   "should have at least " + std::to_string(*s.min_properties) + " properties, got " + std::to_string(n));
+    }
+    if (s.max_properties && n > *s.max_properties) {
+      m_sink.error(v.pos, path, "schema.max-properties",
+                   "should have at most " + std::to_string(*s.max_properties) + " properties, got " + std::to_string(n));
+    }
+  }
+
+  static bool is_nullable(const StructuralSchema& s, const std::string& key) {
+    const StructuralSchema* p = s.property(key);
+    return p != nullptr && p->nullable;
+  }
+
+  void report_unknown(const Node& v, std::size_t i, const StructuralSchema& s, const std::string& at) {
+    const std::string& key = v.keys[i];
+    const auto guess = util::closest_match(key, s.property_names());
+    const Position pos = i < v.key_positions.size() ? v.key_positions[i] : v.pos;
+    m_sink.add(m_opts.unknown_fields_are_errors ? Severity::error : Severity::warning, pos, at, "schema.unknown-field",
+               "unknown field " + util::quote(key), guess ? "did you mean " + util::quote(*guess) + "?" : std::string());
+  }
+
+  /// An object that is a Kubernetes resource (the document, or an embedded resource) needs
+  /// apiVersion and kind; its metadata is checked as ObjectMeta.
+  void check_resource_header(const Node& v, const std::string& path) {
+    for (const char* field : {"apiVersion", "kind"}) {
+      const Node* f = v.find(field);
+      if (f == nullptr || f->kind == NodeKind::null || (f->is_string() && f->text.empty())) {
+        m_sink.error(v.pos, child_path(path, field), "schema.required", std::string("missing required field '") + field + "'");
+      }
+    }
+    if (v.find("metadata") == nullptr && path.empty()) {
+      m_sink.error(v.pos, "metadata", "metadata.name", "missing required field 'metadata'");
+    }
+  }
+
+  void check_array(const Node& v, const StructuralSchema& s, const std::string& path) {
+    const std::size_t n = v.items.size();
+    if (s.min_items && n < *s.min_items) {
+      m_sink.error(v.pos, path, "schema.min-items",
+                   "should have at least " + std::to_string(*s.min_items) + " items, got " + std::to_string(n));
+    }
+    if (s.max_items && n > *s.max_items) {
+      m_sink.error(v.pos, path, "schema.max-items",
+                   "should have at most " + std::to_string(*s.max_items) + " items, got " + std::to_string(n));
+    }
+    if (s.items != nullptr) {
+      for (std::size_t i = 0; i < n && !m_sink.full(); ++i) {
+        check(v.items[i], *s.items, path + "[" + std::to_string(i) + "]");
+      }
+    }
+    if (s.list_type == ListType::map && !s.list_map_keys.empty()) check_list_map(v, s, path);
+    if (s.list_type == ListType::set) check_set(v, path);
+  }
+
+  void check_list_map(const Node& v, const StructuralSchema& s, const std::string& path) {
+    std::vector<std::pair<std::string, std::size_t>> seen;  // key tuple -> first index
+    for (std::size_t i = 0; i < v.items.size(); ++i) {
+      const Node& item = v.items[i];
+      if (!item.is_map()) continue;
+      std::string tuple;
+      std::string shown;
+      for (const auto& k : s.list_map_keys) {
+        const Node* kv = item.find(k);
+        const StructuralSchema* ks = s.items != nullptr ? s.items->property(k) : nullptr;
+        std::string text;
+        std::string canon;
+        if (kv != nullptr && kv->kind != NodeKind::null) {
+          canon = canonical(*kv);
+          text = kv->kind == NodeKind::string ? util::quote(kv->text) : kv->text;
+        } else if (ks != nullptr && ks->default_value) {  // e.g. protocol defaults to TCP
+          canon = ks->default_value->kind == NodeKind::string ? "\"" + ks->default_value->text + "\"" : ks->default_value->text;
+          text = ks->default_value->kind == NodeKind::string ? util::quote(ks->default_value->text) : ks->default_value->text;
+        } else {
+          canon = "null";
+          text = "null";
+        }
+        tuple += canon + '\x1f';
+        shown += (shown.empty() ? "" : ", ") + k + "=" + text;
+      }
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == tuple; });
+      if (it == seen.end()) {
+        seen.emplace_back(std::move(tuple), i);
+        continue;
+      }
+      m_sink.error(item.pos, path + "[" + std::to_string(i) + "]", "schema.duplicate-key",
+                   "duplicate entry with " + shown + ": the same key as " + path + "[" + std::to_string(it->second) +
+                       "] at line " + std::to_string(v.items[it->second].pos.line));
+    }
+  }
+
+  void check_set(const Node& v, const std::string& path) {
+    std::vector<std::pair<std::string, std::size_t>> seen;
+    for (std::size_t i = 0; i < v.items.size(); ++i) {
+      std::string c = canonical(v.items[i]);
+      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == c; });
+      if (it == seen.end()) {
+        seen.emplace_back(std::move(c), i);
+        continue;
+      }
+      m_sink.error(v.items[i].pos, path + "[" + std::to_string(i) + "]", "schema.duplicate-item",
+                   "duplicate item " + (v.items[i].is_scalar() ? util::quote(v.items[i].text) : describe(v.items[i])) +
+                       ": the same as " + path + "[" + std::to_string(it->second) + "]");
+    }
+  }
+
+  void collect_cel(const StructuralSchema& s, const std::string& path) {
+    for (const auto& r : s.validations) m_cel.push_back({path, &r});
+  }
+
+  void report_cel() {
+    if (m_cel.empty()) return;
+    std::string list;
+    bool old_self = false;
+    for (const auto& [path, rule] : m_cel) {
+      list += (list.empty() ? "" : "; ") + (path.empty() ? std::string("<root>") : path) + ": " + util::quote(rule->rule, 120);
+      old_self = old_self || rule->rule.find("oldSelf") != std::string::npos;
+    }
+    std::string message = std::to_string(m_cel.size()) + " x-kubernetes-validations rule" + (m_cel.size() == 1 ? "" : "s") +
+                          " not evaluated (CEL): " + list;
+    std::string hint;
+    if (old_self && m_opts.is_create) hint = "rules that compare with oldSelf apply to updates only, not to a create";
+    const Document& doc = m_sink.doc();
+    m_sink.add(Severity::info, doc.root.pos, "", "schema.cel-not-evaluated", std::move(message), std::move(hint));
+  }
+
+  struct CelSeen {
+    std::string path;
+    const CelRule* rule;
+  };
+
+  const StructuralOptions& m_opts;
+  FindingSink m_sink;
+  std::vector<CelSeen> m_cel;
+};
+
+}  // namespace
+
+Diagnostics validate_structure(const Document& doc, const StructuralSchema& schema, const StructuralOptions& opts) {
+  return StructuralValidator(doc, opts).run(schema);
+}
+
+}  // namespace kpt::schema
