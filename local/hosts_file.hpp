@@ -1,0 +1,31 @@
+#pragma once
+
+#include <set>
+#include <string>
+
+#include "util/expected.hpp"
+
+namespace kpt::local {
+
+/// The nss_wrapper hosts file through which local processes resolve Service and pod names
+/// (`mnist-dp-worker-0`, `...<ns>`, `...<ns>.svc`, `...<ns>.svc.cluster.local`) to loopback.
+/// Every name gets both 127.0.0.1 and ::1: torch's c10d store asks for IPv6 first and retries
+/// forever on a name that has only an IPv4 entry.
+class HostsFile {
+ public:
+  explicit HostsFile(std::string path) : m_path(std::move(path)) {}
+
+  /// Adds `name` in namespace `ns` (all its DNS spellings). Returns true when the set changed.
+  bool add(const std::string& name, const std::string& ns);
+  /// Writes the file atomically (write + rename) so readers never see half a file.
+  Expected<void> write() const;
+  /// The file's text for the current names.
+  [[nodiscard]] std::string render() const;
+  [[nodiscard]] const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+  std::set<std::string> m_names;
+};
+
+}  // namespace kpt::local

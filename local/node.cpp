@@ -1,0 +1,262 @@
+#include "local/node.hpp"
+
+#include <signal.h>
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace kpt::local {
+
+namespace {
+using nlohmann::json;
+
+std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+}  // namespace
+
+LocalNode::LocalNode(kube::ApiClient& api, ProcessRunner& runner, NodeOptions options)
+    : m_api(api),
+      m_runner(runner),
+      m_options(std::move(options)),
+      m_logs(m_options.log_dir),
+      m_hosts(m_options.env.hosts_file) {}
+
+std::string LocalNode::now_wall() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+void LocalNode::watch_loop(const kube::ResourceRef& ref, const std::atomic<bool>& stop) {
+  // A small informer: list, then watch from the list's resourceVersion; relist when the
+  // watch ends with an error (410 Gone included) or the server closes it.
+  while (!stop.load()) {
+    auto listed = m_api.list(ref, "", {});
+    if (!listed) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      continue;
+    }
+    for (const auto& item : listed->items) {
+      if (ref.resource == "pods") {
+        std::lock_guard lock(m_mutex);
+        m_pending_pods.emplace_back(item, false);
+      } else {
+        on_service(item);
+      }
+    }
+    kube::ListOptions opts;
+    opts.resource_version = listed->resource_version;
+    opts.timeout_seconds = 300;
+    (void)m_api.watch(
+        ref, "", opts,
+        [&](const kube::WatchEvent& ev) {
+          if (ev.type == kube::WatchEvent::Type::error || ev.type == kube::WatchEvent::Type::bookmark) return true;
+          if (ref.resource == "pods") {
+            std::lock_guard lock(m_mutex);
+            m_pending_pods.emplace_back(ev.object, ev.type == kube::WatchEvent::Type::deleted);
+          } else if (ev.type != kube::WatchEvent::Type::deleted) {
+            on_service(ev.object);
+          }
+          return !stop.load();
+        },
+        &stop);
+  }
+}
+
+void LocalNode::on_service(const nlohmann::json& svc) {
+  const json meta = svc.value("metadata", json::object());
+  std::lock_guard lock(m_mutex);
+  if (m_hosts.add(meta.value("name", ""), meta.value("namespace", "default"))) (void)m_hosts.write();
+}
+
+void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
+  const json meta = pod.value("metadata", json::object());
+  const std::string ns = meta.value("namespace", "default");
+  const std::string name = meta.value("name", "");
+  const std::string key = key_of(ns, name);
+  auto it = m_pods.find(key);
+  const bool terminating = deleted || meta.contains("deletionTimestamp");
+  if (it != m_pods.end() && !meta.value("uid", "").empty() && it->second.run.uid != meta.value("uid", "")) {
+    // Same name, new pod (a re-creation): stop the old one first; the new one starts next tick.
+    it->second.run.deleting = true;
+  }
+  if (it == m_pods.end()) {
+    if (terminating) return;
+    const std::string phase = pod.value("status", json::object()).value("phase", "");
+    if (phase == "Succeeded" || phase == "Failed") return;  // finished before we (re)started
+    if (m_hosts.add(name, ns)) (void)m_hosts.write();
+    Tracked t;
+    t.run = make_pod_run(pod, m_options.env, now_wall());
+    t.grace_seconds = pod.value("spec", json::object()).value("terminationGracePeriodSeconds", 30);
+    it = m_pods.emplace(key, std::move(t)).first;
+    publish_status(it->second);
+    return;
+  }
+  if (terminating) it->second.run.deleting = true;
+}
+
+void LocalNode::start_due(Tracked& t, SteadyTime now) {
+  for (const auto index : due_starts(t.run, now)) {
+    auto& c = t.run.containers[index];
+    const int attempt = c.restart_count;
+    if (auto ok = m_logs.prepare(t.run.ns, t.run.name, t.run.uid, c.launch.name, attempt); !ok) continue;
+    ProcessSpec spec{c.launch.argv, c.launch.env, c.launch.workdir,
+                     m_logs.path(t.run.ns, t.run.name, t.run.uid, c.launch.name, attempt)};
+    auto pid = m_runner.start(spec);
+    if (!pid) {
+      ProcessExit failed;
+      failed.exit_code = 128;
+      failed.start_failed = true;
+      failed.start_error = pid.error().message;
+      record_start(t.run, index, 0, now_wall());
+      record_exit(t.run, index, failed, now_wall(), now);
+      continue;
+    }
+    record_start(t.run, index, *pid, now_wall());
+  }
+}
+
+void LocalNode::reap(Tracked& t, SteadyTime now) {
+  for (std::size_t i = 0; i < t.run.containers.size(); ++i) {
+    auto& c = t.run.containers[i];
+    if (c.phase != ContainerRun::Phase::running || c.pid <= 0) continue;
+    if (auto exit = m_runner.poll(c.pid)) record_exit(t.run, i, *exit, now_wall(), now);
+  }
+}
+
+void LocalNode::publish_status(Tracked& t) {
+  if (t.run.deleting) return;
+  const json status = pod_status(t.run, m_options.env);
+  const std::string serialized = status.dump();
+  if (serialized == t.last_status) return;
+  // Read-modify-write of /status; a conflict means someone else wrote: read again.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto current = m_api.get(kube::resources::pods(), t.run.ns, t.run.name);
+    if (!current) return;  // gone: the deletion event will follow
+    if ((*current)["metadata"].value("uid", "") != t.run.uid) return;
+    (*current)["status"] = status;
+    (*current)["spec"]["nodeName"] = m_options.env.node_name;
+    auto written = m_api.update_status(kube::resources::pods(), t.run.ns, *current);
+    if (written) {
+      t.last_status = serialized;
+      return;
+    }
+    if (!kube::is_conflict(written.error())) return;
+  }
+}
+
+void LocalNode::sync_once(SteadyTime now) {
+  std::vector<std::pair<json, bool>> events;
+  {
+    std::lock_guard lock(m_mutex);
+    events.swap(m_pending_pods);
+  }
+  std::lock_guard lock(m_mutex);
+  for (const auto& [pod, deleted] : events) on_pod(pod, deleted);
+  for (auto it = m_pods.begin(); it != m_pods.end();) {
+    Tracked& t = it->second;
+    reap(t, now);
+    if (t.run.deleting) {
+      bool any_alive = false;
+      for (auto& c : t.run.containers) {
+        if (c.phase != ContainerRun::Phase::running || c.pid <= 0) continue;
+        any_alive = true;
+        if (!t.kill_at) {
+          m_runner.signal_group(c.pid, SIGTERM);
+        } else if (now >= *t.kill_at) {
+          m_runner.signal_group(c.pid, SIGKILL);
+        }
+      }
+      if (!t.kill_at) t.kill_at = now + std::chrono::seconds(t.grace_seconds);
+      if (!any_alive) {
+        it = m_pods.erase(it);
+        continue;
+      }
+    } else {
+      start_due(t, now);
+      publish_status(t);
+    }
+    ++it;
+  }
+}
+
+void LocalNode::stop_all() {
+  std::lock_guard lock(m_mutex);
+  for (auto& [key, t] : m_pods) {
+    for (auto& c : t.run.containers) {
+      if (c.phase == ContainerRun::Phase::running && c.pid > 0) m_runner.signal_group(c.pid, SIGTERM);
+    }
+  }
+}
+
+void LocalNode::run(const std::atomic<bool>& stop) {
+  std::thread pods([&] { watch_loop(kube::resources::pods(), stop); });
+  std::thread services([&] { watch_loop(kube::resources::services(), stop); });
+  while (!stop.load()) {
+    sync_once(std::chrono::steady_clock::now());
+    std::this_thread::sleep_for(m_options.tick);
+  }
+  stop_all();
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool alive = false;
+    {
+      std::lock_guard lock(m_mutex);
+      for (auto& [key, t] : m_pods) {
+        for (std::size_t i = 0; i < t.run.containers.size(); ++i) {
+          auto& c = t.run.containers[i];
+          if (c.phase != ContainerRun::Phase::running || c.pid <= 0) continue;
+          if (m_runner.poll(c.pid)) c.phase = ContainerRun::Phase::terminated;
+          else alive = true;
+        }
+      }
+    }
+    if (!alive) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  {
+    std::lock_guard lock(m_mutex);
+    for (auto& [key, t] : m_pods) {
+      for (auto& c : t.run.containers) {
+        if (c.phase == ContainerRun::Phase::running && c.pid > 0) m_runner.signal_group(c.pid, SIGKILL);
+      }
+    }
+  }
+  pods.join();
+  services.join();
+}
+
+std::optional<std::string> LocalNode::log_file(const std::string& ns, const std::string& pod,
+                                               const std::string& container, bool previous) const {
+  std::lock_guard lock(m_mutex);
+  const auto it = m_pods.find(key_of(ns, pod));
+  if (it == m_pods.end()) return std::nullopt;
+  for (const auto& c : it->second.run.containers) {
+    if (!container.empty() && c.launch.name != container) continue;
+    // The current run's log index equals restart_count once it started; before a restart it
+    // is restart_count - 1 while the container waits in back-off.
+    const bool waiting_restart = c.phase == ContainerRun::Phase::waiting && c.restart_count > 0;
+    int run = waiting_restart ? c.restart_count - 1 : c.restart_count;
+    if (previous) --run;
+    if (run < 0) return std::nullopt;
+    return m_logs.path(ns, pod, it->second.run.uid, c.launch.name, run);
+  }
+  return std::nullopt;
+}
+
+bool LocalNode::container_running(const std::string& ns, const std::string& pod,
+                                  const std::string& container) const {
+  std::lock_guard lock(m_mutex);
+  const auto it = m_pods.find(key_of(ns, pod));
+  if (it == m_pods.end()) return false;
+  for (const auto& c : it->second.run.containers) {
+    if (!container.empty() && c.launch.name != container) continue;
+    return c.phase != ContainerRun::Phase::terminated;
+  }
+  return false;
+}
+
+}  // namespace kpt::local

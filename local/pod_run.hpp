@@ -1,0 +1,75 @@
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "local/pod_spec.hpp"
+#include "local/process_runner.hpp"
+
+namespace kpt::local {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+struct Termination {
+  int exit_code = 0;
+  int signal = 0;
+  std::string reason;   ///< Completed, Error, StartError, OOMKilled ...
+  std::string message;
+  std::string started_at;
+  std::string finished_at;
+};
+
+struct ContainerRun {
+  ContainerLaunch launch;
+  enum class Phase { waiting, running, terminated } phase = Phase::waiting;
+  std::string waiting_reason = "ContainerCreating";
+  std::string waiting_message;
+  int pid = 0;
+  int restart_count = 0;
+  std::string started_at;
+  std::optional<Termination> terminated;   ///< current state when phase == terminated
+  std::optional<Termination> last_state;   ///< the previous run, after a restart
+  SteadyTime next_start{};                 ///< restart backoff
+};
+
+/// A pod as the local node runs it: the kubelet's state machine as plain data, so the
+/// decisions (what to start, when to restart, which phase) are tested without processes.
+struct PodRun {
+  std::string ns;
+  std::string name;
+  std::string uid;
+  std::string restart_policy = "Always";
+  std::vector<ContainerRun> containers;  ///< init containers first, in order
+  std::string start_time;
+  std::string config_error;              ///< set when the pod cannot be started at all
+  bool deleting = false;
+};
+
+/// Builds the run state of a newly seen pod (config errors are kept, not thrown).
+PodRun make_pod_run(const nlohmann::json& pod, const NodeEnvironment& node, const std::string& now_wall);
+
+/// Indexes of containers to start now: the first unfinished init container, or, once every
+/// init container completed, every main container that is waiting and past its backoff.
+std::vector<std::size_t> due_starts(const PodRun& run, SteadyTime now);
+
+/// Records a container's start.
+void record_start(PodRun& run, std::size_t index, int pid, const std::string& now_wall);
+
+/// Records a container's exit and decides whether it restarts in place (restartPolicy and
+/// exit code), with the kubelet's doubling backoff, capped for local use.
+void record_exit(PodRun& run, std::size_t index, const ProcessExit& exit, const std::string& now_wall,
+                 SteadyTime now);
+
+/// "Pending", "Running", "Succeeded" or "Failed".
+std::string pod_phase(const PodRun& run);
+
+/// The pod's `.status` as the kubelet would report it.
+nlohmann::json pod_status(const PodRun& run, const NodeEnvironment& node);
+
+/// The restart backoff after `restart_count` restarts: 1 s doubling, at most 20 s.
+std::chrono::milliseconds restart_backoff(int restart_count);
+
+}  // namespace kpt::local

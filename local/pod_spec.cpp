@@ -1,0 +1,143 @@
+#include "local/pod_spec.hpp"
+
+#include <nlohmann/json.hpp>
+
+namespace kpt::local {
+
+namespace {
+
+using nlohmann::json;
+
+std::string str_at(const json& obj, const char* key) {
+  if (!obj.is_object()) return {};
+  const auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+// fieldRef paths as the downward API names them: metadata.labels['app'] and friends.
+Expected<std::string> resolve_field_ref(const json& pod, const std::string& path, const NodeEnvironment& node) {
+  const json& meta = pod.value("metadata", json::object());
+  const json& spec = pod.value("spec", json::object());
+  if (path == "metadata.name") return str_at(meta, "name");
+  if (path == "metadata.namespace") return str_at(meta, "namespace");
+  if (path == "metadata.uid") return str_at(meta, "uid");
+  if (path == "spec.nodeName") return node.node_name;
+  if (path == "spec.serviceAccountName") return str_at(spec, "serviceAccountName");
+  if (path == "status.podIP" || path == "status.hostIP") return node.pod_ip;
+  for (const char* map_name : {"labels", "annotations"}) {
+    const std::string prefix = std::string("metadata.") + map_name + "['";
+    if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() + 2 && path.substr(path.size() - 2) == "']") {
+      const std::string key = path.substr(prefix.size(), path.size() - prefix.size() - 2);
+      return str_at(meta.value(map_name, json::object()), key.c_str());
+    }
+  }
+  return make_error(ErrorCode::usage, "unsupported fieldRef '" + path + "'");
+}
+
+Expected<ContainerLaunch> plan_container(const json& pod, const json& container, bool init,
+                                         const NodeEnvironment& node) {
+  ContainerLaunch launch;
+  launch.name = str_at(container, "name");
+  launch.init = init;
+  const std::string where = (init ? "init container '" : "container '") + launch.name + "'";
+
+  std::map<std::string, std::string> vars;
+  std::vector<std::string> order;
+  auto set_var = [&](const std::string& k, const std::string& v) {
+    if (vars.find(k) == vars.end()) order.push_back(k);
+    vars[k] = v;
+  };
+  set_var("PATH", node.path);
+  if (!node.home.empty()) set_var("HOME", node.home);
+  set_var("HOSTNAME", str_at(pod.value("metadata", json::object()), "name"));
+
+  const json env = container.value("env", json::array());
+  for (std::size_t i = 0; i < env.size(); ++i) {
+    const json& e = env[i];
+    const std::string name = str_at(e, "name");
+    if (name.empty()) continue;
+    if (e.contains("valueFrom")) {
+      const json& from = e["valueFrom"];
+      if (from.contains("fieldRef")) {
+        auto value = resolve_field_ref(pod, str_at(from["fieldRef"], "fieldPath"), node);
+        if (!value) return value.error().context(where + ": env[" + std::to_string(i) + "] '" + name + "'");
+        set_var(name, *value);
+        continue;
+      }
+      return make_error(ErrorCode::usage, where + ": env[" + std::to_string(i) + "] '" + name +
+                                              "': only valueFrom.fieldRef is supported by the local node");
+    }
+    set_var(name, expand_references(str_at(e, "value"), vars));
+  }
+  // Name resolution comes last so a job cannot switch it off by accident.
+  if (!node.nss_wrapper_library.empty()) {
+    const auto existing = vars.find("LD_PRELOAD");
+    set_var("LD_PRELOAD", existing == vars.end() || existing->second.empty()
+                              ? node.nss_wrapper_library
+                              : node.nss_wrapper_library + ":" + existing->second);
+    set_var("NSS_WRAPPER_HOSTS", node.hosts_file);
+  }
+  for (const auto& k : order) launch.env.push_back(k + "=" + vars[k]);
+
+  for (const char* field : {"command", "args"}) {
+    const json list = container.value(field, json::array());
+    for (const auto& item : list) {
+      if (item.is_string()) launch.argv.push_back(expand_references(item.get<std::string>(), vars));
+    }
+  }
+  if (launch.argv.empty()) {
+    return make_error(ErrorCode::usage, where + " has no command: the local node runs `command` + `args` "
+                                                "and cannot run an image's entrypoint");
+  }
+  const std::string wd = str_at(container, "workingDir");
+  launch.workdir = !wd.empty() && wd.front() == '/' ? wd : node.workdir;
+  return launch;
+}
+
+}  // namespace
+
+std::string expand_references(const std::string& text, const std::map<std::string, std::string>& vars) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '$' || i + 1 >= text.size()) {
+      out += text[i];
+      continue;
+    }
+    if (text[i + 1] == '$') {  // "$$" is a literal "$"
+      out += '$';
+      ++i;
+      continue;
+    }
+    if (text[i + 1] == '(') {
+      const auto close = text.find(')', i + 2);
+      if (close != std::string::npos) {
+        const auto it = vars.find(text.substr(i + 2, close - i - 2));
+        if (it != vars.end()) {
+          out += it->second;
+          i = close;
+          continue;
+        }
+      }
+    }
+    out += text[i];
+  }
+  return out;
+}
+
+Expected<std::vector<ContainerLaunch>> plan_launches(const nlohmann::json& pod, const NodeEnvironment& node) {
+  std::vector<ContainerLaunch> out;
+  const json spec = pod.value("spec", json::object());
+  for (const char* list : {"initContainers", "containers"}) {
+    const bool init = std::string(list) == "initContainers";
+    for (const auto& c : spec.value(list, json::array())) {
+      auto launch = plan_container(pod, c, init, node);
+      if (!launch) return launch.error();
+      out.push_back(std::move(*launch));
+    }
+  }
+  if (out.empty()) return make_error(ErrorCode::usage, "pod has no containers");
+  return out;
+}
+
+}  // namespace kpt::local

@@ -1,0 +1,43 @@
+#pragma once
+
+#include <map>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "util/expected.hpp"
+
+namespace kpt::local {
+
+/// How one container of a pod runs as a local process.
+struct ContainerLaunch {
+  std::string name;
+  bool init = false;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;  ///< KEY=VALUE, complete
+  std::string workdir;
+};
+
+/// What the node adds to every process: a container-like PATH, and the name resolution
+/// that makes Service and pod names answer on loopback.
+struct NodeEnvironment {
+  std::string path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  std::string home;                 ///< HOME for the processes (the user's)
+  std::string nss_wrapper_library;  ///< LD_PRELOAD; empty when not available
+  std::string hosts_file;           ///< NSS_WRAPPER_HOSTS
+  std::string workdir;              ///< where commands run unless a container's workingDir is absolute
+  std::string node_name = "kubectl-pytorch-local";
+  std::string pod_ip = "127.0.0.1";
+};
+
+/// The launches of a pod's init containers (in order) then its containers, with env as the
+/// kubelet builds it: the container's `env` in order (later duplicates win), `valueFrom.fieldRef`
+/// for metadata.name/namespace/uid/labels['k']/annotations['k'], spec.nodeName,
+/// spec.serviceAccountName, status.podIP/hostIP, and `$(VAR)` references expanded in env
+/// values, command and args. Errors name the container and field (CreateContainerConfigError).
+Expected<std::vector<ContainerLaunch>> plan_launches(const nlohmann::json& pod, const NodeEnvironment& node);
+
+/// Kubernetes' `$(VAR)` expansion: defined names are replaced, `$$` escapes, unknown stay as written.
+std::string expand_references(const std::string& text, const std::map<std::string, std::string>& vars);
+
+}  // namespace kpt::local

@@ -1,0 +1,81 @@
+#include "local/pod_spec.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace kpt::local {
+namespace {
+
+using nlohmann::json;
+
+json pod_with(json container) {
+  return json{{"metadata", {{"name", "job-worker-1"}, {"namespace", "ml"}, {"uid", "u-1"},
+                            {"labels", {{"training.kubeflow.org/replica-index", "1"}}}}},
+              {"spec", {{"containers", json::array({container})}}}};
+}
+
+NodeEnvironment node() {
+  NodeEnvironment n;
+  n.home = "/home/me";
+  n.workdir = "/work/job";
+  n.nss_wrapper_library = "/usr/lib/libnss_wrapper.so";
+  n.hosts_file = "/state/hosts";
+  return n;
+}
+
+TEST(PlanLaunches, BuildsEnvInOrderWithFieldRefsAndNameResolutionLast) {
+  const json c = {{"name", "pytorch"},
+                  {"command", json::array({"python3", "train.py"})},
+                  {"args", json::array({"--rank=$(RANK)"})},
+                  {"env", json::array({{{"name", "RANK"}, {"value", "1"}},
+                                       {{"name", "POD"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
+                                       {{"name", "IDX"},
+                                        {"valueFrom",
+                                         {{"fieldRef",
+                                           {{"fieldPath", "metadata.labels['training.kubeflow.org/replica-index']"}}}}}},
+                                       {{"name", "RANK"}, {"value", "2"}}})}};
+  auto launches = plan_launches(pod_with(c), node());
+  ASSERT_TRUE(launches) << launches.error().message;
+  ASSERT_EQ(launches->size(), 1u);
+  const auto& l = launches->front();
+  EXPECT_EQ(l.argv, (std::vector<std::string>{"python3", "train.py", "--rank=2"}));
+  EXPECT_EQ(l.workdir, "/work/job");
+  EXPECT_EQ(l.env, (std::vector<std::string>{
+                       "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/home/me",
+                       "HOSTNAME=job-worker-1", "RANK=2", "POD=job-worker-1", "IDX=1",
+                       "LD_PRELOAD=/usr/lib/libnss_wrapper.so", "NSS_WRAPPER_HOSTS=/state/hosts"}));
+}
+
+TEST(PlanLaunches, RefusesAContainerWithoutCommand) {
+  auto launches = plan_launches(pod_with({{"name", "pytorch"}, {"image", "x"}}), node());
+  ASSERT_FALSE(launches);
+  EXPECT_EQ(launches.error().message,
+            "container 'pytorch' has no command: the local node runs `command` + `args` and cannot run an "
+            "image's entrypoint");
+}
+
+TEST(PlanLaunches, NamesTheEnvEntryItCannotResolve) {
+  const json c = {{"name", "pytorch"},
+                  {"command", json::array({"true"})},
+                  {"env", json::array({{{"name", "PASSWORD"},
+                                        {"valueFrom", {{"secretKeyRef", {{"name", "s"}, {"key", "k"}}}}}}})}};
+  auto launches = plan_launches(pod_with(c), node());
+  ASSERT_FALSE(launches);
+  EXPECT_EQ(launches.error().message,
+            "container 'pytorch': env[0] 'PASSWORD': only valueFrom.fieldRef is supported by the local node");
+}
+
+TEST(ExpandReferences, FollowsKubernetesRules) {
+  const std::map<std::string, std::string> vars{{"A", "1"}, {"B", "two"}};
+  struct Case { const char* in; const char* out; };
+  const Case cases[] = {{"$(A)", "1"},     {"x$(B)y", "xtwoy"}, {"$$(A)", "$(A)"},
+                        {"$(C)", "$(C)"},  {"$(A", "$(A"},      {"cost $5", "cost $5"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.in);
+    EXPECT_EQ(expand_references(c.in, vars), c.out);
+  }
+}
+
+}  // namespace
+}  // namespace kpt::local
