@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "schema/diagnostic.hpp"
+#include "schema/input_files.hpp"
 #include "schema/node.hpp"
 
 namespace kpt::schema {
@@ -21,11 +22,16 @@ struct ReadLimits {
 struct ReadResult {
   std::vector<Document> documents;  ///< every well-formed, non-empty document
   Diagnostics findings;             ///< syntax errors, duplicate keys, limits hit, bad UTF-8 ... with positions
+  std::size_t empty_documents = 0;  ///< documents with no content (or `null`), skipped as kubectl skips them
 };
 
 /// Parses YAML (one or more documents) or JSON text named `name`. Never throws;
 /// problems in the text are findings, each with file, line and column.
 ReadResult read_manifests(const std::string& name, std::shared_ptr<const std::string> text,
                           const ReadLimits& limits = {});
+
+/// Same for a collected input; an input cut at --max-bytes (InputFile::too_large) gives
+/// one input.too-large finding and no documents.
+ReadResult read_manifests(const InputFile& input, const ReadLimits& limits = {});
 
 }  // namespace kpt::schema
