@@ -1,0 +1,24 @@
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+namespace kpt::plugin {
+
+/// `run --image IMG --workers N [--nproc-per-node K] -- CMD ARGS...` as a manifest.
+struct JobRequest {
+  std::string name;
+  std::string ns;
+  std::string image;
+  int workers = 1;
+  std::string nproc_per_node;       ///< empty: not set
+  std::vector<std::string> command; ///< CMD ARGS...
+  std::string restart_policy = "OnFailure";
+};
+
+/// A worker-only PyTorchJob: one pytorch container per worker with the command, the default
+/// port, cleanPodPolicy None so logs stay readable after the end.
+nlohmann::json build_job(const JobRequest& request);
+
+}  // namespace kpt::plugin

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kpt::plugin {
+
+/// One replica pod as `run` and `status` show it.
+struct ReplicaView {
+  std::string pod;
+  std::string uid;
+  std::string replica_type;  ///< "Master" or "Worker"
+  int index = 0;
+  int rank = 0;              ///< node rank: master 0, workers index+1 (index when there is no Master)
+  std::string role;          ///< "worker-1", the log prefix's first part
+  std::string phase;         ///< Pending, Running, Succeeded, Failed, Unknown
+  int restarts = 0;
+  bool started = false;      ///< the main container has run at least once
+  std::string waiting_reason;
+  std::string waiting_message;
+  std::optional<int> exit_code;  ///< of the main container's latest termination
+  std::string start_error;       ///< StartError message of the latest termination
+  std::string unschedulable;     ///< PodScheduled=False message
+};
+
+struct JobView {
+  std::string name;
+  std::string ns;
+  bool exists = false;
+  std::string state;    ///< type of the latest True condition (Created, Running, Succeeded, Failed, ...)
+  std::string message;  ///< that condition's message
+  bool finished = false;
+  bool succeeded = false;
+  std::vector<ReplicaView> replicas;  ///< Master first, then Workers by index
+};
+
+/// The view of a job and its pods (pods of other jobs are ignored).
+JobView make_job_view(const nlohmann::json& job, const std::vector<nlohmann::json>& pods);
+
+/// "Worker 1/2 running, 1 pending" per replica type, joined with " | ".
+std::string status_line(const JobView& view);
+
+/// The exit code `run` ends with for a finished job: 0 when it succeeded; rank 0's
+/// non-zero exit code when it failed; 1 otherwise.
+int exit_code_for(const JobView& view);
+
+/// A reason the job can never progress on its own (a command that cannot start, an image that
+/// cannot be pulled, a config error), or nothing.
+std::optional<std::string> fatal_stall(const JobView& view);
+
+/// Lines for states the user should see once (CrashLoopBackOff, Unschedulable ...), keyed so
+/// the caller can print each once: {key, text}.
+std::vector<std::pair<std::string, std::string>> notable_states(const JobView& view);
+
+/// The one-line summary printed at the end.
+std::string summary_line(const JobView& view, double seconds);
+
+}  // namespace kpt::plugin

@@ -1,0 +1,7 @@
+# `run`, `logs`, `status`: the job view, the follower and their output helpers.
+target_sources(kpt_plugin PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/job_view.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_follower.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/job_builder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/yaml_output.cpp
+)
