@@ -11,3 +11,8 @@ list(APPEND KPT_SCHEMA_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/structural_metadata.cpp
   ${CMAKE_CURRENT_LIST_DIR}/schema_binary.cpp
 )
+list(APPEND KPT_SCHEMA_SOURCES ${CMAKE_CURRENT_LIST_DIR}/schema_cache.cpp)
+
+# Host tool: compiles a schema into a .cpp that embeds its binary form (used by the carried schema).
+# Defined after kpt_schema exists (cmake_language DEFER runs at the end of this directory).
+cmake_language(DEFER CALL include ${CMAKE_CURRENT_LIST_DIR}/tools/compile_schema.cmake)

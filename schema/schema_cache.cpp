@@ -1,0 +1,81 @@
+#include "schema/schema_cache.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <system_error>
+
+namespace kpt::schema {
+namespace {
+constexpr int k_cache_format = 1;  // follows the SchemaSet binary format version
+
+bool read_file(const std::filesystem::path& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return false;
+  const auto size = in.tellg();
+  if (size < 0) return false;
+  out.resize(static_cast<std::size_t>(size));
+  in.seekg(0);
+  in.read(out.data(), static_cast<std::streamsize>(out.size()));
+  return static_cast<bool>(in);
+}
+}  // namespace
+
+std::uint64_t fnv1a64(std::string_view bytes) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::filesystem::path SchemaCache::entry_path(std::string_view crd_text) const {
+  char name[64];
+  std::snprintf(name, sizeof name, "%016llx-%zu-v%d.kpts", static_cast<unsigned long long>(fnv1a64(crd_text)),
+                crd_text.size(), k_cache_format);
+  return m_dir / name;
+}
+
+Expected<SchemaSet> SchemaCache::load_or_compile(std::string_view crd_text,
+                                                 const std::function<Expected<SchemaSet>()>& compile) {
+  m_hit = false;
+  m_store_error.clear();
+  const auto path = entry_path(crd_text);
+  std::string bytes;
+  if (read_file(path, bytes)) {
+    auto cached = SchemaSet::deserialize(bytes);
+    if (cached) {
+      m_hit = true;
+      return cached;
+    }
+    // A damaged entry (partial write, disk trouble, older build): compile again and replace it.
+  }
+  auto compiled = compile();
+  if (!compiled) return compiled;
+  std::error_code ec;
+  std::filesystem::create_directories(m_dir, ec);
+  if (ec) {
+    m_store_error = "creating cache directory '" + m_dir.string() + "': " + ec.message();
+    return compiled;
+  }
+  // Write beside the entry and rename, so a reader never sees half a file.
+  const auto tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    const std::string data = compiled->serialize();
+    out.write(data.data(), static_cast<std::streamsize>(data.size()));
+    if (!out) {
+      m_store_error = "writing '" + tmp + "' failed";
+      std::filesystem::remove(tmp, ec);
+      return compiled;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    m_store_error = "renaming '" + tmp + "': " + ec.message();
+    std::filesystem::remove(tmp, ec);
+  }
+  return compiled;
+}
+
+}  // namespace kpt::schema
