@@ -4,12 +4,14 @@
 # each caught, and times one small file validated cold. Prints a Markdown report for BENCHMARKS.md.
 #
 # Usage: tests/bench/validate/bench_validate.sh [BUILD_DIR]     (default: build)
-#   env JOBS=1250 (corpus size), RUNS=50 (cold runs), KEEP=1 (keep the work directory)
+#   or:  cmake --build BUILD_DIR --target bench_validate
+#   env KPT_BIN (default BUILD_DIR/bin/kubectl-pytorch), JOBS=1250 (corpus size), RUNS=50 (cold runs),
+#       KEEP=1 (keep the work directory)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-build}" && pwd)
-kpt="$build/kubectl-pytorch"
+kpt=${KPT_BIN:-$build/bin/kubectl-pytorch}
 schema="$build/schema/carried/pytorchjob_v1.schema.json"
 jobs=${JOBS:-1250}
 runs=${RUNS:-50}
