@@ -1,0 +1,280 @@
+#include "apiserver/api_handler.hpp"
+
+#include <ctime>
+
+#include "apiserver/discovery.hpp"
+#include "apiserver/table.hpp"
+
+namespace kpt::apiserver {
+
+namespace {
+
+using json = nlohmann::json;
+
+WriteFlags write_flags(const HttpRequest& req, const std::string& subresource) {
+  WriteFlags f;
+  f.dry_run = req.param("dryRun") == "All";
+  f.field_validation = req.has_param("fieldValidation") ? req.param("fieldValidation") : "Warn";
+  f.subresource = subresource;
+  f.field_manager = req.param("fieldManager");
+  return f;
+}
+
+ApiResult<json> parse_body(const HttpRequest& req) {
+  auto body = json::parse(req.body, nullptr, false);
+  if (body.is_discarded()) {
+    return bad_request("the body of the request was in an unknown format - accepted media types include: "
+                       "application/json, application/yaml");
+  }
+  return body;
+}
+
+HttpResponse write_response(ApiHandler& /*self*/, const ApiResult<WriteResult>& r, int ok_status,
+                            const std::function<HttpResponse(const json&, int)>& render) {
+  if (!r) return error_response(r.error());
+  HttpResponse resp = render(r.value().object, r.value().created ? 201 : ok_status);
+  for (const auto& w : r.value().warnings) resp.headers.emplace_back("Warning", warning_header(w));
+  return resp;
+}
+
+}  // namespace
+
+std::vector<std::string> path_segments(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < path.size()) {
+    const auto slash = path.find('/', start);
+    const auto seg = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    if (!seg.empty()) out.push_back(seg);
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return out;
+}
+
+std::string warning_header(const std::string& text) {
+  std::string escaped;
+  for (const char c : text) {
+    if (c == '"' || c == '\\') escaped += '\\';
+    escaped += c;
+  }
+  return "299 - \"" + escaped + "\"";
+}
+
+bool wants_table(const std::string& accept) { return accept.find("as=Table") != std::string::npos; }
+
+ApiHandler::ApiHandler(Store& store, ResourceRegistry& registry, FaultInjector& faults)
+    : m_store(store), m_registry(registry), m_ops(store, registry), m_faults(faults),
+      m_logs(std::make_shared<NoLogProvider>()) {
+  // The namespaces every cluster has.
+  const auto ns_res = m_registry.find("", "v1", "namespaces");
+  for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+    (void)m_ops.create(*ns_res, "", json{{"metadata", {{"name", ns}}}}, WriteFlags{});
+  }
+}
+
+void ApiHandler::set_log_provider(std::shared_ptr<LogProvider> provider) {
+  m_logs = provider ? std::move(provider) : std::make_shared<NoLogProvider>();
+}
+
+HttpResponse ApiHandler::handle(const HttpRequest& req) {
+  const auto seg = path_segments(req.path);
+  if (req.path == "/healthz" || req.path == "/livez" || req.path == "/readyz") {
+    HttpResponse r;
+    r.content_type = "text/plain";
+    r.body = "ok";
+    return r;
+  }
+  if (req.method == "GET" && req.path == "/version") return json_response(200, version_info());
+  if (!seg.empty() && seg[0] == "openapi") return handle_openapi(seg);
+  if (seg.empty() || (seg[0] != "api" && seg[0] != "apis")) return error_response(path_not_found());
+  if (seg[0] == "api") {
+    if (seg.size() == 1) return json_response(200, core_api_versions(m_server_address));
+    return handle_api(req, "", seg[1], std::vector<std::string>(seg.begin() + 2, seg.end()));
+  }
+  if (seg.size() == 1) return json_response(200, api_group_list(m_registry));
+  if (seg.size() == 2) {
+    auto g = api_group(m_registry, seg[1]);
+    return g ? json_response(200, *g) : error_response(path_not_found());
+  }
+  return handle_api(req, seg[1], seg[2], std::vector<std::string>(seg.begin() + 3, seg.end()));
+}
+
+HttpResponse ApiHandler::handle_openapi(const std::vector<std::string>& seg) {
+  if (seg.size() == 2 && seg[1] == "v3") return json_response(200, openapi_v3_root(m_registry));
+  std::optional<json> doc;
+  if (seg.size() == 4 && seg[1] == "v3" && seg[2] == "api") doc = openapi_v3_group_version(m_registry, "", seg[3]);
+  if (seg.size() == 5 && seg[1] == "v3" && seg[2] == "apis") {
+    doc = openapi_v3_group_version(m_registry, seg[3], seg[4]);
+  }
+  return doc ? json_response(200, *doc) : error_response(path_not_found());
+}
+
+HttpResponse ApiHandler::handle_api(const HttpRequest& req, const std::string& group, const std::string& version,
+                                    const std::vector<std::string>& rest) {
+  if (rest.empty()) {
+    auto list = api_resource_list(m_registry, group, version);
+    return list ? json_response(200, *list) : error_response(path_not_found());
+  }
+  if (auto fault = m_faults.next_fault()) return error_response(*fault);
+  Target t;
+  std::size_t i = 0;
+  if (rest.size() >= 3 && rest[0] == "namespaces") {
+    auto r = m_registry.find(group, version, rest[2]);
+    if (r && r->namespaced) {
+      t.ns = rest[1];
+      i = 2;
+    }
+  }
+  t.resource = m_registry.find(group, version, rest[i]);
+  if (!t.resource) return error_response(path_not_found());
+  if (t.resource->namespaced && i == 0 && rest.size() > 1) return error_response(path_not_found());
+  if (rest.size() > i + 1) t.name = rest[i + 1];
+  if (rest.size() > i + 2) t.subresource = rest[i + 2];
+  if (rest.size() > i + 3) return error_response(path_not_found());
+  const auto& res = *t.resource;
+  const auto& sub = t.subresource;
+  const bool sub_ok = sub.empty() || (sub == "status" && res.status_subresource) ||
+                      (sub == "scale" && res.scale_subresource) ||
+                      ((sub == "log" || sub == "binding") && res.kind == "Pod" && res.group.empty());
+  if (!sub_ok) return error_response(path_not_found());
+
+  if (req.method == "GET") {
+    if (t.name.empty()) return req.flag("watch") ? do_watch(req, t) : do_list(req, t);
+    if (sub == "log") return do_log(req, t);
+    return do_get(req, t);
+  }
+  if (req.method == "POST") {
+    if (sub == "binding") return do_binding(req, t);
+    if (!t.name.empty()) return error_response(method_not_supported(res.group, res.plural, "create"));
+    return do_create(req, t);
+  }
+  if (req.method == "PUT" && !t.name.empty()) return do_update(req, t);
+  if (req.method == "PATCH" && !t.name.empty()) return do_patch(req, t);
+  if (req.method == "DELETE") return do_delete(req, t);
+  return error_response(method_not_supported(res.group, res.plural, req.method));
+}
+
+HttpResponse ApiHandler::render(const HttpRequest& req, const ResourceInfo& res, const json& obj, int status) {
+  if (!wants_table(req.header("accept"))) return json_response(status, obj);
+  TableOptions opts;
+  opts.now_epoch = static_cast<std::int64_t>(std::time(nullptr));
+  opts.include_object = req.param("includeObject") == "Object";
+  return json_response(status, to_table(res, {obj}, json{{"resourceVersion", obj["metadata"].value("resourceVersion", "")}}, opts));
+}
+
+HttpResponse ApiHandler::do_get(const HttpRequest& req, const Target& t) {
+  const auto& res = *t.resource;
+  auto obj = t.subresource == "scale" ? m_ops.get_scale(res, t.ns, t.name) : m_ops.get(res, t.ns, t.name);
+  if (!obj) return error_response(obj.error());
+  if (t.subresource == "scale") return json_response(200, obj.value());
+  return render(req, res, obj.value(), 200);
+}
+
+HttpResponse ApiHandler::do_list(const HttpRequest& req, const Target& t) {
+  const auto& res = *t.resource;
+  ListQuery q;
+  auto labels = LabelSelector::parse(req.param("labelSelector"));
+  if (!labels) return error_response(bad_request(labels.error().message));
+  auto fields = FieldSelector::parse(req.param("fieldSelector"));
+  if (!fields) return error_response(bad_request(fields.error().message));
+  q.labels = std::move(*labels);
+  q.fields = std::move(*fields);
+  if (req.has_param("limit")) q.limit = std::atoll(req.param("limit").c_str());
+  q.continue_token = req.param("continue");
+  auto list = m_ops.list(res, t.ns, q);
+  if (!list) return error_response(list.error());
+  if (!wants_table(req.header("accept"))) return json_response(200, list.value());
+  TableOptions opts;
+  opts.now_epoch = static_cast<std::int64_t>(std::time(nullptr));
+  opts.include_object = req.param("includeObject") == "Object";
+  const auto& items = list.value()["items"];
+  return json_response(200, to_table(res, std::vector<json>(items.begin(), items.end()), list.value()["metadata"], opts));
+}
+
+HttpResponse ApiHandler::do_create(const HttpRequest& req, const Target& t) {
+  const auto& res = *t.resource;
+  auto body = parse_body(req);
+  if (!body) return error_response(body.error());
+  if (res.kind == "SelfSubjectAccessReview") {
+    json review = body.value();
+    review["status"] = {{"allowed", true}, {"reason", "the local server's token holder may do everything"}};
+    return json_response(201, review);
+  }
+  auto r = m_ops.create(res, t.ns, std::move(body.value()), write_flags(req, ""));
+  return write_response(*this, r, 201, [&](const json& o, int s) { return render(req, res, o, s); });
+}
+
+HttpResponse ApiHandler::do_update(const HttpRequest& req, const Target& t) {
+  const auto& res = *t.resource;
+  auto body = parse_body(req);
+  if (!body) return error_response(body.error());
+  auto r = m_ops.update(res, t.ns, t.name, std::move(body.value()), write_flags(req, t.subresource));
+  if (t.subresource == "scale" && r) return json_response(200, scale_of(res, r.value().object));
+  return write_response(*this, r, 200, [&](const json& o, int s) { return render(req, res, o, s); });
+}
+
+HttpResponse ApiHandler::do_patch(const HttpRequest& req, const Target& t) {
+  const auto& res = *t.resource;
+  const auto content_type = req.header("content-type");
+  const auto kind = patch_kind_of(content_type);
+  if (!kind) return error_response(unsupported_media_type(content_type));
+  auto r = m_ops.patch(res, t.ns, t.name, *kind, req.body, write_flags(req, t.subresource));
+  if (t.subresource == "scale" && r) return json_response(200, scale_of(res, r.value().object));
+  return write_response(*this, r, 200, [&](const json& o, int s) { return render(req, res, o, s); });
+}
+
+HttpResponse ApiHandler::do_delete(const HttpRequest& req, const Target& t) {
+  const auto& res = *t.resource;
+  std::string propagation = req.param("propagationPolicy");
+  bool dry_run = req.param("dryRun") == "All";
+  if (!req.body.empty()) {
+    const auto opts = json::parse(req.body, nullptr, false);
+    if (opts.is_object()) {
+      if (propagation.empty()) propagation = opts.value("propagationPolicy", "");
+      if (opts.contains("dryRun") && opts["dryRun"].is_array()) {
+        for (const auto& d : opts["dryRun"]) dry_run = dry_run || d == "All";
+      }
+    }
+  }
+  if (propagation.empty()) propagation = "Background";
+  if (!t.name.empty()) {
+    auto r = m_ops.remove(res, t.ns, t.name, propagation, dry_run);
+    return r ? json_response(200, r.value()) : error_response(r.error());
+  }
+  // deletecollection
+  auto labels = LabelSelector::parse(req.param("labelSelector"));
+  if (!labels) return error_response(bad_request(labels.error().message));
+  ListQuery q;
+  q.labels = std::move(*labels);
+  auto list = m_ops.list(res, t.ns, q);
+  if (!list) return error_response(list.error());
+  for (const auto& item : list.value()["items"]) {
+    (void)m_ops.remove(res, item["metadata"].value("namespace", ""), item["metadata"].value("name", ""),
+                       propagation, dry_run);
+  }
+  return json_response(200, success_status());
+}
+
+HttpResponse ApiHandler::do_binding(const HttpRequest& req, const Target& t) {
+  auto body = parse_body(req);
+  if (!body) return error_response(body.error());
+  const std::string node = body.value().value("target", json::object()).value("name", "");
+  if (node.empty()) {
+    return error_response(invalid("", "Binding", t.name, {{"FieldValueRequired", "Required value", "target.name"}}));
+  }
+  const auto& res = *t.resource;
+  auto r = m_store.mutate(res.storage_key(), t.ns, t.name, [&](const std::optional<json>& cur) -> ApiResult<json> {
+    if (!cur) return not_found("", "pods", t.name);
+    const std::string bound = cur->value("spec", json::object()).value("nodeName", "");
+    if (!bound.empty() && bound != node) {
+      return conflict("", "pods/binding", t.name, "pod " + t.name + " is already assigned to node \"" + bound + "\"");
+    }
+    json out = *cur;
+    out["spec"]["nodeName"] = node;
+    return out;
+  });
+  return r ? json_response(201, success_status()) : error_response(r.error());
+}
+
+}  // namespace kpt::apiserver

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <string>
+
+#include "apiserver/faults.hpp"
+#include "apiserver/http_types.hpp"
+#include "apiserver/log_provider.hpp"
+#include "apiserver/resource_ops.hpp"
+#include "apiserver/resources.hpp"
+#include "apiserver/store.hpp"
+
+namespace kpt::apiserver {
+
+/// Which object or collection a request names.
+struct Target {
+  ResourcePtr resource;
+  std::string ns;
+  std::string name;
+  std::string subresource;
+};
+
+/// The whole Kubernetes REST surface as a function of a transport-neutral request:
+/// discovery, OpenAPI, the verbs, watch streams, logs and fault injection. ApiServer puts
+/// it behind HTTP(S); tests may call it directly.
+class ApiHandler {
+ public:
+  ApiHandler(Store& store, ResourceRegistry& registry, FaultInjector& faults);
+
+  HttpResponse handle(const HttpRequest& request);
+
+  void set_log_provider(std::shared_ptr<LogProvider> provider);
+  void set_server_address(std::string address) { m_server_address = std::move(address); }
+  /// How long a watch may stay idle before a BOOKMARK is sent (when the client allows them).
+  void set_bookmark_interval(std::chrono::milliseconds interval) { m_bookmark_interval = interval; }
+
+ private:
+  HttpResponse handle_api(const HttpRequest& request, const std::string& group, const std::string& version,
+                          const std::vector<std::string>& rest);
+  HttpResponse handle_openapi(const std::vector<std::string>& segments);
+  HttpResponse do_get(const HttpRequest& request, const Target& t);
+  HttpResponse do_list(const HttpRequest& request, const Target& t);
+  HttpResponse do_watch(const HttpRequest& request, const Target& t);
+  HttpResponse do_log(const HttpRequest& request, const Target& t);
+  HttpResponse do_create(const HttpRequest& request, const Target& t);
+  HttpResponse do_update(const HttpRequest& request, const Target& t);
+  HttpResponse do_patch(const HttpRequest& request, const Target& t);
+  HttpResponse do_delete(const HttpRequest& request, const Target& t);
+  HttpResponse do_binding(const HttpRequest& request, const Target& t);
+  HttpResponse render(const HttpRequest& request, const ResourceInfo& res, const nlohmann::json& obj, int status);
+
+  Store& m_store;
+  ResourceRegistry& m_registry;
+  ResourceOps m_ops;
+  FaultInjector& m_faults;
+  std::shared_ptr<LogProvider> m_logs;
+  std::string m_server_address = "127.0.0.1:6443";
+  std::chrono::milliseconds m_bookmark_interval{2000};
+};
+
+/// Splits a path into its non-empty segments.
+std::vector<std::string> path_segments(const std::string& path);
+/// The `Warning` header value for a warning text (`299 - "text"`).
+std::string warning_header(const std::string& text);
+/// Whether an Accept header asks for a meta.k8s.io Table.
+bool wants_table(const std::string& accept);
+
+}  // namespace kpt::apiserver

@@ -1,0 +1,203 @@
+#include "apiserver/api_server.hpp"
+
+#include <httplib.h>
+#include <openssl/crypto.h>
+#include <openssl/pem.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "apiserver/api_handler.hpp"
+
+namespace kpt::apiserver {
+
+namespace {
+
+HttpRequest to_request(const httplib::Request& in) {
+  HttpRequest out;
+  out.method = in.method;
+  out.path = in.path;
+  for (const auto& [k, v] : in.params) out.query.emplace(k, v);
+  for (const auto& [k, v] : in.headers) {
+    std::string key = k;
+    std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
+    out.headers[key] = v;
+  }
+  out.body = in.body;
+  return out;
+}
+
+bool token_matches(const std::string& header, const std::string& token) {
+  const std::string want = "Bearer " + token;
+  if (header.size() != want.size()) return false;
+  return CRYPTO_memcmp(header.data(), want.data(), want.size()) == 0;
+}
+
+}  // namespace
+
+struct ApiServer::Impl {
+  explicit Impl(ServerOptions opts)
+      : options(std::move(opts)), store(options.store), faults(options.faults), handler(store, registry, faults) {}
+
+  ServerOptions options;
+  Store store;
+  ResourceRegistry registry;
+  FaultInjector faults;
+  ApiHandler handler;
+  std::unique_ptr<httplib::Server> server;
+  std::thread thread;
+  std::atomic<bool> stopping{false};
+  int port = 0;
+  std::mutex mutex;
+  std::condition_variable stopped_cv;
+  bool stopped = false;
+
+  void serve(const httplib::Request& in, httplib::Response& out) {
+    HttpResponse r = handler.handle(to_request(in));
+    out.status = r.status;
+    for (const auto& [k, v] : r.headers) out.headers.emplace(k, v);
+    if (options.access_log) options.access_log(in.method + " " + in.path + " " + std::to_string(r.status));
+    if (!r.stream) {
+      out.set_content(r.body, r.content_type);
+      return;
+    }
+    auto stream = std::move(r.stream);
+    out.set_chunked_content_provider(r.content_type, [stream, this](std::size_t, httplib::DataSink& sink) {
+      const ChunkWriter write = [&sink](std::string_view chunk) {
+        if (chunk.empty()) return sink.is_writable();
+        return sink.is_writable() && sink.write(chunk.data(), chunk.size());
+      };
+      stream(write, stopping);
+      sink.done();
+      return true;
+    });
+  }
+};
+
+ApiServer::ApiServer(ServerOptions options) : m_impl(std::make_unique<Impl>(std::move(options))) {}
+
+ApiServer::~ApiServer() { stop(); }
+
+Expected<int> ApiServer::start(int port) {
+  auto& im = *m_impl;
+  if (im.server) return make_error(ErrorCode::usage, "the server is already started");
+  if (im.options.tls) {
+    if (!im.options.certificates) {
+      auto certs = generate_certificates();
+      if (!certs) return certs.error();
+      im.options.certificates = std::move(*certs);
+    }
+    BIO* cert_bio = BIO_new_mem_buf(im.options.certificates->cert_pem.data(),
+                                    static_cast<int>(im.options.certificates->cert_pem.size()));
+    BIO* key_bio = BIO_new_mem_buf(im.options.certificates->key_pem.data(),
+                                   static_cast<int>(im.options.certificates->key_pem.size()));
+    X509* cert = PEM_read_bio_X509(cert_bio, nullptr, nullptr, nullptr);
+    EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
+    BIO_free(cert_bio);
+    BIO_free(key_bio);
+    if (cert == nullptr || key == nullptr) {
+      X509_free(cert);
+      EVP_PKEY_free(key);
+      return make_error(ErrorCode::config, "loading the serving certificate failed");
+    }
+    auto ssl = std::make_unique<httplib::SSLServer>(cert, key);
+    X509_free(cert);
+    EVP_PKEY_free(key);
+    if (!ssl->is_valid()) return make_error(ErrorCode::config, "setting up TLS failed");
+    im.server = std::move(ssl);
+  } else {
+    im.server = std::make_unique<httplib::Server>();
+  }
+  auto& srv = *im.server;
+  const std::size_t threads = im.options.threads;
+  srv.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  srv.set_keep_alive_timeout(30);
+  srv.set_read_timeout(30);
+  srv.set_write_timeout(30);
+  srv.set_pre_routing_handler([&im](const httplib::Request& req, httplib::Response& res) {
+    if (im.options.token.empty() || req.path == "/healthz" || req.path == "/livez" || req.path == "/readyz") {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    if (token_matches(req.get_header_value("Authorization"), im.options.token)) {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    const auto r = error_response(ApiError{401, "Unauthorized", "Unauthorized", nullptr});
+    res.status = 401;
+    res.set_content(r.body, "application/json");
+    if (im.options.access_log) im.options.access_log(req.method + " " + req.path + " 401");
+    return httplib::Server::HandlerResponse::Handled;
+  });
+  const auto handler = [&im](const httplib::Request& req, httplib::Response& res) { im.serve(req, res); };
+  srv.Get(".*", handler);
+  srv.Post(".*", handler);
+  srv.Put(".*", handler);
+  srv.Patch(".*", handler);
+  srv.Delete(".*", handler);
+
+  if (port == 0) {
+    im.port = srv.bind_to_any_port(im.options.host);
+  } else {
+    im.port = srv.bind_to_port(im.options.host, port) ? port : -1;
+  }
+  if (im.port <= 0) {
+    im.server.reset();
+    return make_error(ErrorCode::io, "binding " + im.options.host + ":" + std::to_string(port) +
+                                         " failed: address in use or not available");
+  }
+  const std::string host = im.options.host.find(':') != std::string::npos ? "[" + im.options.host + "]" : im.options.host;
+  im.handler.set_server_address(host + ":" + std::to_string(im.port));
+  im.thread = std::thread([&srv] { srv.listen_after_bind(); });
+  // Connections made before the loop runs wait in the listen backlog; this only makes
+  // is_running() true for callers that check it.
+  for (int i = 0; i < 2000 && !srv.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return im.port;
+}
+
+void ApiServer::stop() {
+  auto& im = *m_impl;
+  if (!im.server) return;
+  im.stopping = true;
+  im.store.shutdown();
+  im.server->stop();
+  if (im.thread.joinable()) im.thread.join();
+  {
+    std::lock_guard lock(im.mutex);
+    im.stopped = true;
+  }
+  im.stopped_cv.notify_all();
+}
+
+void ApiServer::wait() {
+  std::unique_lock lock(m_impl->mutex);
+  m_impl->stopped_cv.wait(lock, [&] { return m_impl->stopped; });
+}
+
+int ApiServer::port() const { return m_impl->port; }
+
+std::string ApiServer::url() const {
+  const std::string host =
+      m_impl->options.host.find(':') != std::string::npos ? "[" + m_impl->options.host + "]" : m_impl->options.host;
+  return std::string(m_impl->options.tls ? "https://" : "http://") + host + ":" + std::to_string(m_impl->port);
+}
+
+const std::string& ApiServer::token() const { return m_impl->options.token; }
+
+const ServerCertificates& ApiServer::certificates() const {
+  static const ServerCertificates k_none;
+  return m_impl->options.certificates ? *m_impl->options.certificates : k_none;
+}
+
+Store& ApiServer::store() { return m_impl->store; }
+ResourceRegistry& ApiServer::registry() { return m_impl->registry; }
+ApiHandler& ApiServer::handler() { return m_impl->handler; }
+void ApiServer::set_log_provider(std::shared_ptr<LogProvider> provider) {
+  m_impl->handler.set_log_provider(std::move(provider));
+}
+void ApiServer::set_fault_plan(const FaultPlan& plan) { m_impl->faults.set_plan(plan); }
+std::uint64_t ApiServer::faults_injected() const { return m_impl->faults.injected(); }
+
+}  // namespace kpt::apiserver

@@ -1,0 +1,188 @@
+// Watch streams and pod logs: the two streamed responses of ApiHandler.
+#include <algorithm>
+#include <ctime>
+
+#include "apiserver/api_handler.hpp"
+#include "apiserver/table.hpp"
+
+namespace kpt::apiserver {
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::int64_t k_default_watch_seconds = 1800;
+
+struct WatchSpec {
+  ResourcePtr res;
+  std::string ns;
+  LabelSelector labels;
+  FieldSelector fields;
+  std::uint64_t from_rv = 0;
+  bool initial_events = false;
+  bool initial_events_bookmark = false;
+  bool bookmarks = false;
+  bool table = false;
+  bool include_object = false;
+  Clock::time_point deadline;
+  std::int64_t cut_after = 0;
+};
+
+/// Writes watch events; converts objects to Tables when asked.
+class EventWriter {
+ public:
+  EventWriter(const WatchSpec& spec, const ChunkWriter& write) : m_spec(spec), m_write(write) {}
+
+  bool send(const std::string& type, json object) {
+    if (m_spec.table && type != "ERROR" && type != "BOOKMARK") {
+      TableOptions opts;
+      opts.include_columns = m_first;
+      opts.include_object = m_spec.include_object;
+      opts.now_epoch = static_cast<std::int64_t>(std::time(nullptr));
+      const json meta = {{"resourceVersion", object["metadata"].value("resourceVersion", "")}};
+      object = to_table(*m_spec.res, {object}, meta, opts);
+      m_first = false;
+    }
+    ++m_sent;
+    return m_write(json{{"type", type}, {"object", std::move(object)}}.dump() + "\n");
+  }
+  [[nodiscard]] std::int64_t sent() const { return m_sent; }
+
+ private:
+  const WatchSpec& m_spec;
+  const ChunkWriter& m_write;
+  bool m_first = true;
+  std::int64_t m_sent = 0;
+};
+
+bool matches(const WatchSpec& spec, const json& obj) {
+  return spec.labels.matches(obj["metadata"].value("labels", json::object())) && spec.fields.matches(obj);
+}
+
+void run_watch(Store& store, const WatchSpec& spec, std::chrono::milliseconds bookmark_every,
+               const ChunkWriter& write, const std::atomic<bool>& stopping) {
+  EventWriter out(spec, write);
+  const auto cut = [&] { return spec.cut_after > 0 && out.sent() >= spec.cut_after; };
+  std::uint64_t cursor = spec.from_rv;
+  if (spec.initial_events) {
+    for (auto& obj : store.list(spec.res->storage_key(), spec.ns, {}, &cursor)) {
+      if (!matches(spec, obj)) continue;
+      obj["apiVersion"] = spec.res->group_version();
+      if (!out.send("ADDED", std::move(obj)) || cut()) return;
+    }
+    if (spec.initial_events_bookmark) {
+      json mark = {{"kind", spec.res->kind}, {"apiVersion", spec.res->group_version()},
+                   {"metadata", {{"resourceVersion", std::to_string(cursor)},
+                                 {"annotations", {{"k8s.io/initial-events-end", "true"}}}}}};
+      if (!out.send("BOOKMARK", mark)) return;
+    }
+  }
+  auto last_activity = Clock::now();
+  while (!stopping && !store.is_shut_down()) {
+    const std::uint64_t seen = store.current_rv();
+    auto events = store.events_after(spec.res->storage_key(), spec.ns, cursor, 500);
+    if (!events) {
+      out.send("ERROR", status_json(events.error()));
+      return;
+    }
+    for (auto& e : events.value()) {
+      cursor = e.rv;
+      if (!matches(spec, e.object)) continue;
+      e.object["apiVersion"] = spec.res->group_version();
+      if (!out.send(e.type, std::move(e.object)) || cut()) return;
+      last_activity = Clock::now();
+    }
+    if (events.value().size() < 500) cursor = std::max(cursor, seen);
+    const auto now = Clock::now();
+    if (now >= spec.deadline) return;
+    if (spec.bookmarks && !spec.table && now - last_activity >= bookmark_every) {
+      json mark = {{"kind", spec.res->kind}, {"apiVersion", spec.res->group_version()},
+                   {"metadata", {{"resourceVersion", std::to_string(cursor)}}}};
+      if (!out.send("BOOKMARK", mark)) return;
+      last_activity = now;
+    }
+    store.wait_for_change(seen, std::min(spec.deadline, now + std::chrono::milliseconds(500)));
+  }
+}
+
+}  // namespace
+
+HttpResponse ApiHandler::do_watch(const HttpRequest& req, const Target& t) {
+  auto spec = std::make_shared<WatchSpec>();
+  spec->res = t.resource;
+  spec->ns = t.ns;
+  auto labels = LabelSelector::parse(req.param("labelSelector"));
+  if (!labels) return error_response(bad_request(labels.error().message));
+  auto fields = FieldSelector::parse(req.param("fieldSelector"));
+  if (!fields) return error_response(bad_request(fields.error().message));
+  spec->labels = std::move(*labels);
+  spec->fields = std::move(*fields);
+  const std::string rv = req.param("resourceVersion");
+  const bool send_initial = req.param("sendInitialEvents") == "true";
+  if (rv.empty() || rv == "0" || send_initial) {
+    spec->initial_events = true;
+    spec->initial_events_bookmark = send_initial;
+  } else {
+    char* end = nullptr;
+    spec->from_rv = std::strtoull(rv.c_str(), &end, 10);
+    if (end == nullptr || *end != '\0') return error_response(bad_request("invalid resource version: '" + rv + "'"));
+  }
+  spec->bookmarks = req.flag("allowWatchBookmarks");
+  spec->table = wants_table(req.header("accept"));
+  spec->include_object = req.param("includeObject") == "Object";
+  std::int64_t timeout = k_default_watch_seconds;
+  if (req.has_param("timeoutSeconds")) timeout = std::max<std::int64_t>(0, std::atoll(req.param("timeoutSeconds").c_str()));
+  spec->deadline = Clock::now() + std::chrono::seconds(timeout);
+  const auto plan = m_faults.plan();
+  spec->cut_after = plan.cut_watch_after_events;
+  if (plan.compact_history) m_store.compact();
+  // A resourceVersion older than the history fails before the stream starts, as on a real server.
+  if (!spec->initial_events) {
+    auto probe = m_store.events_after(spec->res->storage_key(), spec->ns, spec->from_rv, 0);
+    if (!probe) return error_response(probe.error());
+  }
+  HttpResponse r;
+  r.content_type = "application/json";
+  Store& store = m_store;
+  const auto every = m_bookmark_interval;
+  r.stream = [&store, spec, every](const ChunkWriter& write, const std::atomic<bool>& stopping) {
+    run_watch(store, *spec, every, write, stopping);
+  };
+  return r;
+}
+
+HttpResponse ApiHandler::do_log(const HttpRequest& req, const Target& t) {
+  auto pod = m_ops.get(*t.resource, t.ns, t.name);
+  if (!pod) return error_response(pod.error());
+  LogRequest lr;
+  lr.ns = t.ns;
+  lr.pod = t.name;
+  lr.container = req.param("container");
+  lr.follow = req.flag("follow");
+  lr.previous = req.flag("previous");
+  if (req.has_param("tailLines")) lr.tail_lines = std::atoll(req.param("tailLines").c_str());
+  if (req.has_param("limitBytes")) lr.limit_bytes = std::atoll(req.param("limitBytes").c_str());
+  auto opened = m_logs->open(lr, pod.value());
+  if (!opened) return error_response(opened.error());
+  std::shared_ptr<LogStream> stream(std::move(opened.value()));
+  HttpResponse r;
+  r.content_type = "text/plain";
+  if (!lr.follow) {
+    while (stream->read(r.body, std::chrono::milliseconds(0))) {
+    }
+    return r;
+  }
+  r.stream = [stream](const ChunkWriter& write, const std::atomic<bool>& stopping) {
+    std::string chunk;
+    while (!stopping) {
+      chunk.clear();
+      const bool more = stream->read(chunk, std::chrono::milliseconds(500));
+      if (!chunk.empty() && !write(chunk)) return;
+      if (!more) return;
+    }
+  };
+  return r;
+}
+
+}  // namespace kpt::apiserver

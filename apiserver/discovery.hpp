@@ -1,0 +1,31 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "apiserver/resources.hpp"
+
+namespace kpt::apiserver {
+
+/// GET /version.
+nlohmann::json version_info();
+/// GET /api (APIVersions).
+nlohmann::json core_api_versions(const std::string& server_address);
+/// GET /apis (APIGroupList: every group but the core one).
+nlohmann::json api_group_list(const ResourceRegistry& registry);
+/// GET /apis/<group> (APIGroup), or nullopt when the group is not served.
+std::optional<nlohmann::json> api_group(const ResourceRegistry& registry, const std::string& group);
+/// GET /api/v1 or /apis/<group>/<version> (APIResourceList), or nullopt when not served.
+std::optional<nlohmann::json> api_resource_list(const ResourceRegistry& registry, const std::string& group,
+                                                const std::string& version);
+
+/// GET /openapi/v3: the group-version documents with content hashes, as kubectl expects.
+nlohmann::json openapi_v3_root(const ResourceRegistry& registry);
+/// GET /openapi/v3/api/v1 or /openapi/v3/apis/<group>/<version>: schemas of the kinds, tagged
+/// with x-kubernetes-group-version-kind, and PATCH operations declaring the dryRun and
+/// fieldValidation parameters (kubectl checks them before it sends them).
+std::optional<nlohmann::json> openapi_v3_group_version(const ResourceRegistry& registry, const std::string& group,
+                                                       const std::string& version);
+
+}  // namespace kpt::apiserver

@@ -1,0 +1,38 @@
+#include "apiserver/faults.hpp"
+
+namespace kpt::apiserver {
+
+std::optional<ApiError> FaultInjector::next_fault() {
+  std::lock_guard lock(m_mutex);
+  if (m_plan.error_rate_500 <= 0 && m_plan.error_rate_429 <= 0) return std::nullopt;
+  std::uniform_real_distribution<double> dist(0.0, 1.0);
+  const double draw = dist(m_rng);
+  if (draw < m_plan.error_rate_500) {
+    ++m_injected;
+    return ApiError{500, "InternalError", "Internal error occurred: injected fault", nullptr};
+  }
+  if (draw < m_plan.error_rate_500 + m_plan.error_rate_429) {
+    ++m_injected;
+    return ApiError{429, "TooManyRequests", "the server has received too many requests and has asked us to try "
+                    "again later", nlohmann::json{{"retryAfterSeconds", m_plan.retry_after_seconds}}};
+  }
+  return std::nullopt;
+}
+
+FaultPlan FaultInjector::plan() const {
+  std::lock_guard lock(m_mutex);
+  return m_plan;
+}
+
+void FaultInjector::set_plan(const FaultPlan& plan) {
+  std::lock_guard lock(m_mutex);
+  m_plan = plan;
+  m_rng.seed(plan.seed);
+}
+
+std::uint64_t FaultInjector::injected() const {
+  std::lock_guard lock(m_mutex);
+  return m_injected;
+}
+
+}  // namespace kpt::apiserver

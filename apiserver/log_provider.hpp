@@ -1,0 +1,78 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "apiserver/status.hpp"
+
+namespace kpt::apiserver {
+
+/// A pods/log request (PodLogOptions).
+struct LogRequest {
+  std::string ns;
+  std::string pod;
+  std::string container;  ///< empty: the pod's only container
+  bool follow = false;
+  bool previous = false;
+  std::optional<std::int64_t> tail_lines;
+  std::optional<std::int64_t> limit_bytes;
+};
+
+/// An open log: read() returns the next chunk, waiting up to `wait` when following.
+class LogStream {
+ public:
+  virtual ~LogStream() = default;
+  /// Appends what is available to `out`. Returns false once the log has ended (no more data ever).
+  virtual bool read(std::string& out, std::chrono::milliseconds wait) = 0;
+};
+
+/// Where pod logs come from. The embedded node (local/) implements it; the server calls
+/// open() with the stored pod and streams what it returns. Errors become Status responses
+/// (e.g. 400 BadRequest "container 'x' is not valid for pod 'p'").
+class LogProvider {
+ public:
+  virtual ~LogProvider() = default;
+  virtual ApiResult<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) = 0;
+};
+
+/// The default: no node runs pods, so there are no logs.
+class NoLogProvider final : public LogProvider {
+ public:
+  ApiResult<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) override;
+};
+
+/// Logs held in memory, per ns/pod/container (current and previous); for tests and simple nodes.
+class MemoryLogProvider final : public LogProvider {
+ public:
+  void append(const std::string& ns, const std::string& pod, const std::string& container, std::string_view text);
+  void set_previous(const std::string& ns, const std::string& pod, const std::string& container, std::string text);
+  /// Marks a container's log finished: followers end after the last byte.
+  void finish(const std::string& ns, const std::string& pod, const std::string& container);
+  ApiResult<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) override;
+
+  struct Entry {
+    std::string text;
+    std::string previous;
+    bool finished = false;
+  };
+
+ private:
+  friend class MemoryLogStream;
+  std::mutex m_mutex;
+  std::map<std::string, Entry> m_logs;
+};
+
+/// Applies tailLines then limitBytes to a whole log text (pure).
+std::string limit_log(std::string text, std::optional<std::int64_t> tail_lines, std::optional<std::int64_t> limit_bytes);
+
+/// The container a request means: the named one, or the pod's only container; error otherwise.
+ApiResult<std::string> resolve_container(const LogRequest& request, const nlohmann::json& pod);
+
+}  // namespace kpt::apiserver

@@ -1,0 +1,95 @@
+#include "apiserver/patch.hpp"
+
+#include <optional>
+
+#ifdef KPT_APISERVER_HAVE_YAML
+#include <memory>
+
+#include "schema/manifest_reader.hpp"
+#include "schema/node_json.hpp"
+#endif
+
+namespace kpt::apiserver {
+
+namespace {
+
+using json = nlohmann::json;
+
+/// Drops strategic-merge directives ($patch, $setElementOrder/..., $retainKeys, ...).
+void strip_directives(json& j) {
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end();) {
+      if (!it.key().empty() && it.key().front() == '$') {
+        it = j.erase(it);
+      } else {
+        strip_directives(it.value());
+        ++it;
+      }
+    }
+  } else if (j.is_array()) {
+    for (auto& item : j) strip_directives(item);
+  }
+}
+
+ApiResult<json> parse_yaml(const std::string& body) {
+#ifdef KPT_APISERVER_HAVE_YAML
+  auto text = std::make_shared<const std::string>(body);
+  auto read = schema::read_manifests("<request>", text);
+  if (!read.findings.empty()) return bad_request("error decoding YAML: " + read.findings.front().message);
+  if (read.documents.size() != 1) return bad_request("error decoding YAML: expected exactly one document");
+  return schema::to_json(read.documents.front().root);
+#else
+  (void)body;
+  return bad_request("error decoding YAML: this server accepts apply patches as JSON only");
+#endif
+}
+
+}  // namespace
+
+std::optional<PatchKind> patch_kind_of(const std::string& content_type) {
+  const auto base = content_type.substr(0, content_type.find(';'));
+  if (base == "application/merge-patch+json") return PatchKind::merge;
+  if (base == "application/json-patch+json") return PatchKind::json;
+  if (base == "application/strategic-merge-patch+json") return PatchKind::strategic;
+  if (base == "application/apply-patch+yaml") return PatchKind::apply;
+  return std::nullopt;
+}
+
+ApiResult<json> parse_patch_body(PatchKind kind, const std::string& body) {
+  auto parsed = json::parse(body, nullptr, false);
+  if (parsed.is_discarded()) {
+    if (kind == PatchKind::apply) return parse_yaml(body);
+    return bad_request("error decoding patch: invalid JSON");
+  }
+  if (kind == PatchKind::json && !parsed.is_array()) {
+    return bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
+  }
+  if (kind != PatchKind::json && !parsed.is_object()) return bad_request("error decoding patch: not an object");
+  return parsed;
+}
+
+ApiResult<json> apply_patch(PatchKind kind, const json& base, const json& patch) {
+  json out = base;
+  switch (kind) {
+    case PatchKind::json:
+      try {
+        return base.patch(patch);
+      } catch (const json::exception& e) {
+        return ApiError{422, "Invalid", std::string("the server rejected our request due to an error in our request: ") +
+                                            e.what(), nullptr};
+      }
+    case PatchKind::strategic: {
+      json p = patch;
+      strip_directives(p);
+      out.merge_patch(p);
+      return out;
+    }
+    case PatchKind::merge:
+    case PatchKind::apply:
+      out.merge_patch(patch);
+      return out;
+  }
+  return out;
+}
+
+}  // namespace kpt::apiserver

@@ -1,0 +1,442 @@
+#include "apiserver/resource_ops.hpp"
+
+#include <algorithm>
+#include <random>
+
+
+namespace kpt::apiserver {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string random_suffix() {
+  static const char k_alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  thread_local std::mt19937 rng{std::random_device{}()};
+  std::string out;
+  for (int i = 0; i < 5; ++i) out += k_alphabet[rng() % (sizeof k_alphabet - 1)];
+  return out;
+}
+
+bool valid_name(const std::string& name) {
+  if (name.empty() || name.size() > 253) return false;
+  const auto ok = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'; };
+  return std::all_of(name.begin(), name.end(), ok) && name.front() != '-' && name.back() != '-' &&
+         name.front() != '.' && name.back() != '.';
+}
+
+json without_meta_and_status(json obj) {
+  obj.erase("metadata");
+  obj.erase("status");
+  return obj;
+}
+
+json::json_pointer pointer_of(const std::string& json_path) {
+  std::string p = json_path;
+  std::replace(p.begin(), p.end(), '.', '/');
+  return json::json_pointer(p);
+}
+
+std::string meta_string(const json& obj, const char* field) {
+  if (!obj.contains("metadata") || !obj["metadata"].is_object()) return {};
+  const auto& m = obj["metadata"];
+  return m.contains(field) && m[field].is_string() ? m[field].get<std::string>() : std::string{};
+}
+
+void crd_defaults(json& crd) {
+  const auto& spec = crd.value("spec", json::object());
+  std::string stored;
+  for (const auto& v : spec.value("versions", json::array())) {
+    if (v.value("storage", false)) stored = v.value("name", "");
+  }
+  const std::string now = now_rfc3339();
+  crd["status"] = {{"acceptedNames", spec.value("names", json::object())},
+                   {"storedVersions", stored.empty() ? json::array() : json::array({stored})},
+                   {"conditions",
+                    {{{"type", "NamesAccepted"}, {"status", "True"}, {"reason", "NoConflicts"},
+                      {"message", "no conflicts found"}, {"lastTransitionTime", now}},
+                     {{"type", "Established"}, {"status", "True"}, {"reason", "InitialNamesAccepted"},
+                      {"message", "the initial names have been accepted"}, {"lastTransitionTime", now}}}}};
+}
+
+std::vector<StatusCause> crd_problems(const json& crd) {
+  std::vector<StatusCause> causes;
+  const auto spec = crd.value("spec", json::object());
+  const auto names = spec.value("names", json::object());
+  if (spec.value("group", "").empty()) causes.push_back({"FieldValueRequired", "Required value", "spec.group"});
+  if (names.value("plural", "").empty()) {
+    causes.push_back({"FieldValueRequired", "Required value", "spec.names.plural"});
+  }
+  if (names.value("kind", "").empty()) causes.push_back({"FieldValueRequired", "Required value", "spec.names.kind"});
+  if (spec.value("versions", json::array()).empty()) {
+    causes.push_back({"FieldValueRequired", "Required value", "spec.versions"});
+  }
+  const std::string want = names.value("plural", "") + "." + spec.value("group", "");
+  if (causes.empty() && meta_string(crd, "name") != want) {
+    causes.push_back({"FieldValueInvalid",
+                      "Invalid value: \"" + meta_string(crd, "name") + "\": must be spec.names.plural+\".\"+spec.group",
+                      "metadata.name"});
+  }
+  return causes;
+}
+
+}  // namespace
+
+json scale_of(const ResourceInfo& res, const json& object) {
+  json meta = json::object();
+  for (const char* k : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
+    if (object["metadata"].contains(k)) meta[k] = object["metadata"][k];
+  }
+  const auto read = [&](const std::string& path) {
+    if (path.empty()) return json(0);
+    const auto ptr = pointer_of(path);
+    return object.contains(ptr) ? object[ptr] : json(0);
+  };
+  return {{"kind", "Scale"},
+          {"apiVersion", "autoscaling/v1"},
+          {"metadata", meta},
+          {"spec", {{"replicas", read(res.scale_spec_path)}}},
+          {"status", {{"replicas", read(res.scale_status_path)}}}};
+}
+
+std::string encode_continue(const std::string& last_key) {
+  static const char k_hex[] = "0123456789abcdef";
+  std::string out = "kpt1.";
+  for (const unsigned char c : last_key) {
+    out += k_hex[c >> 4];
+    out += k_hex[c & 15];
+  }
+  return out;
+}
+
+std::string decode_continue(const std::string& token) {
+  if (token.rfind("kpt1.", 0) != 0) return {};
+  std::string out;
+  for (std::size_t i = 5; i + 1 < token.size(); i += 2) {
+    out += static_cast<char>(std::stoi(token.substr(i, 2), nullptr, 16));
+  }
+  return out;
+}
+
+ApiResult<json> ResourceOps::get(const ResourceInfo& res, const std::string& ns, const std::string& name) const {
+  auto obj = m_store.get(res.storage_key(), ns, name);
+  if (!obj) return not_found(res.group, res.plural, name);
+  (*obj)["apiVersion"] = res.group_version();
+  return *obj;
+}
+
+ApiResult<json> ResourceOps::list(const ResourceInfo& res, const std::string& ns, const ListQuery& q) const {
+  std::string after;
+  if (!q.continue_token.empty()) {
+    after = decode_continue(q.continue_token);
+    if (after.empty()) return bad_request("continue key is not valid: incorrect encoded start resourceVersion");
+  }
+  std::uint64_t rv = 0;
+  auto all = m_store.list(res.storage_key(), ns, after, &rv);
+  json items = json::array();
+  std::string next;
+  for (auto& obj : all) {
+    if (!q.labels.matches(obj["metadata"].value("labels", json::object())) || !q.fields.matches(obj)) continue;
+    if (q.limit > 0 && static_cast<std::int64_t>(items.size()) == q.limit) {
+      const auto& last = items.back()["metadata"];
+      next = encode_continue(last.value("namespace", "") + "/" + last.value("name", ""));
+      break;
+    }
+    obj["apiVersion"] = res.group_version();
+    items.push_back(std::move(obj));
+  }
+  json meta = {{"resourceVersion", std::to_string(rv)}};
+  if (!next.empty()) meta["continue"] = next;
+  return json{{"kind", res.list_kind}, {"apiVersion", res.group_version()}, {"metadata", meta}, {"items", items}};
+}
+
+std::optional<ApiError> ResourceOps::validate(const ResourceInfo& res, const json& obj,
+                                              std::vector<std::string>& warnings, const WriteFlags& flags) const {
+  const std::string name = meta_string(obj, "name");
+  if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io") {
+    const auto causes = crd_problems(obj);
+    if (!causes.empty()) return invalid(res.group, res.kind, name, causes);
+  }
+  if (!res.custom || !res.validator) return std::nullopt;
+  auto outcome = res.validator->validate(obj);
+  if (flags.field_validation == "Strict") {
+    outcome.errors.insert(outcome.errors.end(), outcome.unknown_fields.begin(), outcome.unknown_fields.end());
+  } else if (flags.field_validation != "Ignore") {
+    for (const auto& u : outcome.unknown_fields) warnings.push_back(u.message);
+  }
+  if (!outcome.errors.empty()) return invalid(res.group, res.kind, name, outcome.errors);
+  return std::nullopt;
+}
+
+ApiResult<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::string& ns, json body,
+                                            std::vector<std::string>& warnings, const WriteFlags& flags) const {
+  if (!body.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
+  body["apiVersion"] = res.group_version();
+  body["kind"] = res.kind;
+  if (!body.contains("metadata") || !body["metadata"].is_object()) body["metadata"] = json::object();
+  auto& meta = body["metadata"];
+  if (res.namespaced) {
+    if (meta.contains("namespace") && meta["namespace"].is_string() && meta["namespace"] != ns &&
+        !meta["namespace"].get<std::string>().empty()) {
+      return bad_request("the namespace of the provided object does not match the namespace sent on the request");
+    }
+    meta["namespace"] = ns;
+  } else {
+    meta.erase("namespace");
+  }
+  std::string name = meta_string(body, "name");
+  if (name.empty() && !meta_string(body, "generateName").empty()) {
+    name = meta_string(body, "generateName") + random_suffix();
+    meta["name"] = name;
+  }
+  if (name.empty()) {
+    return invalid(res.group, res.kind, "",
+                   {{"FieldValueRequired", "Required value: name or generateName is required", "metadata.name"}});
+  }
+  if (!valid_name(name)) {
+    return invalid(res.group, res.kind, name,
+                   {{"FieldValueInvalid",
+                     "Invalid value: \"" + name + "\": a lowercase RFC 1123 subdomain must consist of lower case "
+                     "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+                     "metadata.name"}});
+  }
+  meta["uid"] = new_uid();
+  meta["creationTimestamp"] = now_rfc3339();
+  meta["generation"] = 1;
+  meta.erase("resourceVersion");
+  meta.erase("deletionTimestamp");
+  meta.erase("managedFields");
+  if (res.custom && res.status_subresource) body.erase("status");
+  if (res.kind == "Pod" && res.group.empty() && !body.contains("status")) body["status"] = {{"phase", "Pending"}};
+  if (res.kind == "Namespace" && res.group.empty()) body["status"] = {{"phase", "Active"}};
+  if (res.kind == "CustomResourceDefinition") crd_defaults(body);
+  if (auto err = validate(res, body, warnings, flags)) return *err;
+  return body;
+}
+
+ApiResult<json> ResourceOps::merge_update(const ResourceInfo& res, const json& current, json body,
+                                          std::vector<std::string>& warnings, const WriteFlags& flags) const {
+  if (!body.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
+  json out;
+  if (flags.subresource == "status") {
+    out = current;
+    if (body.contains("status")) {
+      out["status"] = body["status"];
+    } else {
+      out.erase("status");
+    }
+  } else {
+    out = std::move(body);
+    if (!out.contains("metadata") || !out["metadata"].is_object()) out["metadata"] = json::object();
+    for (const char* keep : {"uid", "creationTimestamp", "namespace", "name", "deletionTimestamp", "generation"}) {
+      if (current["metadata"].contains(keep)) {
+        out["metadata"][keep] = current["metadata"][keep];
+      } else {
+        out["metadata"].erase(keep);
+      }
+    }
+    if (res.status_subresource && res.kind != "CustomResourceDefinition") {
+      if (current.contains("status")) {
+        out["status"] = current["status"];
+      } else {
+        out.erase("status");
+      }
+    }
+    if (res.kind == "CustomResourceDefinition") crd_defaults(out);
+    if (without_meta_and_status(out) != without_meta_and_status(current)) {
+      out["metadata"]["generation"] = current["metadata"].value("generation", 1) + 1;
+    }
+  }
+  out["apiVersion"] = res.group_version();
+  out["kind"] = res.kind;
+  if (auto err = validate(res, out, warnings, flags)) return *err;
+  return out;
+}
+
+ApiResult<WriteResult> ResourceOps::finish_write(const ResourceInfo& res, const std::string& ns,
+                                                 const std::string& name, ApiResult<json> stored,
+                                                 std::vector<std::string> warnings, bool created, bool dry_run) {
+  if (!stored) return stored.error();
+  json obj = std::move(stored.value());
+  if (!dry_run) {
+    if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io") m_registry.apply_crd(obj);
+    const auto& meta = obj["metadata"];
+    const bool finalizers_left = meta.contains("finalizers") && !meta["finalizers"].empty();
+    if (meta.contains("deletionTimestamp") && !finalizers_left) {
+      if (auto gone_obj = m_store.erase(res.storage_key(), ns, name)) after_delete(res, *gone_obj, "Background");
+    }
+  }
+  return WriteResult{std::move(obj), std::move(warnings), created};
+}
+
+ApiResult<WriteResult> ResourceOps::create(const ResourceInfo& res, const std::string& ns, json body,
+                                           const WriteFlags& flags) {
+  if (res.namespaced && !m_store.get("/namespaces", "", ns)) return not_found("", "namespaces", ns);
+  std::vector<std::string> warnings;
+  auto prepared = prepare_create(res, ns, std::move(body), warnings, flags);
+  if (!prepared) return prepared.error();
+  const std::string name = meta_string(prepared.value(), "name");
+  auto stored = m_store.mutate(
+      res.storage_key(), ns, name,
+      [&](const std::optional<json>& cur) -> ApiResult<json> {
+        if (cur) return already_exists(res.group, res.plural, name);
+        return prepared.value();
+      },
+      flags.dry_run);
+  return finish_write(res, ns, name, std::move(stored), std::move(warnings), true, flags.dry_run);
+}
+
+ApiResult<WriteResult> ResourceOps::update(const ResourceInfo& res, const std::string& ns, const std::string& name,
+                                           json body, const WriteFlags& flags) {
+  if (!body.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
+  const std::string body_name = meta_string(body, "name");
+  if (!body_name.empty() && body_name != name && flags.subresource != "scale") {
+    return bad_request("the name of the object (" + body_name + ") does not match the name on the URL (" + name + ")");
+  }
+  std::vector<std::string> warnings;
+  auto stored = m_store.mutate(
+      res.storage_key(), ns, name,
+      [&](const std::optional<json>& cur) -> ApiResult<json> {
+        if (!cur) return not_found(res.group, res.plural, name);
+        const std::string rv = meta_string(body, "resourceVersion");
+        if (!rv.empty() && rv != meta_string(*cur, "resourceVersion")) {
+          return conflict(res.group, res.plural, name,
+                          "the object has been modified; please apply your changes to the latest version and try "
+                          "again");
+        }
+        if (flags.subresource == "scale") {
+          json out = *cur;
+          if (body.contains("spec") && body["spec"].contains("replicas")) {
+            out[pointer_of(res.scale_spec_path)] = body["spec"]["replicas"];
+          }
+          return merge_update(res, *cur, out, warnings, WriteFlags{flags.dry_run, flags.field_validation, "", ""});
+        }
+        return merge_update(res, *cur, body, warnings, flags);
+      },
+      flags.dry_run);
+  return finish_write(res, ns, name, std::move(stored), std::move(warnings), false, flags.dry_run);
+}
+
+ApiResult<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::string& ns, const std::string& name,
+                                          PatchKind kind, const std::string& body, const WriteFlags& flags) {
+  if (kind == PatchKind::strategic && res.custom) return unsupported_media_type("application/strategic-merge-patch+json");
+  if (kind == PatchKind::apply && flags.field_manager.empty()) {
+    return invalid("meta.k8s.io", "PatchOptions", "",
+                   {{"FieldValueRequired", "Required value: is required for apply patch", "fieldManager"}});
+  }
+  auto parsed = parse_patch_body(kind, body);
+  if (!parsed) return parsed.error();
+  const bool may_create = kind == PatchKind::apply && flags.subresource.empty();
+  if (may_create && res.namespaced && !m_store.get("/namespaces", "", ns)) return not_found("", "namespaces", ns);
+  std::vector<std::string> warnings;
+  bool created = false;
+  auto stored = m_store.mutate(
+      res.storage_key(), ns, name,
+      [&](const std::optional<json>& cur) -> ApiResult<json> {
+        if (!cur) {
+          if (!may_create) return not_found(res.group, res.plural, name);
+          json obj = parsed.value();
+          if (!obj.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
+          obj["metadata"]["name"] = name;
+          created = true;
+          return prepare_create(res, ns, std::move(obj), warnings, flags);
+        }
+        json base = *cur;
+        if (flags.subresource == "scale") base = scale_of(res, *cur);
+        auto patched = apply_patch(kind, base, parsed.value());
+        if (!patched) return patched.error();
+        const std::string rv = meta_string(patched.value(), "resourceVersion");
+        if (!rv.empty() && rv != meta_string(*cur, "resourceVersion")) {
+          return conflict(res.group, res.plural, name,
+                          "the object has been modified; please apply your changes to the latest version and try "
+                          "again");
+        }
+        if (flags.subresource == "scale") {
+          json out = *cur;
+          out[pointer_of(res.scale_spec_path)] = patched.value()["spec"].value("replicas", 0);
+          return merge_update(res, *cur, out, warnings, WriteFlags{flags.dry_run, flags.field_validation, "", ""});
+        }
+        return merge_update(res, *cur, std::move(patched.value()), warnings, flags);
+      },
+      flags.dry_run);
+  return finish_write(res, ns, name, std::move(stored), std::move(warnings), created, flags.dry_run);
+}
+
+ApiResult<json> ResourceOps::get_scale(const ResourceInfo& res, const std::string& ns, const std::string& name) const {
+  auto obj = get(res, ns, name);
+  if (!obj) return obj;
+  return scale_of(res, obj.value());
+}
+
+ApiResult<json> ResourceOps::remove(const ResourceInfo& res, const std::string& ns, const std::string& name,
+                                    const std::string& propagation, bool dry_run) {
+  auto cur = m_store.get(res.storage_key(), ns, name);
+  if (!cur) return not_found(res.group, res.plural, name);
+  if (dry_run) return *cur;
+  const auto& meta = (*cur)["metadata"];
+  if (meta.contains("finalizers") && !meta["finalizers"].empty()) {
+    auto marked = m_store.mutate(res.storage_key(), ns, name, [&](const std::optional<json>& c) -> ApiResult<json> {
+      if (!c) return not_found(res.group, res.plural, name);
+      json out = *c;
+      if (!out["metadata"].contains("deletionTimestamp")) out["metadata"]["deletionTimestamp"] = now_rfc3339();
+      return out;
+    });
+    return marked;
+  }
+  const std::string uid = meta.value("uid", "");
+  if (propagation == "Foreground") collect_garbage(uid, propagation);
+  auto erased = m_store.erase(res.storage_key(), ns, name);
+  if (!erased) return not_found(res.group, res.plural, name);
+  after_delete(res, *erased, propagation);
+  (*erased)["apiVersion"] = res.group_version();
+  return *erased;
+}
+
+void ResourceOps::after_delete(const ResourceInfo& res, const json& obj, const std::string& propagation) {
+  const std::string name = meta_string(obj, "name");
+  if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io") {
+    const auto spec = obj.value("spec", json::object());
+    const std::string key = spec.value("group", "") + "/" + spec.value("names", json::object()).value("plural", "");
+    m_registry.remove_crd(name);
+    for (const auto& ref : m_store.refs_of(key, "")) m_store.erase(ref.resource, ref.ns, ref.name);
+  }
+  if (res.kind == "Namespace" && res.group.empty()) {
+    std::vector<std::string> done;
+    for (const auto& r : m_registry.all()) {
+      if (!r->namespaced || std::find(done.begin(), done.end(), r->storage_key()) != done.end()) continue;
+      done.push_back(r->storage_key());
+      for (const auto& ref : m_store.refs_of(r->storage_key(), name)) (void)remove(*r, ref.ns, ref.name, "Background", false);
+    }
+  }
+  if (propagation != "Foreground") collect_garbage(meta_string(obj, "uid"), propagation);
+}
+
+void ResourceOps::collect_garbage(const std::string& owner_uid, const std::string& propagation) {
+  if (owner_uid.empty()) return;
+  for (const auto& dep : m_store.dependents_of(owner_uid)) {
+    auto obj = m_store.get(dep.resource, dep.ns, dep.name);
+    if (!obj) continue;
+    json owners = json::array();
+    for (const auto& o : (*obj)["metadata"]["ownerReferences"]) {
+      if (o.value("uid", "") != owner_uid) owners.push_back(o);
+    }
+    if (propagation == "Orphan" || !owners.empty()) {
+      (void)m_store.mutate(dep.resource, dep.ns, dep.name, [&](const std::optional<json>& c) -> ApiResult<json> {
+        if (!c) return not_found("", dep.resource, dep.name);
+        json out = *c;
+        out["metadata"]["ownerReferences"] = owners;
+        if (owners.empty()) out["metadata"].erase("ownerReferences");
+        return out;
+      });
+      continue;
+    }
+    const auto dep_res = m_registry.find_any_version(dep.resource);
+    if (dep_res) {
+      (void)remove(*dep_res, dep.ns, dep.name, propagation == "Foreground" ? "Foreground" : "Background", false);
+    } else {
+      m_store.erase(dep.resource, dep.ns, dep.name);
+    }
+  }
+}
+
+}  // namespace kpt::apiserver

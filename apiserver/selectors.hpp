@@ -1,0 +1,45 @@
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "util/expected.hpp"
+
+namespace kpt::apiserver {
+
+/// One requirement of a label or field selector.
+struct Requirement {
+  enum class Op { equals, not_equals, in, not_in, exists, not_exists };
+  std::string key;
+  Op op = Op::equals;
+  std::vector<std::string> values;
+};
+
+/// A parsed label selector: `a=b,c!=d,e in (x,y),f notin (z),g,!h`. Empty matches everything.
+class LabelSelector {
+ public:
+  static Expected<LabelSelector> parse(const std::string& text);
+  /// Matches an object's metadata.labels (a JSON object of strings, or null).
+  [[nodiscard]] bool matches(const nlohmann::json& labels) const;
+  [[nodiscard]] const std::vector<Requirement>& requirements() const { return m_reqs; }
+
+ private:
+  std::vector<Requirement> m_reqs;
+};
+
+/// A parsed field selector: `metadata.name=x,status.phase!=Running`. Only =, == and != exist.
+/// Supported fields: metadata.name, metadata.namespace, status.phase, spec.nodeName, involvedObject.*,
+/// type, reason (events); anything else is an error as on a real server.
+class FieldSelector {
+ public:
+  static Expected<FieldSelector> parse(const std::string& text);
+  [[nodiscard]] bool matches(const nlohmann::json& object) const;
+  /// The value required for `field` by an `=` requirement, or empty (used to narrow a get).
+  [[nodiscard]] std::string required_value(const std::string& field) const;
+
+ private:
+  std::vector<Requirement> m_reqs;
+};
+
+}  // namespace kpt::apiserver

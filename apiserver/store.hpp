@@ -1,0 +1,96 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apiserver/status.hpp"
+
+namespace kpt::apiserver {
+
+/// One change, as a watch delivers it.
+struct StoreEvent {
+  std::uint64_t rv = 0;
+  std::string type;       ///< ADDED, MODIFIED, DELETED
+  std::string resource;   ///< storage key "group/plural"
+  std::string ns;
+  nlohmann::json object;  ///< the object after the change (before, for DELETED, with the delete's rv)
+};
+
+struct StoreOptions {
+  std::size_t history_window = 10000;  ///< events kept for watch resumption; older ones are compacted
+};
+
+/// In-memory objects of every resource with one resourceVersion counter, and a bounded
+/// history of changes for watches. Thread-safe; objects are copied in and out.
+/// It knows nothing of API semantics (status subresources, validation): see ResourceOps.
+class Store {
+ public:
+  explicit Store(StoreOptions options = {});
+
+  /// Reads-modifies-writes one object under the store lock. `fn` gets the current object
+  /// (nullopt when absent) and returns the object to store, or an error. The store assigns
+  /// metadata.resourceVersion; `dry_run` computes the result without storing it.
+  using Mutator = std::function<ApiResult<nlohmann::json>(const std::optional<nlohmann::json>& current)>;
+  ApiResult<nlohmann::json> mutate(const std::string& resource, const std::string& ns, const std::string& name,
+                                   const Mutator& fn, bool dry_run = false);
+  /// Removes an object; returns it (with the deletion's resourceVersion), or nullopt.
+  std::optional<nlohmann::json> erase(const std::string& resource, const std::string& ns, const std::string& name,
+                                      bool dry_run = false);
+
+  [[nodiscard]] std::optional<nlohmann::json> get(const std::string& resource, const std::string& ns,
+                                                  const std::string& name) const;
+  /// Objects of `resource` in `ns` (empty: all namespaces), ordered by namespace/name, starting after `after`.
+  /// `rv_out`, when given, receives the resourceVersion the list is consistent with.
+  [[nodiscard]] std::vector<nlohmann::json> list(const std::string& resource, const std::string& ns,
+                                                 const std::string& after = {},
+                                                 std::uint64_t* rv_out = nullptr) const;
+  [[nodiscard]] std::uint64_t current_rv() const;
+
+  /// Objects (any resource) whose ownerReferences name `uid`: {resource, ns, name}.
+  struct Ref {
+    std::string resource, ns, name;
+  };
+  [[nodiscard]] std::vector<Ref> dependents_of(const std::string& uid) const;
+  /// Every object of `resource` (for namespace and CRD deletion).
+  [[nodiscard]] std::vector<Ref> refs_of(const std::string& resource, const std::string& ns) const;
+
+  /// Events of `resource` in `ns` (empty: all) with rv > `after`, at most `max`; 410 when
+  /// `after` is older than the retained history.
+  ApiResult<std::vector<StoreEvent>> events_after(const std::string& resource, const std::string& ns,
+                                                  std::uint64_t after, std::size_t max = 1000) const;
+  /// Blocks until an event newer than `after` exists, `deadline` passes, or shutdown(). True on news.
+  bool wait_for_change(std::uint64_t after, std::chrono::steady_clock::time_point deadline) const;
+  /// Drops all history: every watch from an older resourceVersion now gets 410 Gone.
+  void compact();
+  /// Wakes and ends every waiting watch.
+  void shutdown();
+  [[nodiscard]] bool is_shut_down() const;
+
+ private:
+  void record(StoreEvent event);
+
+  StoreOptions m_options;
+  mutable std::mutex m_mutex;
+  mutable std::condition_variable m_changed;
+  std::uint64_t m_rv = 1;
+  std::uint64_t m_compacted_rv = 0;  ///< highest rv no longer in history
+  bool m_shutdown = false;
+  std::map<std::string, std::map<std::string, nlohmann::json>> m_objects;  ///< resource -> "ns/name" -> object
+  std::deque<StoreEvent> m_history;
+};
+
+/// A random RFC 4122 version 4 UUID.
+std::string new_uid();
+/// Now in RFC 3339 with second precision, UTC ("2026-11-29T18:00:00Z").
+std::string now_rfc3339();
+
+}  // namespace kpt::apiserver

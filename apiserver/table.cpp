@@ -1,0 +1,214 @@
+#include "apiserver/table.hpp"
+
+#include <cstdio>
+#include <ctime>
+
+namespace kpt::apiserver {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string str(const json& obj, const json::json_pointer& p, const std::string& fallback = {}) {
+  if (!obj.contains(p)) return fallback;
+  const auto& v = obj[p];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_null()) return fallback;
+  return v.dump();
+}
+
+json column(const std::string& name, const std::string& type, const std::string& description, int priority = 0,
+            const std::string& format = {}) {
+  return {{"name", name}, {"type", type}, {"format", format}, {"description", description}, {"priority", priority}};
+}
+
+std::string pod_status(const json& pod) {
+  if (pod["metadata"].contains("deletionTimestamp")) return "Terminating";
+  std::string status = str(pod, "/status/phase"_json_pointer, "Pending");
+  if (pod.contains("/status/reason"_json_pointer)) status = str(pod, "/status/reason"_json_pointer);
+  if (pod.contains("/status/containerStatuses"_json_pointer)) {
+    for (const auto& cs : pod["status"]["containerStatuses"]) {
+      const auto& st = cs.value("state", json::object());
+      if (st.contains("waiting") && st["waiting"].contains("reason")) return st["waiting"]["reason"];
+      if (st.contains("terminated")) {
+        const auto& t = st["terminated"];
+        if (t.contains("reason")) {
+          status = t["reason"].get<std::string>();
+        } else {
+          status = "ExitCode:" + std::to_string(t.value("exitCode", 0));
+        }
+      }
+    }
+  }
+  return status;
+}
+
+std::vector<json> pod_cells(const json& pod) {
+  int ready = 0;
+  int total = 0;
+  int restarts = 0;
+  if (pod.contains("/spec/containers"_json_pointer)) total = static_cast<int>(pod["spec"]["containers"].size());
+  if (pod.contains("/status/containerStatuses"_json_pointer)) {
+    for (const auto& cs : pod["status"]["containerStatuses"]) {
+      ready += cs.value("ready", false) ? 1 : 0;
+      restarts += cs.value("restartCount", 0);
+    }
+  }
+  return {std::to_string(ready) + "/" + std::to_string(total), pod_status(pod), restarts};
+}
+
+std::vector<json> service_cells(const json& svc) {
+  std::string ports;
+  if (svc.contains("/spec/ports"_json_pointer)) {
+    for (const auto& p : svc["spec"]["ports"]) {
+      if (!ports.empty()) ports += ",";
+      ports += std::to_string(p.value("port", 0)) + "/" + p.value("protocol", "TCP");
+    }
+  }
+  return {str(svc, "/spec/type"_json_pointer, "ClusterIP"), str(svc, "/spec/clusterIP"_json_pointer, "<none>"),
+          "<none>", ports.empty() ? "<none>" : ports};
+}
+
+json render_cell(const json& value, const std::string& type, std::int64_t now) {
+  if (value.is_null()) return nullptr;
+  if (type == "date" && value.is_string()) return human_duration(age_seconds(value.get<std::string>(), now));
+  if ((type == "integer" || type == "number") && value.is_number()) return value;
+  if (value.is_string()) return value;
+  return value.dump();
+}
+
+}  // namespace
+
+std::string human_duration(std::int64_t s) {
+  char buf[32];
+  if (s < -1) return "<invalid>";
+  if (s < 0) return "0s";
+  if (s < 120) return std::to_string(s) + "s";
+  const std::int64_t m = s / 60;
+  if (m < 10) {
+    if (s % 60 == 0) return std::to_string(m) + "m";
+    std::snprintf(buf, sizeof buf, "%lldm%llds", static_cast<long long>(m), static_cast<long long>(s % 60));
+    return buf;
+  }
+  if (m < 180) return std::to_string(m) + "m";
+  const std::int64_t h = m / 60;
+  if (h < 8) {
+    if (m % 60 == 0) return std::to_string(h) + "h";
+    std::snprintf(buf, sizeof buf, "%lldh%lldm", static_cast<long long>(h), static_cast<long long>(m % 60));
+    return buf;
+  }
+  if (h < 48) return std::to_string(h) + "h";
+  if (h < 24 * 8) {
+    if (h % 24 == 0) return std::to_string(h / 24) + "d";
+    std::snprintf(buf, sizeof buf, "%lldd%lldh", static_cast<long long>(h / 24), static_cast<long long>(h % 24));
+    return buf;
+  }
+  if (h < 24 * 365 * 2) return std::to_string(h / 24) + "d";
+  if (h < 24 * 365 * 8) {
+    const std::int64_t d = h / 24;
+    if (d % 365 == 0) return std::to_string(d / 365) + "y";
+    std::snprintf(buf, sizeof buf, "%lldy%lldd", static_cast<long long>(d / 365), static_cast<long long>(d % 365));
+    return buf;
+  }
+  return std::to_string(h / 24 / 365) + "y";
+}
+
+std::int64_t age_seconds(const std::string& rfc3339, std::int64_t now_epoch) {
+  std::tm tm{};
+  if (std::sscanf(rfc3339.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+                  &tm.tm_sec) != 6) {
+    return 0;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  return now_epoch - static_cast<std::int64_t>(timegm(&tm));
+}
+
+json eval_json_path(const json& object, const std::string& path) {
+  const json* cur = &object;
+  json holder;
+  std::size_t i = path.empty() || path.front() != '.' ? 0 : 1;
+  while (i < path.size()) {
+    std::size_t end = path.find_first_of(".[", i);
+    const std::string field = path.substr(i, end == std::string::npos ? std::string::npos : end - i);
+    if (!field.empty()) {
+      if (!cur->is_object() || !cur->contains(field)) return nullptr;
+      cur = &(*cur)[field];
+    }
+    if (end == std::string::npos) break;
+    if (path[end] == '[') {
+      const auto close = path.find(']', end);
+      if (close == std::string::npos || !cur->is_array() || cur->empty()) return nullptr;
+      const std::string idx = path.substr(end + 1, close - end - 1);
+      long long n = 0;
+      try {
+        n = std::stoll(idx);
+      } catch (...) {
+        return nullptr;
+      }
+      if (n < 0) n += static_cast<long long>(cur->size());
+      if (n < 0 || n >= static_cast<long long>(cur->size())) return nullptr;
+      cur = &(*cur)[static_cast<std::size_t>(n)];
+      end = close + 1;
+      if (end < path.size() && path[end] == '.') ++end;
+      i = end;
+    } else {
+      i = end + 1;
+    }
+  }
+  return *cur;
+}
+
+json to_table(const ResourceInfo& res, const std::vector<json>& objects, const json& list_metadata,
+              const TableOptions& options) {
+  json cols = json::array({column("Name", "string", "Name must be unique within a namespace", 0, "name")});
+  const bool core = res.group.empty();
+  if (core && res.kind == "Pod") {
+    cols.push_back(column("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."));
+    cols.push_back(column("Status", "string", "The aggregate status of the containers in this pod."));
+    cols.push_back(column("Restarts", "integer", "The number of times the containers in this pod have been restarted."));
+  } else if (core && res.kind == "Service") {
+    cols.push_back(column("Type", "string", "The type of the service."));
+    cols.push_back(column("Cluster-IP", "string", "The IP address of the service."));
+    cols.push_back(column("External-IP", "string", "The external IP of the service."));
+    cols.push_back(column("Port(s)", "string", "The ports of the service."));
+  } else if (core && res.kind == "Namespace") {
+    cols.push_back(column("Status", "string", "The status of the namespace"));
+  } else if (res.kind == "CustomResourceDefinition") {
+    cols.push_back(column("Created At", "date", "The time the CRD was created."));
+  }
+  const bool custom_columns = !res.columns.empty();
+  for (const auto& c : res.columns) cols.push_back(column(c.name, c.type, c.description, c.priority));
+  if (!custom_columns && res.kind != "CustomResourceDefinition") {
+    cols.push_back(column("Age", "string", "CreationTimestamp of the object"));
+  }
+
+  json rows = json::array();
+  for (const auto& obj : objects) {
+    json cells = json::array({obj["metadata"].value("name", "")});
+    const std::string created = obj["metadata"].value("creationTimestamp", "");
+    if (core && res.kind == "Pod") {
+      for (auto& c : pod_cells(obj)) cells.push_back(c);
+    } else if (core && res.kind == "Service") {
+      for (auto& c : service_cells(obj)) cells.push_back(c);
+    } else if (core && res.kind == "Namespace") {
+      cells.push_back(str(obj, "/status/phase"_json_pointer, "Active"));
+    } else if (res.kind == "CustomResourceDefinition") {
+      cells.push_back(created);
+    }
+    for (const auto& c : res.columns) cells.push_back(render_cell(eval_json_path(obj, c.json_path), c.type, options.now_epoch));
+    if (!custom_columns && res.kind != "CustomResourceDefinition") {
+      cells.push_back(human_duration(age_seconds(created, options.now_epoch)));
+    }
+    json row_obj = options.include_object
+                       ? obj
+                       : json{{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"},
+                              {"metadata", obj["metadata"]}};
+    rows.push_back({{"cells", cells}, {"object", row_obj}});
+  }
+  json table = {{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", list_metadata},
+                {"columnDefinitions", options.include_columns ? cols : json::array()}, {"rows", rows}};
+  return table;
+}
+
+}  // namespace kpt::apiserver

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "apiserver/status.hpp"
+
+namespace kpt::apiserver {
+
+/// What validating one custom resource found: schema errors and unknown fields.
+struct ValidationOutcome {
+  std::vector<StatusCause> errors;          ///< always reject (422 Invalid)
+  std::vector<StatusCause> unknown_fields;  ///< 422 with fieldValidation=Strict, Warning headers with Warn
+};
+
+/// Validates custom resources of one kind against the CRD version's openAPIV3Schema.
+class ObjectValidator {
+ public:
+  virtual ~ObjectValidator() = default;
+  [[nodiscard]] virtual ValidationOutcome validate(const nlohmann::json& object) const = 0;
+};
+
+/// Builds a validator from an openAPIV3Schema; the server calls it once per CRD version.
+/// The default (make_default_validator) uses the project's structural validator when it is
+/// linked into this build, else a built-in check of unknown fields and basic types.
+std::shared_ptr<const ObjectValidator> make_default_validator(const nlohmann::json& open_api_v3_schema,
+                                                              const std::string& group, const std::string& version,
+                                                              const std::string& kind);
+/// The built-in fallback: unknown fields (respecting x-kubernetes-preserve-unknown-fields),
+/// types, required, enum.
+std::shared_ptr<const ObjectValidator> make_basic_validator(const nlohmann::json& open_api_v3_schema);
+
+}  // namespace kpt::apiserver
