@@ -9,7 +9,7 @@ std::string format_time(Time t) {
   const auto day = std::chrono::floor<std::chrono::days>(t);
   const std::chrono::year_month_day ymd{day};
   const std::chrono::hh_mm_ss hms{t - day};
-  char buf[32];
+  char buf[96];
   std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02ld:%02ld:%02ldZ", static_cast<int>(ymd.year()),
                 static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
                 static_cast<long>(hms.hours().count()), static_cast<long>(hms.minutes().count()),

@@ -1,0 +1,222 @@
+#include "controller/reconciler.hpp"
+
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "controller/metrics.hpp"
+#include "controller/model/desired_state.hpp"
+#include "controller/model/env.hpp"
+#include "controller/model/labels.hpp"
+#include "controller/model/lifecycle.hpp"
+#include "controller/model/lifecycle_json.hpp"
+
+namespace kpt::controller {
+
+namespace {
+
+constexpr const char* k_operator_managed_by = "kubeflow.org/training-operator";
+
+std::string job_state(const model::JobStatus& s) {
+  return s.conditions.empty() ? std::string("Pending") : s.conditions.back().type;
+}
+
+bool labels_match(const nlohmann::json& obj, const std::string& selector) {
+  if (selector.empty()) return true;
+  const auto& meta = obj.at("metadata");
+  const auto labels = meta.value("labels", nlohmann::json::object());
+  std::size_t start = 0;
+  while (start <= selector.size()) {
+    const auto end = std::min(selector.find(',', start), selector.size());
+    const auto term = selector.substr(start, end - start);
+    const auto eq = term.find('=');
+    if (eq == std::string::npos) return false;
+    const auto key = term.substr(0, eq);
+    if (!labels.contains(key) || labels[key] != term.substr(eq + 1)) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+ReconcileResult failed(Error e, bool retriable = true) { return {std::nullopt, std::move(e), retriable}; }
+
+}  // namespace
+
+std::pair<std::string, std::string> split_key(const std::string& key) {
+  const auto slash = key.find('/');
+  if (slash == std::string::npos) return {"", key};
+  return {key.substr(0, slash), key.substr(slash + 1)};
+}
+
+Reconciler::Reconciler(kube::ApiClient& client, const Clock& clock, ReconcilerOptions options, Metrics* metrics)
+    : m_client(client), m_clock(clock), m_options(std::move(options)), m_metrics(metrics) {}
+
+bool Reconciler::owns(const nlohmann::json& job) const {
+  std::string managed_by;
+  const auto& spec = job.contains("spec") ? job["spec"] : nlohmann::json::object();
+  if (spec.contains("runPolicy") && spec["runPolicy"].is_object()) {
+    managed_by = spec["runPolicy"].value("managedBy", std::string{});
+  }
+  if (m_options.managed_by.empty()) {
+    if (!managed_by.empty() && managed_by != k_operator_managed_by) return false;
+  } else if (managed_by != m_options.managed_by) {
+    return false;
+  }
+  return labels_match(job, m_options.job_selector);
+}
+
+ReconcileResult Reconciler::reconcile(const std::string& key) {
+  const auto [ns, name] = split_key(key);
+  auto job = m_client.get(kube::resources::pytorchjobs(), ns, name);
+  if (!job) {
+    if (kube::is_not_found(job.error())) {
+      if (m_metrics != nullptr) m_metrics->forget_job(key);
+      return {};  // deleted: the garbage collector removes its children through ownerReferences
+    }
+    return failed(job.error().context("reading PyTorchJob '" + key + "'"));
+  }
+  if (!owns(*job)) {
+    if (m_metrics != nullptr) m_metrics->forget_job(key);
+    return {};
+  }
+  if (job->at("metadata").contains("deletionTimestamp")) return {};
+  return reconcile_job(std::move(job).value());
+}
+
+ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
+  const auto& meta = job.at("metadata");
+  const std::string ns = meta.value("namespace", std::string{});
+  const std::string name = meta.value("name", std::string{});
+  const std::string key = ns + "/" + name;
+
+  kube::ListOptions opts;
+  opts.label_selector = model::selector_string(model::job_selector(name, m_options.style));
+  auto pods = m_client.list(kube::resources::pods(), ns, opts);
+  if (!pods) return failed(pods.error().context("listing pods of '" + key + "'"));
+  auto services = m_client.list(kube::resources::services(), ns, opts);
+  if (!services) return failed(services.error().context("listing services of '" + key + "'"));
+
+  const std::string uid = meta.value("uid", std::string{});
+  auto owned = [&uid](const nlohmann::json& obj) {
+    for (const auto& ref : obj["metadata"].value("ownerReferences", nlohmann::json::array())) {
+      if (ref.value("uid", std::string{}) == uid && ref.value("controller", false)) return true;
+    }
+    return false;
+  };
+  std::vector<model::PodObservation> observed;
+  std::set<std::string> pod_names;
+  for (const auto& p : pods->items) {
+    if (!owned(p)) continue;  // never touch what another job (or a predecessor with our name) owns
+    observed.push_back(model::pod_observation_from_json(p));
+    pod_names.insert(observed.back().name);
+  }
+  std::vector<std::string> service_names;
+  for (const auto& s : services->items) {
+    if (owned(s)) service_names.push_back(s["metadata"].value("name", std::string{}));
+  }
+
+  const auto policy = model::job_policy_from_json(job);
+  const auto old_status = model::job_status_from_json(job.value("status", nlohmann::json::object()));
+  const auto now = std::chrono::floor<std::chrono::seconds>(m_clock.now());
+  const auto d = model::decide_lifecycle(policy, old_status, observed, service_names, now);
+  if (m_metrics != nullptr) m_metrics->set_job_state(key, job_state(d.status));
+
+  if (d.delete_job) {
+    kube::DeleteOptions del;
+    del.propagation_policy = "Background";
+    del.precondition_uid = uid;
+    auto r = m_client.remove(kube::resources::pytorchjobs(), ns, name, del);
+    if (!r && !kube::is_not_found(r.error())) return failed(r.error().context("deleting expired job '" + key + "'"));
+    if (m_metrics != nullptr) m_metrics->forget_job(key);
+    return {};
+  }
+
+  // Record re-creations before deleting, so a crash in between over-counts rather than under-counts.
+  if (d.recreations != policy.recreations) {
+    const nlohmann::json patch = {
+        {"metadata", {{"annotations", {{model::k_recreations_annotation, std::to_string(d.recreations)}}}}}};
+    auto patched = m_client.patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::merge, patch.dump());
+    if (!patched) return failed(patched.error().context("recording re-creations of '" + key + "'"));
+    job["metadata"]["resourceVersion"] = patched->at("metadata").at("resourceVersion");
+  }
+  for (const auto& pod : d.delete_pods) {
+    auto r = m_client.remove(kube::resources::pods(), ns, pod);
+    if (!r && !kube::is_not_found(r.error())) return failed(r.error().context("deleting pod '" + pod + "'"));
+    event(job, "Normal", "SuccessfulDeletePod", "Deleted pod: " + pod);
+    pod_names.erase(pod);
+  }
+  for (const auto& svc : d.delete_services) {
+    auto r = m_client.remove(kube::resources::services(), ns, svc);
+    if (!r && !kube::is_not_found(r.error())) return failed(r.error().context("deleting service '" + svc + "'"));
+    event(job, "Normal", "SuccessfulDeleteService", "Deleted service: " + svc);
+  }
+
+  if (d.create_missing) {
+    auto plans = model::plan_replica_pods(job, m_options.style);
+    if (!plans) {
+      event(job, "Warning", "PyTorchJobFailedValidation", plans.error().message);
+      return failed(plans.error().context("planning pods of '" + key + "'"), false);
+    }
+    const std::set<std::string> have_services(service_names.begin(), service_names.end());
+    for (const auto& plan : *plans) {
+      // Pods just deleted for a restart come back on a later pass, once they are gone.
+      const bool deleted_now =
+          std::find(d.delete_pods.begin(), d.delete_pods.end(), plan.name) != d.delete_pods.end();
+      if (have_services.count(plan.service) == 0) {
+        auto r = m_client.create(kube::resources::services(), ns, model::desired_service(job, plan, m_options.style));
+        if (!r && !kube::is_already_exists(r.error())) {
+          return failed(r.error().context("creating service '" + plan.service + "'"));
+        }
+        if (r) event(job, "Normal", "SuccessfulCreateService", "Created service: " + plan.service);
+      }
+      if (pod_names.count(plan.name) == 0 && !deleted_now) {
+        auto r = m_client.create(kube::resources::pods(), ns, model::desired_pod(job, plan, m_options.style));
+        if (!r && !kube::is_already_exists(r.error())) {
+          return failed(r.error().context("creating pod '" + plan.name + "'"));
+        }
+        if (r) event(job, "Normal", "SuccessfulCreatePod", "Created pod: " + plan.name);
+      }
+    }
+  }
+
+  for (const auto& e : d.events) event(job, e.type, e.reason, e.message);
+  if (d.status != old_status) {
+    job["status"] = model::job_status_to_json(d.status);
+    auto r = m_client.update_status(kube::resources::pytorchjobs(), ns, job);
+    if (!r) return failed(r.error().context("updating status of '" + key + "'"));
+  }
+  ReconcileResult out;
+  if (d.requeue_after_seconds) out.requeue_after = std::chrono::seconds{*d.requeue_after_seconds};
+  return out;
+}
+
+void Reconciler::event(const nlohmann::json& job, const std::string& type, const std::string& reason,
+                       const std::string& message) {
+  if (!m_options.emit_events) return;
+  const auto& meta = job.at("metadata");
+  const auto stamp = std::chrono::floor<std::chrono::seconds>(m_clock.now());
+  const auto wall = model::format_time(stamp);
+  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(m_clock.now().time_since_epoch()).count();
+  char suffix[40];
+  std::snprintf(suffix, sizeof suffix, ".%llx%lx", static_cast<unsigned long long>(nanos), ++m_event_seq);
+  const nlohmann::json ev = {
+      {"apiVersion", "v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", meta.value("name", std::string{}) + suffix}, {"namespace", meta.value("namespace", "")}}},
+      {"involvedObject",
+       {{"apiVersion", "kubeflow.org/v1"},
+        {"kind", "PyTorchJob"},
+        {"name", meta.value("name", std::string{})},
+        {"namespace", meta.value("namespace", std::string{})},
+        {"uid", meta.value("uid", std::string{})}}},
+      {"reason", reason},
+      {"message", message},
+      {"type", type},
+      {"source", {{"component", "pytorchjob-controller"}}},
+      {"firstTimestamp", wall},
+      {"lastTimestamp", wall},
+      {"count", 1}};
+  // Events are best effort: a failure to record one never fails the reconcile.
+  (void)m_client.create(kube::resources::events(), meta.value("namespace", std::string{}), ev);
+}
+
+}  // namespace kpt::controller

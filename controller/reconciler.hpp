@@ -1,0 +1,61 @@
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+#include "controller/clock.hpp"
+#include "controller/model/env_style.hpp"
+#include "kube/api_client.hpp"
+#include "util/expected.hpp"
+
+namespace kpt::controller {
+
+class Metrics;
+
+/// Which jobs are ours and how their pods are built.
+struct ReconcilerOptions {
+  model::EnvStyle style;             ///< env style of the pods we create (default worker-only)
+  std::string managed_by;            ///< only jobs whose runPolicy.managedBy equals this; empty: unset
+                                     ///< or "kubeflow.org/training-operator"
+  std::string job_selector;          ///< "k=v,..." equality terms the job's labels must match
+  bool emit_events = true;           ///< write core v1 Events for what we do
+};
+
+/// What reconcile(key) tells the work queue.
+struct ReconcileResult {
+  std::optional<std::chrono::seconds> requeue_after;  ///< look again then (deadlines, TTL)
+  std::optional<Error> error;                         ///< set: the pass failed
+  bool retriable = true;                              ///< with error: retry with backoff, else drop
+};
+
+/// Level-triggered, idempotent reconciliation of one PyTorchJob into its headless Services and
+/// Pods: reads the job and its children, asks the pure lifecycle model what to do, creates what
+/// is missing (deterministic names, AlreadyExists counts as success), deletes what must go and
+/// writes status through /status only when it changed.
+class Reconciler {
+ public:
+  Reconciler(kube::ApiClient& client, const Clock& clock, ReconcilerOptions options, Metrics* metrics = nullptr);
+
+  /// `key` is "namespace/name".
+  ReconcileResult reconcile(const std::string& key);
+
+  /// True when this controller should act on the job (managedBy and job selector).
+  [[nodiscard]] bool owns(const nlohmann::json& job) const;
+
+ private:
+  ReconcileResult reconcile_job(nlohmann::json job);
+  void event(const nlohmann::json& job, const std::string& type, const std::string& reason,
+             const std::string& message);
+
+  kube::ApiClient& m_client;
+  const Clock& m_clock;
+  ReconcilerOptions m_options;
+  Metrics* m_metrics;
+  unsigned long m_event_seq = 0;
+};
+
+/// "ns/name" -> {ns, name}; a key without '/' has an empty namespace.
+std::pair<std::string, std::string> split_key(const std::string& key);
+
+}  // namespace kpt::controller

@@ -1,0 +1,256 @@
+#include "tests/support/fake_api_client.hpp"
+
+#include <algorithm>
+
+namespace kpt::testing {
+
+namespace {
+
+bool matches_selector(const nlohmann::json& obj, const std::string& selector) {
+  if (selector.empty()) return true;
+  const auto labels = obj["metadata"].value("labels", nlohmann::json::object());
+  std::size_t start = 0;
+  while (start <= selector.size()) {
+    const auto end = std::min(selector.find(',', start), selector.size());
+    const auto term = selector.substr(start, end - start);
+    const auto eq = term.find('=');
+    if (eq == std::string::npos) return false;  // only equality terms are supported
+    const auto key = term.substr(0, eq);
+    const auto value = term.substr(eq + 1);
+    if (!labels.contains(key) || labels[key] != value) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+std::string name_of(const nlohmann::json& obj) { return obj["metadata"].value("name", std::string{}); }
+
+}  // namespace
+
+Error api_error(int http_status, const std::string& reason, const std::string& message) {
+  Error e = make_error(ErrorCode::api, message);
+  e.http_status = http_status;
+  e.reason = reason;
+  return e;
+}
+
+void FakeApiClient::record(const std::string& verb, const kube::ResourceRef& ref, const std::string& ns,
+                           const std::string& name) {
+  m_calls.push_back({verb, ref.resource, ns, name});
+}
+
+std::optional<Error> FakeApiClient::injected(const std::string& verb) {
+  auto it = m_faults.find(verb);
+  if (it == m_faults.end() || it->second.empty()) return std::nullopt;
+  auto e = it->second.front();
+  it->second.pop_front();
+  return e;
+}
+
+void FakeApiClient::stamp(nlohmann::json& obj) {
+  auto& meta = obj["metadata"];
+  if (!meta.contains("uid")) meta["uid"] = "uid-" + std::to_string(m_version);
+  if (!meta.contains("creationTimestamp")) meta["creationTimestamp"] = "2026-11-29T12:00:00Z";
+  meta["resourceVersion"] = std::to_string(++m_version);
+}
+
+Expected<nlohmann::json> FakeApiClient::get(const kube::ResourceRef& ref, const std::string& ns,
+                                            const std::string& name) {
+  std::lock_guard lock(m_mutex);
+  record("get", ref, ns, name);
+  if (auto e = injected("get")) return *e;
+  const auto it = m_objects.find({ref.resource, ns, name});
+  if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
+  return it->second;
+}
+
+Expected<kube::ListResult> FakeApiClient::list(const kube::ResourceRef& ref, const std::string& ns,
+                                               const kube::ListOptions& opts) {
+  std::lock_guard lock(m_mutex);
+  record("list", ref, ns, "");
+  if (auto e = injected("list")) return *e;
+  kube::ListResult out;
+  for (const auto& [key, obj] : m_objects) {
+    if (std::get<0>(key) != ref.resource || (!ns.empty() && std::get<1>(key) != ns)) continue;
+    if (matches_selector(obj, opts.label_selector)) out.items.push_back(obj);
+  }
+  out.resource_version = std::to_string(m_version);
+  return out;
+}
+
+Expected<void> FakeApiClient::watch(const kube::ResourceRef& ref, const std::string& ns, const kube::ListOptions&,
+                                    const std::function<bool(const kube::WatchEvent&)>&, const std::atomic<bool>*) {
+  std::lock_guard lock(m_mutex);
+  record("watch", ref, ns, "");
+  return api_error(405, "MethodNotAllowed", "the fake does not serve watches");
+}
+
+Expected<nlohmann::json> FakeApiClient::create(const kube::ResourceRef& ref, const std::string& ns,
+                                               const nlohmann::json& obj, const kube::WriteOptions&) {
+  std::lock_guard lock(m_mutex);
+  const auto name = name_of(obj);
+  record("create", ref, ns, name);
+  if (auto e = injected("create")) return *e;
+  Key key{ref.resource, ns, name};
+  if (m_objects.count(key) != 0) {
+    return api_error(409, "AlreadyExists", ref.resource + " \"" + name + "\" already exists");
+  }
+  auto stored = obj;
+  stored["metadata"]["namespace"] = ns;
+  stored.erase("status");
+  stamp(stored);
+  m_objects[key] = stored;
+  return stored;
+}
+
+Expected<nlohmann::json> FakeApiClient::update(const kube::ResourceRef& ref, const std::string& ns,
+                                               const nlohmann::json& obj, const kube::WriteOptions&) {
+  std::lock_guard lock(m_mutex);
+  const auto name = name_of(obj);
+  record("update", ref, ns, name);
+  if (auto e = injected("update")) return *e;
+  const auto it = m_objects.find({ref.resource, ns, name});
+  if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
+  if (obj["metadata"].value("resourceVersion", "") != it->second["metadata"].value("resourceVersion", "")) {
+    return api_error(409, "Conflict", "the object has been modified");
+  }
+  auto stored = obj;
+  if (it->second.contains("status")) stored["status"] = it->second["status"];
+  else stored.erase("status");
+  stamp(stored);
+  it->second = stored;
+  return stored;
+}
+
+Expected<nlohmann::json> FakeApiClient::update_status(const kube::ResourceRef& ref, const std::string& ns,
+                                                      const nlohmann::json& obj) {
+  std::lock_guard lock(m_mutex);
+  const auto name = name_of(obj);
+  record("update_status", ref, ns, name);
+  if (auto e = injected("update_status")) return *e;
+  const auto it = m_objects.find({ref.resource, ns, name});
+  if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
+  if (obj["metadata"].value("resourceVersion", "") != it->second["metadata"].value("resourceVersion", "")) {
+    return api_error(409, "Conflict", "the object has been modified");
+  }
+  it->second["status"] = obj.value("status", nlohmann::json::object());
+  stamp(it->second);
+  return it->second;
+}
+
+Expected<nlohmann::json> FakeApiClient::patch(const kube::ResourceRef& ref, const std::string& ns,
+                                              const std::string& name, kube::PatchType type, const std::string& body,
+                                              const kube::WriteOptions&) {
+  std::lock_guard lock(m_mutex);
+  record("patch", ref, ns, name);
+  if (auto e = injected("patch")) return *e;
+  const auto it = m_objects.find({ref.resource, ns, name});
+  if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
+  if (type != kube::PatchType::merge) return api_error(415, "UnsupportedMediaType", "the fake does merge patches only");
+  auto patch_body = nlohmann::json::parse(body);
+  patch_body.erase("status");
+  it->second.merge_patch(patch_body);
+  stamp(it->second);
+  return it->second;
+}
+
+Expected<void> FakeApiClient::remove(const kube::ResourceRef& ref, const std::string& ns, const std::string& name,
+                                     const kube::DeleteOptions&) {
+  std::lock_guard lock(m_mutex);
+  record("delete", ref, ns, name);
+  if (auto e = injected("delete")) return *e;
+  const auto it = m_objects.find({ref.resource, ns, name});
+  if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
+  if (m_graceful && ref.resource == "pods") {
+    it->second["metadata"]["deletionTimestamp"] = "2026-11-29T12:00:00Z";
+    stamp(it->second);
+  } else {
+    m_objects.erase(it);
+  }
+  return {};
+}
+
+Expected<std::string> FakeApiClient::get_raw(const std::string& path) {
+  std::lock_guard lock(m_mutex);
+  m_calls.push_back({"get_raw", path, "", ""});
+  return api_error(404, "NotFound", "the fake serves no raw paths");
+}
+
+Expected<void> FakeApiClient::stream_raw(const std::string& path, const std::function<bool(std::string_view)>&,
+                                         const std::atomic<bool>*) {
+  std::lock_guard lock(m_mutex);
+  m_calls.push_back({"stream_raw", path, "", ""});
+  return api_error(404, "NotFound", "the fake serves no raw paths");
+}
+
+Expected<nlohmann::json> FakeApiClient::post_raw(const std::string& path, const nlohmann::json&) {
+  std::lock_guard lock(m_mutex);
+  m_calls.push_back({"post_raw", path, "", ""});
+  return api_error(404, "NotFound", "the fake serves no raw paths");
+}
+
+nlohmann::json FakeApiClient::put(const kube::ResourceRef& ref, const nlohmann::json& obj) {
+  std::lock_guard lock(m_mutex);
+  auto stored = obj;
+  stamp(stored);
+  m_objects[{ref.resource, stored["metadata"].value("namespace", std::string{}), name_of(stored)}] = stored;
+  return stored;
+}
+
+nlohmann::json FakeApiClient::object(const std::string& resource, const std::string& ns,
+                                     const std::string& name) const {
+  std::lock_guard lock(m_mutex);
+  const auto it = m_objects.find({resource, ns, name});
+  return it == m_objects.end() ? nlohmann::json() : it->second;
+}
+
+std::vector<std::string> FakeApiClient::names(const std::string& resource, const std::string& ns) const {
+  std::lock_guard lock(m_mutex);
+  std::vector<std::string> out;
+  for (const auto& [key, _] : m_objects) {
+    if (std::get<0>(key) == resource && std::get<1>(key) == ns) out.push_back(std::get<2>(key));
+  }
+  return out;
+}
+
+void FakeApiClient::merge(const std::string& resource, const std::string& ns, const std::string& name,
+                          const nlohmann::json& patch) {
+  std::lock_guard lock(m_mutex);
+  auto& obj = m_objects.at({resource, ns, name});
+  obj.merge_patch(patch);
+  stamp(obj);
+}
+
+void FakeApiClient::fail_next(const std::string& verb, int http_status, const std::string& reason, int count) {
+  std::lock_guard lock(m_mutex);
+  for (int i = 0; i < count; ++i) m_faults[verb].push_back(api_error(http_status, reason, "injected " + reason));
+}
+
+void FakeApiClient::set_graceful_delete(bool graceful) {
+  std::lock_guard lock(m_mutex);
+  m_graceful = graceful;
+}
+
+void FakeApiClient::purge(const std::string& resource, const std::string& ns, const std::string& name) {
+  std::lock_guard lock(m_mutex);
+  m_objects.erase({resource, ns, name});
+}
+
+std::vector<RecordedCall> FakeApiClient::calls() const {
+  std::lock_guard lock(m_mutex);
+  return m_calls;
+}
+
+void FakeApiClient::clear_calls() {
+  std::lock_guard lock(m_mutex);
+  m_calls.clear();
+}
+
+int FakeApiClient::count(const std::string& verb, const std::string& resource) const {
+  std::lock_guard lock(m_mutex);
+  return static_cast<int>(std::count_if(m_calls.begin(), m_calls.end(), [&](const RecordedCall& c) {
+    return c.verb == verb && (resource.empty() || c.resource == resource);
+  }));
+}
+
+}  // namespace kpt::testing

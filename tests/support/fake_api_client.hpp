@@ -1,0 +1,89 @@
+#pragma once
+
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kube/api_client.hpp"
+
+namespace kpt::testing {
+
+/// One call the fake was asked to make.
+struct RecordedCall {
+  std::string verb;      ///< get, list, watch, create, update, update_status, patch, delete
+  std::string resource;  ///< plural: pods, services, pytorchjobs, events, leases
+  std::string ns;
+  std::string name;
+};
+
+/// An in-memory ApiClient that stores objects, assigns uid/resourceVersion, enforces
+/// AlreadyExists/NotFound/Conflict, matches equality label selectors, records every call and
+/// can fail the next calls of a verb with a given HTTP status (fault injection).
+/// Thread-safe. Watches are not served (they return an error at once).
+class FakeApiClient final : public kube::ApiClient {
+ public:
+  Expected<nlohmann::json> get(const kube::ResourceRef& ref, const std::string& ns, const std::string& name) override;
+  Expected<kube::ListResult> list(const kube::ResourceRef& ref, const std::string& ns,
+                                  const kube::ListOptions& opts) override;
+  Expected<void> watch(const kube::ResourceRef& ref, const std::string& ns, const kube::ListOptions& opts,
+                       const std::function<bool(const kube::WatchEvent&)>& on_event,
+                       const std::atomic<bool>* cancel) override;
+  Expected<nlohmann::json> create(const kube::ResourceRef& ref, const std::string& ns, const nlohmann::json& obj,
+                                  const kube::WriteOptions& opts = {}) override;
+  Expected<nlohmann::json> update(const kube::ResourceRef& ref, const std::string& ns, const nlohmann::json& obj,
+                                  const kube::WriteOptions& opts = {}) override;
+  Expected<nlohmann::json> update_status(const kube::ResourceRef& ref, const std::string& ns,
+                                         const nlohmann::json& obj) override;
+  Expected<nlohmann::json> patch(const kube::ResourceRef& ref, const std::string& ns, const std::string& name,
+                                 kube::PatchType type, const std::string& body,
+                                 const kube::WriteOptions& opts = {}) override;
+  Expected<void> remove(const kube::ResourceRef& ref, const std::string& ns, const std::string& name,
+                        const kube::DeleteOptions& opts = {}) override;
+  Expected<std::string> get_raw(const std::string& path_and_query) override;
+  Expected<void> stream_raw(const std::string& path_and_query, const std::function<bool(std::string_view)>& on_data,
+                            const std::atomic<bool>* cancel) override;
+  Expected<nlohmann::json> post_raw(const std::string& path, const nlohmann::json& body) override;
+  std::vector<std::string> take_warnings() override { return {}; }
+
+  // --- test helpers -------------------------------------------------------------------
+  /// Stores an object as is (no call recorded); assigns uid and resourceVersion when missing.
+  nlohmann::json put(const kube::ResourceRef& ref, const nlohmann::json& obj);
+  /// The stored object or null.
+  nlohmann::json object(const std::string& resource, const std::string& ns, const std::string& name) const;
+  /// Names of stored objects of a resource in a namespace, sorted.
+  std::vector<std::string> names(const std::string& resource, const std::string& ns) const;
+  /// Sets fields of a stored object by merge patch (plays the kubelet: status.phase, exit codes).
+  void merge(const std::string& resource, const std::string& ns, const std::string& name, const nlohmann::json& patch);
+  /// The next `count` calls of `verb` fail with this HTTP status and reason.
+  void fail_next(const std::string& verb, int http_status, const std::string& reason, int count = 1);
+  /// When true, delete marks objects with a deletionTimestamp instead of removing them.
+  void set_graceful_delete(bool graceful);
+  /// Actually removes an object (finishes a graceful delete).
+  void purge(const std::string& resource, const std::string& ns, const std::string& name);
+
+  std::vector<RecordedCall> calls() const;
+  void clear_calls();
+  /// Number of recorded calls with this verb (and resource, when not empty).
+  int count(const std::string& verb, const std::string& resource = {}) const;
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string>;  // resource, ns, name
+  void record(const std::string& verb, const kube::ResourceRef& ref, const std::string& ns, const std::string& name);
+  std::optional<Error> injected(const std::string& verb);
+  void stamp(nlohmann::json& obj);
+
+  mutable std::mutex m_mutex;
+  std::map<Key, nlohmann::json> m_objects;
+  std::vector<RecordedCall> m_calls;
+  std::map<std::string, std::deque<Error>> m_faults;
+  long m_version = 1;
+  bool m_graceful = false;
+};
+
+/// An API error as the real client returns it.
+Error api_error(int http_status, const std::string& reason, const std::string& message);
+
+}  // namespace kpt::testing

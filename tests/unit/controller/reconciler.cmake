@@ -1,0 +1,7 @@
+# The reconciler's unit tests run against the in-memory FakeApiClient (tests/support).
+if(TARGET kpt_controller)
+  list(APPEND KPT_UNIT_controller
+    ${CMAKE_CURRENT_LIST_DIR}/reconciler_test.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/work_queue_test.cpp
+    ${PROJECT_SOURCE_DIR}/tests/support/fake_api_client.cpp)
+endif()
