@@ -1,0 +1,150 @@
+#include "kube/exec_credential.hpp"
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "kube/base64.hpp"
+
+namespace kpt::kube {
+
+namespace {
+
+std::string strip_ansi(const std::string& s) {
+  static const std::regex k_ansi("\x1b\\[[0-9;]*[A-Za-z]");
+  return std::regex_replace(s, k_ansi, "");
+}
+
+}  // namespace
+
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::string& text) {
+  static const std::regex k_re(R"((\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2}))");
+  std::smatch m;
+  if (!std::regex_match(text, m, k_re)) return std::nullopt;
+  std::tm tm{};
+  tm.tm_year = std::stoi(m[1]) - 1900;
+  tm.tm_mon = std::stoi(m[2]) - 1;
+  tm.tm_mday = std::stoi(m[3]);
+  tm.tm_hour = std::stoi(m[4]);
+  tm.tm_min = std::stoi(m[5]);
+  tm.tm_sec = std::stoi(m[6]);
+  std::time_t t = ::timegm(&tm);
+  const std::string zone = m[8];
+  if (zone.size() == 6) {
+    const int offset = (std::stoi(zone.substr(1, 2)) * 60 + std::stoi(zone.substr(4, 2))) * 60;
+    t += zone[0] == '+' ? -offset : offset;
+  }
+  auto tp = std::chrono::system_clock::from_time_t(t);
+  if (m[7].matched) {
+    const std::string frac = std::string(m[7]).substr(1, 6);
+    tp += std::chrono::microseconds(std::stoll(frac + std::string(6 - frac.size(), '0')));
+  }
+  return tp;
+}
+
+std::string exec_info_json(const ExecConfig& config, const ExecClusterInfo& cluster, bool interactive) {
+  nlohmann::json spec = {{"interactive", interactive}};
+  if (config.provide_cluster_info) {
+    nlohmann::json c = nlohmann::json::object();
+    c["server"] = cluster.server;
+    if (!cluster.tls_server_name.empty()) c["tls-server-name"] = cluster.tls_server_name;
+    if (cluster.insecure_skip_tls_verify) c["insecure-skip-tls-verify"] = true;
+    if (!cluster.certificate_authority_data.empty())
+      c["certificate-authority-data"] = base64_encode(cluster.certificate_authority_data);
+    if (!cluster.proxy_url.empty()) c["proxy-url"] = cluster.proxy_url;
+    if (cluster.disable_compression) c["disable-compression"] = true;
+    if (!cluster.config_json.empty()) c["config"] = nlohmann::json::parse(cluster.config_json, nullptr, false);
+    spec["cluster"] = std::move(c);
+  }
+  return nlohmann::json{{"kind", "ExecCredential"}, {"apiVersion", config.api_version}, {"spec", spec}}.dump();
+}
+
+Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::string& out) {
+  auto fail = [](const std::string& m) { return make_error(ErrorCode::config, m); };
+  const auto doc = nlohmann::json::parse(out, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return fail("decoding stdout: the exec plugin did not print JSON");
+  const std::string api_version = doc.value("apiVersion", "");
+  if (doc.value("kind", "") != "ExecCredential")
+    return fail("decoding stdout: expected kind 'ExecCredential', got '" + doc.value("kind", "") + "'");
+  if (api_version != config.api_version)
+    return fail("exec plugin is configured to use API version " + config.api_version + ", plugin returned version " +
+                api_version);
+  if (!doc.contains("status") || !doc["status"].is_object()) return fail("exec plugin didn't return a status field");
+  const auto& st = doc["status"];
+  ExecCredential cred;
+  cred.token = st.value("token", "");
+  cred.client_certificate_pem = st.value("clientCertificateData", "");
+  cred.client_key_pem = st.value("clientKeyData", "");
+  if (cred.client_certificate_pem.empty() != cred.client_key_pem.empty())
+    return fail("exec plugin returned only certificate or key, not both");
+  if (cred.token.empty() && cred.client_certificate_pem.empty())
+    return fail("exec plugin didn't return a token or cert/key pair");
+  if (st.contains("expirationTimestamp") && st["expirationTimestamp"].is_string()) {
+    cred.expiration = parse_rfc3339(st["expirationTimestamp"].get<std::string>());
+    if (!cred.expiration)
+      return fail("decoding stdout: invalid expirationTimestamp '" + st["expirationTimestamp"].get<std::string>() + "'");
+  }
+  return cred;
+}
+
+ExecCredentialProvider::ExecCredentialProvider(ExecConfig config, ExecClusterInfo cluster, ProcessRunner& runner,
+                                               std::map<std::string, std::string> env, bool stdin_is_terminal,
+                                               Clock clock)
+    : m_config(std::move(config)),
+      m_cluster(std::move(cluster)),
+      m_runner(runner),
+      m_env(std::move(env)),
+      m_stdin_is_terminal(stdin_is_terminal),
+      m_clock(clock ? std::move(clock) : Clock([] { return std::chrono::system_clock::now(); })) {}
+
+Expected<ExecCredential> ExecCredentialProvider::get() {
+  std::lock_guard lock(m_mutex);
+  if (m_cached && (!m_cached->expiration || m_clock() < *m_cached->expiration)) return *m_cached;
+  auto fresh = run_plugin();
+  if (!fresh) return fresh;
+  m_cached = *fresh;
+  ++m_generation;
+  return fresh;
+}
+
+bool ExecCredentialProvider::unauthorized(std::uint64_t generation) {
+  std::lock_guard lock(m_mutex);
+  if (generation != m_generation || !m_cached) return false;
+  m_cached.reset();
+  return true;
+}
+
+std::uint64_t ExecCredentialProvider::generation() const {
+  std::lock_guard lock(m_mutex);
+  return m_generation;
+}
+
+Expected<ExecCredential> ExecCredentialProvider::run_plugin() {
+  const std::string mode = m_config.interactive_mode.empty() ? "IfAvailable" : m_config.interactive_mode;
+  bool interactive = false;
+  if (mode == "Always") {
+    if (!m_stdin_is_terminal)
+      return make_error(ErrorCode::config, "exec plugin cannot support interactive mode: standard input is not a terminal");
+    interactive = true;
+  } else if (mode == "IfAvailable") {
+    interactive = m_stdin_is_terminal;
+  }
+  auto env = m_env;
+  for (const auto& e : m_config.env) env[e.name] = e.value;
+  env["KUBERNETES_EXEC_INFO"] = exec_info_json(m_config, m_cluster, interactive);
+  auto result = m_runner.run(m_config.command, m_config.args, env, interactive);
+  if (!result) {
+    if (result.error().code == ErrorCode::not_found) {
+      std::string message = "exec: executable " + m_config.command + " not found";
+      if (!m_config.install_hint.empty()) message += "\n\n" + strip_ansi(m_config.install_hint);
+      return make_error(ErrorCode::config, message);
+    }
+    return make_error(ErrorCode::config, "exec: " + result.error().message);
+  }
+  if (result->exit_code != 0)
+    return make_error(ErrorCode::config,
+                 "exec: executable " + m_config.command + " failed with exit code " + std::to_string(result->exit_code));
+  return parse_exec_output(m_config, result->out);
+}
+
+}  // namespace kpt::kube

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "util/expected.hpp"
+
+namespace kpt::kube {
+
+/// The file access the kubeconfig loader needs, so tests can run it on an in-memory tree.
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+  /// Whole file; ErrorCode::not_found when it does not exist, ErrorCode::io otherwise.
+  virtual Expected<std::string> read(const std::string& path) const = 0;
+  [[nodiscard]] virtual bool is_file(const std::string& path) const = 0;
+};
+
+class RealFileSystem final : public FileSystem {
+ public:
+  Expected<std::string> read(const std::string& path) const override;
+  [[nodiscard]] bool is_file(const std::string& path) const override;
+};
+
+/// Files held in a map; records nothing, changes nothing.
+class MemoryFileSystem final : public FileSystem {
+ public:
+  void add(const std::string& path, std::string content) { m_files[path] = std::move(content); }
+  Expected<std::string> read(const std::string& path) const override;
+  [[nodiscard]] bool is_file(const std::string& path) const override { return m_files.count(path) != 0; }
+
+ private:
+  std::map<std::string, std::string> m_files;
+};
+
+/// The folder part of `path` ("." when it has none).
+std::string dir_of(const std::string& path);
+/// `path` made absolute against `base_dir` unless it already is (or is empty).
+std::string resolve_path(const std::string& base_dir, const std::string& path);
+
+}  // namespace kpt::kube

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "util/expected.hpp"
+
+namespace kpt::kube {
+
+struct ProcessResult {
+  int exit_code = 0;
+  std::string out;  ///< captured standard output (may hold secrets: never log it)
+};
+
+/// Runs a program to completion. Standard error goes to ours (exec plugins talk to the user there).
+class ProcessRunner {
+ public:
+  virtual ~ProcessRunner() = default;
+  /// `command` is looked up on env["PATH"] unless it contains '/'. A missing program is
+  /// ErrorCode::not_found. `env` is the child's complete environment.
+  virtual Expected<ProcessResult> run(const std::string& command, const std::vector<std::string>& args,
+                                      const std::map<std::string, std::string>& env, bool with_stdin) = 0;
+};
+
+/// fork/exec implementation.
+class RealProcessRunner final : public ProcessRunner {
+ public:
+  Expected<ProcessResult> run(const std::string& command, const std::vector<std::string>& args,
+                              const std::map<std::string, std::string>& env, bool with_stdin) override;
+};
+
+}  // namespace kpt::kube

@@ -1,0 +1,15 @@
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "util/expected.hpp"
+
+namespace kpt::kube {
+
+/// Parses the first YAML document of `text` into JSON, as kubectl's YAML-to-JSON step does for
+/// kubeconfig files: plain `true`/`false`/`null`/numbers are typed, everything else is a string.
+/// Errors read `'<name>' line L, column C: <problem>`.
+Expected<nlohmann::json> yaml_to_json(const std::string& name, const std::string& text);
+
+}  // namespace kpt::kube
