@@ -90,7 +90,9 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
                                                 "and cannot run an image's entrypoint");
   }
   const std::string wd = str_at(container, "workingDir");
-  launch.workdir = !wd.empty() && wd.front() == '/' ? wd : node.workdir;
+  const std::string annotated =
+      str_at(pod.value("metadata", json::object()).value("annotations", json::object()), k_workdir_annotation);
+  launch.workdir = !wd.empty() && wd.front() == '/' ? wd : (!annotated.empty() ? annotated : node.workdir);
   return launch;
 }
 

@@ -9,6 +9,10 @@
 
 namespace kpt::local {
 
+/// Annotation through which `run --local` tells the node where a job's commands run (the
+/// manifest's folder); the node's default is used when it is absent.
+inline constexpr const char* k_workdir_annotation = "local.kubectl-pytorch.io/workdir";
+
 /// How one container of a pod runs as a local process.
 struct ContainerLaunch {
   std::string name;

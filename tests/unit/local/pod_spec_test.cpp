@@ -66,6 +66,14 @@ TEST(PlanLaunches, NamesTheEnvEntryItCannotResolve) {
             "container 'pytorch': env[0] 'PASSWORD': only valueFrom.fieldRef is supported by the local node");
 }
 
+TEST(PlanLaunches, RunsInTheAnnotatedWorkdirUnlessTheContainerNamesAnAbsoluteOne) {
+  json p = pod_with({{"name", "pytorch"}, {"command", json::array({"true"})}});
+  p["metadata"]["annotations"] = {{k_workdir_annotation, "/home/me/jobs/mnist"}};
+  EXPECT_EQ(plan_launches(p, node())->front().workdir, "/home/me/jobs/mnist");
+  p["spec"]["containers"][0]["workingDir"] = "/srv";
+  EXPECT_EQ(plan_launches(p, node())->front().workdir, "/srv");
+}
+
 TEST(ExpandReferences, FollowsKubernetesRules) {
   const std::map<std::string, std::string> vars{{"A", "1"}, {"B", "two"}};
   struct Case { const char* in; const char* out; };

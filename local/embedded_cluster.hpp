@@ -1,0 +1,27 @@
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+
+#include "apiserver/local_control.hpp"
+
+namespace kpt::local {
+
+struct ClusterOptions {
+  apiserver::LocalPaths paths;
+  int port = 0;                 ///< 0: a free loopback port
+  std::string default_workdir;  ///< for pods without the workdir annotation
+  std::string env_style = "worker-only";
+};
+
+/// The PyTorchJob CRD the embedded cluster serves: kubeflow.org/v1 with the carried schema
+/// (the newest field set, pod template included), status and scale subresources and the
+/// operator's printer columns, so kubectl get/explain/wait work as on a cluster.
+nlohmann::json embedded_crd();
+
+/// `local serve`: the embedded API server, our controller and the local node in one process,
+/// until SIGTERM or SIGINT. The controller and the node talk to the server over HTTPS with the
+/// generated token, exactly as they would to a real cluster. Returns the exit code.
+int serve_cluster(const ClusterOptions& options);
+
+}  // namespace kpt::local
