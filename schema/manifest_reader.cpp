@@ -67,23 +67,19 @@ class Event {
   yaml_event_t m_event{};
 };
 
-Diagnostic syntax_finding(const std::string& name, std::string_view text, const yaml_parser_t& parser,
-                          std::string path) {
+// No field path: libyaml reads ahead, so the builder's path may already be past the problem.
+Diagnostic syntax_finding(const std::string& name, std::string_view text, const yaml_parser_t& parser) {
   if (parser.error == YAML_MEMORY_ERROR) {
     return file_finding(name, Position{1, 1}, "yaml.syntax", "out of memory while parsing", {});
   }
   if (parser.error == YAML_READER_ERROR) {
-    auto d = file_finding(name, position_of_offset(text, parser.problem_offset), "yaml.syntax",
-                          std::string(parser.problem != nullptr ? parser.problem : "invalid input"), {});
-    d.field_path = std::move(path);
-    return d;
+    return file_finding(name, position_of_offset(text, parser.problem_offset), "yaml.syntax",
+                        std::string(parser.problem != nullptr ? parser.problem : "invalid input"), {});
   }
   const auto pos = to_position(parser.problem_mark);
   if (const auto tab = tab_in_indentation(text, pos.line)) {
-    auto d = file_finding(name, *tab, "yaml.tab-indent", "tab character in indentation",
-                          "indent with spaces; YAML does not allow tabs for indentation");
-    d.field_path = std::move(path);
-    return d;
+    return file_finding(name, *tab, "yaml.tab-indent", "tab character in indentation",
+                        "indent with spaces; YAML does not allow tabs for indentation");
   }
   std::string message = parser.problem != nullptr ? parser.problem : "invalid YAML";
   if (parser.context != nullptr) {
@@ -91,9 +87,7 @@ Diagnostic syntax_finding(const std::string& name, std::string_view text, const 
     message += parser.context;
     message += " at line " + std::to_string(parser.context_mark.line + 1) + ")";
   }
-  auto d = file_finding(name, pos, "yaml.syntax", std::move(message), {});
-  d.field_path = std::move(path);
-  return d;
+  return file_finding(name, pos, "yaml.syntax", std::move(message), {});
 }
 
 }  // namespace
@@ -130,7 +124,7 @@ ReadResult read_manifests(const std::string& name, std::shared_ptr<const std::st
     auto& ev = event.get();
     if (yaml_parser_parse(&parser.get(), &ev) == 0) {
       // The rest of the file cannot be trusted: keep earlier documents, drop this one.
-      result.findings.push_back(syntax_finding(name, *text, parser.get(), builder.current_path()));
+      result.findings.push_back(syntax_finding(name, *text, parser.get()));
       break;
     }
     switch (ev.type) {

@@ -27,8 +27,9 @@ bool MemoryFileReader::is_directory(const std::string& path) const {
   const auto dir = strip_slash(path);
   if (std::find(m_dirs.begin(), m_dirs.end(), dir) != m_dirs.end()) return true;
   const auto prefix = dir + "/";
-  return std::any_of(m_files.begin(), m_files.end(),
-                     [&](const auto& f) { return f.first.compare(0, prefix.size(), prefix) == 0; });
+  const auto under = [&](const auto& f) { return f.first.compare(0, prefix.size(), prefix) == 0; };
+  return std::any_of(m_files.begin(), m_files.end(), under) ||
+         std::any_of(m_failures.begin(), m_failures.end(), under);
 }
 
 FileReader::Kind MemoryFileReader::kind(const std::string& path) {
