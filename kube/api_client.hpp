@@ -54,6 +54,7 @@ struct ListOptions {
 struct ListResult {
   std::vector<nlohmann::json> items;
   std::string resource_version;  ///< of the list, to start a watch from
+  std::string continue_token;    ///< one-page lists (limit > 0): the token of the next page, "" at the end
 };
 
 struct WatchEvent {

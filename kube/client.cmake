@@ -8,4 +8,7 @@ list(APPEND KPT_KUBE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/resolved_config.cpp
   ${CMAKE_CURRENT_LIST_DIR}/process_runner.cpp
   ${CMAKE_CURRENT_LIST_DIR}/exec_credential.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/curl_transport.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rest_client.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rest_support.cpp
 )
