@@ -37,6 +37,7 @@ std::string find_nss_wrapper() {
 
 Expected<std::unique_ptr<kube::ApiClient>> client_for(const apiserver::LocalPaths& paths, int port,
                                                      const std::string& token) {
+  // kube::ConnectionFlags carries the token only in memory; it never reaches a log.
   kube::ConnectionFlags flags;
   flags.server = "https://127.0.0.1:" + std::to_string(port);
   flags.token = token;
@@ -53,6 +54,18 @@ Expected<void> install_crd(kube::ApiClient& client) {
 }
 
 }  // namespace
+
+Expected<std::unique_ptr<kube::ApiClient>> local_client(const apiserver::LocalPaths& paths) {
+  auto port_text = apiserver::read_file(paths.port_file);
+  if (!port_text) return make_error(ErrorCode::not_found, "the local cluster is not running");
+  auto token = apiserver::read_file(paths.token_file);
+  if (!token) return token.error();
+  const int port = std::atoi(port_text->c_str());
+  if (port <= 0) return make_error(ErrorCode::io, "bad port file '" + paths.port_file + "'");
+  std::string t = *token;
+  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
+  return client_for(paths, port, t);
+}
 
 nlohmann::json embedded_crd() {
   json schema = json::parse(schema::carried_openapi_json());

@@ -1,9 +1,11 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+#include <memory>
 #include <string>
 
 #include "apiserver/local_control.hpp"
+#include "kube/api_client.hpp"
 
 namespace kpt::local {
 
@@ -18,6 +20,10 @@ struct ClusterOptions {
 /// (the newest field set, pod template included), status and scale subresources and the
 /// operator's printer columns, so kubectl get/explain/wait work as on a cluster.
 nlohmann::json embedded_crd();
+
+/// A client for the embedded cluster whose state is in `paths` (the port file, token and CA
+/// written by `local up`); no kubeconfig is consulted.
+Expected<std::unique_ptr<kube::ApiClient>> local_client(const apiserver::LocalPaths& paths);
 
 /// `local serve`: the embedded API server, our controller and the local node in one process,
 /// until SIGTERM or SIGINT. The controller and the node talk to the server over HTTPS with the

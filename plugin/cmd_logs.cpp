@@ -1,17 +1,98 @@
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/interrupt.hpp"
+#include "plugin/job_follower.hpp"
+#include "plugin/job_target.hpp"
+#include "plugin/plugin.hpp"
 
 namespace kpt::plugin {
 
+namespace {
+
+struct LogsFlags {
+  std::string job;
+  bool follow = false;
+  std::string replica;
+  long long tail = -1;
+  bool local = false;
+};
+
+// Without -f: every replica's current log once, each line prefixed with role and rank.
+int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, const LogsFlags& f) {
+  auto job = api.get(kube::resources::pytorchjobs(), ns, f.job);
+  if (!job) {
+    ctx.err << "error: " << job.error().message << "\n";
+    return exit_code::findings;
+  }
+  kube::ListOptions opts;
+  opts.label_selector = "training.kubeflow.org/job-name=" + f.job;
+  auto pods = api.list(kube::resources::pods(), ns, opts);
+  if (!pods) {
+    ctx.err << "error: " << pods.error().message << "\n";
+    return exit_code::findings;
+  }
+  const JobView view = make_job_view(*job, pods->items);
+  int printed = 0;
+  for (const auto& r : view.replicas) {
+    if (!f.replica.empty() && f.replica != r.role) continue;
+    std::string path = kube::resources::pods().object_path(ns, r.pod, "log") + "?container=pytorch";
+    if (f.tail >= 0) path += "&tailLines=" + std::to_string(f.tail);
+    auto text = api.get_raw(path);
+    if (!text) {
+      ctx.err << "warning: " << r.pod << ": " << text.error().message << "\n";
+      continue;
+    }
+    const std::string prefix = log_prefix(r, ctx.colour_out());
+    std::size_t start = 0;
+    while (start < text->size()) {
+      auto nl = text->find('\n', start);
+      if (nl == std::string::npos) nl = text->size();
+      ctx.out << prefix << text->substr(start, nl - start) << "\n";
+      start = nl + 1;
+    }
+    ++printed;
+  }
+  if (printed == 0 && !f.replica.empty()) {
+    ctx.err << "error: pytorchjob '" << f.job << "' has no replica '" << f.replica << "'\n";
+    return exit_code::findings;
+  }
+  return exit_code::ok;
+}
+
+}  // namespace
+
 void add_logs_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("logs", "(being built)");
-  cmd->group("");  // hidden until it works
-  cmd->callback([&ctx] {
-    ctx.err << "error: 'logs' is being built\n";
-    ctx.exit_code = 2;
+  auto flags = std::make_shared<LogsFlags>();
+  auto* cmd = app.add_subcommand("logs", "Print or follow the logs of every replica of a PyTorchJob");
+  cmd->add_option("job", flags->job, "The PyTorchJob's name")->required();
+  cmd->add_flag("-f,--follow", flags->follow, "Follow until the job ends (exit code as 'run')");
+  cmd->add_option("--replica", flags->replica, "Only this replica, e.g. worker-1 or master-0");
+  cmd->add_option("--tail", flags->tail, "Lines of each log to show (without -f; -1: all)");
+  cmd->add_flag("--local", flags->local, "The job runs on the embedded cluster");
+  cmd->callback([&ctx, flags] {
+    auto target = open_job_target(ctx, flags->local);
+    if (!target) {
+      ctx.exit_code = exit_code::usage;
+      return;
+    }
+    if (!flags->follow) {
+      ctx.exit_code = print_logs(ctx, *target->api, target->ns, *flags);
+      return;
+    }
+    InterruptGuard guard;
+    FollowOptions follow;
+    follow.ns = target->ns;
+    follow.job = flags->job;
+    follow.replica = flags->replica;
+    follow.live_status = ctx.err_is_tty;
+    follow.colour = ctx.colour_out();
+    const auto result = follow_job(*target->api, follow, ctx.out, ctx.err, guard.flag());
+    if (result.end == FollowEnd::stuck || result.end == FollowEnd::gone) ctx.err << "error: " << result.message << "\n";
+    ctx.exit_code = result.exit_code;
   });
 }
 

@@ -1,18 +1,345 @@
 #include <CLI/CLI.hpp>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <ostream>
+#include <random>
+#include <thread>
 
+#include "controller/model/release.hpp"
+#include "local/pod_spec.hpp"
+#include "plugin/cluster_client.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/diagnostic_output.hpp"
+#include "plugin/interrupt.hpp"
+#include "plugin/job_builder.hpp"
+#include "plugin/job_follower.hpp"
+#include "plugin/local_session.hpp"
+#include "plugin/plugin.hpp"
+#include "plugin/validate_runner.hpp"
+#include "plugin/yaml_output.hpp"
+#include "schema/carried/carried_schema.hpp"
+#include "schema/input_files.hpp"
+#include "schema/manifest_reader.hpp"
+#include "schema/node_json.hpp"
+#include "util/strings.hpp"
 
 namespace kpt::plugin {
 
+namespace {
+
+using nlohmann::json;
+
+struct RunFlags {
+  std::vector<std::string> args;  ///< FILE, or with --image the command
+  bool local = false;
+  std::string image;
+  int workers = 1;
+  std::string nproc_per_node;
+  std::string name;
+  std::string timeout;
+  std::string pending_timeout = "5m";
+  bool detach = false;
+  bool rm = false;
+  std::string dry_run = "none";
+  std::string output = "yaml";
+  bool force = false;
+  bool force_conflicts = false;
+  std::string workdir;
+  std::string operator_release;
+};
+
+struct Prepared {
+  json job;
+  std::string folder;  ///< the manifest's folder (absolute), for --local
+};
+
+std::string random_suffix() {
+  static const char k_chars[] = "bcdfghjklmnpqrstvwxz2456789";
+  std::string out;
+  std::random_device rd;
+  for (int i = 0; i < 5; ++i) out += k_chars[rd() % (sizeof k_chars - 1)];
+  return out;
+}
+
+// The job from --image or from FILE, validated: errors stop the run unless --force, and set
+// `invalid` so the command exits 1 (findings) rather than 2 (usage).
+Expected<Prepared> prepare_job(const Context& ctx, const RunFlags& f, bool& invalid) {
+  Prepared p;
+  if (!f.image.empty()) {
+    if (f.args.empty()) return make_error(ErrorCode::usage, "--image needs the command after '--'");
+    if (f.workers < 1) return make_error(ErrorCode::usage, "--workers must be at least 1");
+    JobRequest r;
+    r.name = f.name.empty() ? "pytorch-" + random_suffix() : f.name;
+    r.ns = ctx.connection.namespace_;
+    r.image = f.image;
+    r.workers = f.workers;
+    r.nproc_per_node = f.nproc_per_node;
+    r.command = f.args;
+    p.job = build_job(r);
+    p.folder = std::filesystem::current_path().string();
+    return p;
+  }
+  if (f.args.size() != 1) return make_error(ErrorCode::usage, "run takes one FILE (or --image IMG -- CMD...)");
+  auto fs = schema::make_disk_reader();
+  auto inputs = schema::collect_inputs(f.args, *fs, ctx.in, schema::ReadLimits{}.max_bytes);
+  if (!inputs) return inputs.error();
+
+  ValidateSettings settings;
+  settings.schemas = &schema::carried_schema();
+  if (!f.operator_release.empty()) {
+    auto release = model::parse_release(f.operator_release);
+    if (!release) {
+      return make_error(ErrorCode::usage, "unknown operator release '" + f.operator_release +
+                                              "' (known: " + model::known_releases_list() + ")");
+    }
+    settings.rules.release = *release;
+  }
+  if (f.local) {
+    // Locally our controller injects the worker-only env and the image is not pulled.
+    settings.rules.disabled.insert("lint.worker-only-no-master-env");
+    settings.rules.disabled.insert("lint.image-placeholder");
+  }
+  Report report;
+  report.files.push_back(validate_file(inputs->front(), settings));
+  const Summary summary = summarize(report);
+  if (summary.errors + summary.warnings > 0) {
+    OutputOptions out;
+    out.colour = ctx.colour_err();
+    write_text(report, out, ctx.err);
+  }
+  if (summary.errors > 0 && !f.force) {
+    invalid = true;
+    return make_error(ErrorCode::usage, "the manifest has errors; fix them or run with --force");
+  }
+
+  const auto& text = inputs->front().text;
+  auto read = schema::read_manifests(inputs->front().name, text);
+  std::vector<json> jobs;
+  for (const auto& doc : read.documents) {
+    json j = schema::to_json(doc.root);
+    if (j.is_object() && j.value("kind", "") == "PyTorchJob") jobs.push_back(std::move(j));
+  }
+  if (jobs.size() != 1) {
+    return make_error(ErrorCode::usage, "'" + inputs->front().name + "' holds " + std::to_string(jobs.size()) +
+                                            " PyTorchJobs; run takes exactly one");
+  }
+  p.job = std::move(jobs.front());
+  const auto path = std::filesystem::absolute(f.args.front() == "-" ? "." : f.args.front());
+  p.folder = f.args.front() == "-" ? path.string() : path.parent_path().string();
+  return p;
+}
+
+void annotate_workdir(json& job, const std::string& workdir) {
+  for (auto& [type, spec] : job["spec"]["pytorchReplicaSpecs"].items()) {
+    (void)type;
+    spec["template"]["metadata"]["annotations"][local::k_workdir_annotation] = workdir;
+  }
+}
+
+bool is_finished(const json& job) {
+  for (const auto& c : job.value("/status/conditions"_json_pointer, json::array())) {
+    const auto type = c.value("type", "");
+    if ((type == "Succeeded" || type == "Failed") && c.value("status", "") == "True") return true;
+  }
+  return false;
+}
+
+// A finished job with the same name is replaced, so running a manifest again runs it again.
+Expected<void> replace_if_finished(kube::ApiClient& api, const Context& ctx, const std::string& ns,
+                                   const std::string& name) {
+  auto existing = api.get(kube::resources::pytorchjobs(), ns, name);
+  if (!existing || !is_finished(*existing)) return {};
+  ctx.err << "pytorchjob " << name << " had finished: replacing it\n";
+  kube::DeleteOptions del;
+  del.propagation_policy = "Foreground";
+  if (auto r = api.remove(kube::resources::pytorchjobs(), ns, name, del); !r && !kube::is_not_found(r.error())) {
+    return r.error();
+  }
+  for (int i = 0; i < 300; ++i) {  // bounded: 60 s
+    auto again = api.get(kube::resources::pytorchjobs(), ns, name);
+    if (!again && kube::is_not_found(again.error())) return {};
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return make_error(ErrorCode::timeout, "the finished pytorchjob '" + name + "' was not deleted within 60s");
+}
+
+int run_job(Context& ctx, const RunFlags& f) {
+  if (f.dry_run != "none" && f.dry_run != "client" && f.dry_run != "server") {
+    ctx.err << "error: --dry-run must be none, client or server\n";
+    return exit_code::usage;
+  }
+  std::optional<std::chrono::milliseconds> timeout;
+  if (!f.timeout.empty()) {
+    auto ms = util::parse_duration_ms(f.timeout);
+    if (!ms || *ms <= 0) {
+      ctx.err << "error: invalid --timeout " << util::quote(f.timeout) << " (use e.g. 30s, 5m, 1h)\n";
+      return exit_code::usage;
+    }
+    timeout = std::chrono::milliseconds(*ms);
+  }
+  auto pending = util::parse_duration_ms(f.pending_timeout);
+  if (!pending || *pending <= 0) {
+    ctx.err << "error: invalid --pending-timeout " << util::quote(f.pending_timeout) << "\n";
+    return exit_code::usage;
+  }
+
+  bool invalid = false;
+  auto prepared = prepare_job(ctx, f, invalid);
+  if (!prepared) {
+    ctx.err << "error: " << prepared.error().message << "\n";
+    return invalid ? exit_code::findings : exit_code::usage;
+  }
+  json job = std::move(prepared->job);
+  if (f.local) annotate_workdir(job, f.workdir.empty() ? prepared->folder : std::filesystem::absolute(f.workdir).string());
+  if (f.dry_run == "client") {
+    ctx.out << (f.output == "json" ? job.dump(2) + "\n" : to_yaml(job));
+    return exit_code::ok;
+  }
+
+  std::optional<LocalSession> session;
+  std::unique_ptr<kube::ApiClient> remote;
+  kube::ApiClient* api = nullptr;
+  std::string ns = job["metadata"].value("namespace", "");
+  if (f.local) {
+    auto s = open_local_session(ctx, true);
+    if (!s) {
+      ctx.err << "error: " << s.error().message << "\n";
+      return exit_code::usage;
+    }
+    session = std::move(*s);
+    api = session->client.get();
+    if (ns.empty()) ns = ctx.connection.namespace_.empty() ? "default" : ctx.connection.namespace_;
+  } else {
+    auto c = connect(ctx);
+    if (!c) {
+      ctx.err << "error: " << c.error().message << "\n";
+      return exit_code::usage;
+    }
+    remote = std::move(*c);
+    api = remote.get();
+    if (ns.empty()) ns = target_namespace(ctx);
+  }
+  job["metadata"]["namespace"] = ns;
+  const std::string name = job["metadata"].value("name", "");
+
+  auto finish = [&](int code) {
+    if (session) close_local_session(ctx, *session);
+    return code;
+  };
+
+  if (f.dry_run == "none") {
+    if (auto replaced = replace_if_finished(*api, ctx, ns, name); !replaced) {
+      ctx.err << "error: " << replaced.error().message << "\n";
+      return finish(exit_code::findings);
+    }
+  }
+  const bool existed = static_cast<bool>(api->get(kube::resources::pytorchjobs(), ns, name));
+  kube::WriteOptions write;
+  write.field_manager = "kubectl-pytorch";
+  write.force = f.force_conflicts;
+  write.field_validation = "Strict";
+  write.dry_run = f.dry_run == "server";
+  auto applied = api->patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::apply, job.dump(), write);
+  for (const auto& w : api->take_warnings()) ctx.err << "Warning: " << w << "\n";
+  if (!applied) {
+    ctx.err << "error: " << applied.error().message << "\n";
+    return finish(exit_code::findings);
+  }
+  if (f.dry_run == "server") {
+    ctx.out << (f.output == "json" ? applied->dump(2) + "\n" : to_yaml(*applied));
+    return finish(exit_code::ok);
+  }
+  ctx.err << "pytorchjob.kubeflow.org/" << name << (existed ? " configured" : " created") << "\n";
+  if (f.detach) {
+    ctx.err << "follow it with: " << ctx.program << " logs " << name << " -f" << (f.local ? " --local" : "") << "\n";
+    if (session) session->started_here = false;  // the job needs the cluster to keep running
+    return finish(exit_code::ok);
+  }
+
+  InterruptGuard guard;
+  FollowOptions follow;
+  follow.ns = ns;
+  follow.job = name;
+  follow.timeout = timeout;
+  follow.pending_timeout = std::chrono::milliseconds(*pending);
+  follow.live_status = ctx.err_is_tty;
+  follow.colour = ctx.colour_out();
+  const FollowResult result = follow_job(*api, follow, ctx.out, ctx.err, guard.flag());
+
+  const std::string local_flag = f.local ? " --local" : "";
+  auto remove_job = [&] {
+    kube::DeleteOptions del;
+    del.propagation_policy = "Foreground";
+    if (auto r = api->remove(kube::resources::pytorchjobs(), ns, name, del); r || kube::is_not_found(r.error())) {
+      ctx.err << "pytorchjob.kubeflow.org/" << name << " deleted\n";
+    } else {
+      ctx.err << "warning: deleting pytorchjob " << name << ": " << r.error().message << "\n";
+    }
+  };
+  switch (result.end) {
+    case FollowEnd::succeeded:
+    case FollowEnd::failed:
+      if (f.rm) remove_job();
+      return finish(result.exit_code);
+    case FollowEnd::timeout:
+    case FollowEnd::interrupted:
+      ctx.err << (result.end == FollowEnd::timeout ? "error: " + result.message + ": " : std::string("interrupted: "));
+      if (f.rm) {
+        ctx.err << "deleting the job (--rm)\n";
+        remove_job();
+        return finish(result.exit_code);
+      }
+      ctx.err << "the job keeps running\n  follow again: " << ctx.program << " logs " << name << " -f" << local_flag
+              << "\n  delete it:    kubectl delete pytorchjob " << name << " -n " << ns << "\n";
+      if (session && session->started_here) {
+        ctx.err << "  the local cluster stays up for it: " << ctx.program << " local down  stops it\n";
+        session->started_here = false;
+      }
+      return finish(result.exit_code);
+    case FollowEnd::stuck:
+    case FollowEnd::gone:
+      ctx.err << "error: " << result.message << "\n";
+      if (result.end == FollowEnd::stuck) {
+        ctx.err << "  inspect: " << ctx.program << " status " << name << local_flag << "\n";
+      }
+      if (f.rm) remove_job();
+      return finish(exit_code::findings);
+  }
+  return finish(exit_code::findings);
+}
+
+}  // namespace
+
 void add_run_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("run", "(being built)");
-  cmd->group("");  // hidden until it works
-  cmd->callback([&ctx] {
-    ctx.err << "error: 'run' is being built\n";
-    ctx.exit_code = 2;
-  });
+  auto flags = std::make_shared<RunFlags>();
+  auto* cmd = app.add_subcommand("run", "Validate, create and follow a PyTorchJob to its end");
+  cmd->footer(
+      "Examples:\n"
+      "  kubectl pytorch run job.yaml                     # on the current cluster\n"
+      "  kubectl pytorch run --local job.yaml             # on the embedded cluster, pods as local processes\n"
+      "  kubectl pytorch run --image IMG --workers 2 -- python train.py\n"
+      "Exit code: 0 the job succeeded; rank 0's exit code when it failed (1 without one);\n"
+      "124 --timeout; 130 interrupted (the job keeps running unless --rm); 1 stuck; 2 usage.");
+  cmd->add_option("args", flags->args, "FILE, or with --image the command after '--'");
+  cmd->add_flag("--local", flags->local, "Run on the embedded cluster (started if not up, stopped afterwards)");
+  cmd->add_option("--image", flags->image, "Build the job: container image");
+  cmd->add_option("--workers", flags->workers, "Build the job: number of workers");
+  cmd->add_option("--nproc-per-node", flags->nproc_per_node, "Build the job: processes per pod (spec.nprocPerNode)");
+  cmd->add_option("--name", flags->name, "Build the job: its name (default pytorch-<random>)");
+  cmd->add_option("--timeout", flags->timeout, "Give up following after this long (30s, 5m, 1h): exit 124");
+  cmd->add_option("--pending-timeout", flags->pending_timeout, "Give up when a replica has not started after this long")
+      ->capture_default_str();
+  cmd->add_flag("--detach", flags->detach, "Create the job and return");
+  cmd->add_flag("--rm", flags->rm, "Delete the job when run ends, also on timeout or Ctrl-C");
+  cmd->add_option("--dry-run", flags->dry_run, "none, client (print the job) or server (dryRun=All)")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", flags->output, "With --dry-run: yaml or json")->capture_default_str();
+  cmd->add_flag("--force", flags->force, "Run even when validation finds errors");
+  cmd->add_flag("--force-conflicts", flags->force_conflicts, "Server-side apply: take over conflicting fields");
+  cmd->add_option("--workdir", flags->workdir, "--local: where commands run (default: the manifest's folder)");
+  cmd->add_option("--operator", flags->operator_release, "Validate for this operator release (default v1.9.4)");
+  cmd->callback([&ctx, flags] { ctx.exit_code = run_job(ctx, *flags); });
 }
 
 }  // namespace kpt::plugin
