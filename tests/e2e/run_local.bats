@@ -1,0 +1,112 @@
+#!/usr/bin/env bats
+# run --local end to end: the embedded API server, our controller and the local node,
+# driven by the built binary and checked with the real kubectl.
+load helpers
+
+setup_file() {
+  export KPT_FILE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/kpt-run.XXXXXX")
+  export HOME="$KPT_FILE_DIR/home" XDG_STATE_HOME="$KPT_FILE_DIR/state"
+  mkdir -p "$HOME"
+  "$KPT_BIN" local up >"$KPT_FILE_DIR/up.log" 2>&1
+  export KUBECONFIG="$HOME/.kube/kubectl-pytorch-local.yaml"
+}
+
+teardown_file() {
+  "$KPT_BIN" local down >/dev/null 2>&1 || true
+  rm -rf "$KPT_FILE_DIR"
+}
+
+setup() { setup_workdir; }
+teardown() { teardown_workdir; }
+
+@test "a job that succeeds: exit 0 and every rank's lines, prefixed" {
+  run --separate-stderr timeout 120 "$KPT_BIN" run --local "$KPT_SOURCE_DIR/testdata/run/hello.yaml"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"[worker-0 r0] hello from rank 0 of 2 via hello-worker-0:23456"* ]]
+  [[ "$output" == *"[worker-1 r1] hello from rank 1 of 2 via hello-worker-0:23456"* ]]
+  [[ "$stderr" == *"pytorchjob.kubeflow.org/hello created"* ]]
+  [[ "$stderr" == *"pytorchjob hello succeeded in "* ]]
+}
+
+@test "the real kubectl sees the job's Services and Pods by the guide's labels" {
+  timeout 120 "$KPT_BIN" run --local "$KPT_SOURCE_DIR/testdata/run/hello.yaml" >/dev/null 2>&1
+  run kubectl get svc -l app.kubernetes.io/name=hello -o name
+  [ "$status" -eq 0 ]
+  [ "$output" = $'service/hello-worker-0\nservice/hello-worker-1' ]
+  run kubectl get pods -l app.kubernetes.io/name=hello -o jsonpath='{.items[*].status.phase}'
+  [ "$output" = "Succeeded Succeeded" ]
+  run kubectl logs hello-worker-1
+  [ "$status" -eq 0 ]
+  [ "$output" = "hello from rank 1 of 2 via hello-worker-0:23456" ]
+}
+
+@test "a re-run of a finished job runs it again" {
+  timeout 120 "$KPT_BIN" run --local "$KPT_SOURCE_DIR/testdata/run/hello.yaml" >/dev/null 2>&1
+  run --separate-stderr timeout 120 "$KPT_BIN" run --local "$KPT_SOURCE_DIR/testdata/run/hello.yaml"
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *"pytorchjob hello had finished: replacing it"* ]]
+  [[ "$output" == *"[worker-0 r0] hello from rank 0 of 2"* ]]
+}
+
+@test "rank 0 exits 3: run exits 3, the job is Failed and the summary names the replica" {
+  run --separate-stderr timeout 120 "$KPT_BIN" run --local "$KPT_SOURCE_DIR/testdata/run/rank0-fails.yaml"
+  [ "$status" -eq 3 ]
+  [[ "$output" == *"[worker-0 r0] rank 0 gives up"* ]]
+  [[ "$stderr" == *"pytorchjob rank0-fails failed after "*"rank0-fails-worker-0 (rank 0) exited with code 3"* ]]
+  run kubectl get pytorchjob rank0-fails -o jsonpath='{.status.conditions[-1:].type}'
+  [ "$output" = "Failed" ]
+}
+
+@test "a command that is not there: a clear message and exit 1, not a hang" {
+  run --separate-stderr timeout 60 "$KPT_BIN" run --local --rm "$KPT_SOURCE_DIR/testdata/run/no-command.yaml"
+  [ "$status" -eq 1 ]
+  [[ "$stderr" == *"error: no-command-worker-0 cannot start its command: exec: \"no-such-command-kpt\": executable file not found in \$PATH"* ]]
+}
+
+@test "--timeout: exit 124 and the job keeps running" {
+  run --separate-stderr timeout 60 "$KPT_BIN" run --local --timeout 3s "$KPT_SOURCE_DIR/testdata/run/sleeper.yaml"
+  [ "$status" -eq 124 ]
+  [[ "$stderr" == *"error: timed out after 3s: the job keeps running"* ]]
+  run kubectl get pytorchjob sleeper -o name
+  [ "$output" = "pytorchjob.kubeflow.org/sleeper" ]
+  kubectl delete pytorchjob sleeper --wait=false >/dev/null
+}
+
+@test "Ctrl-C detaches: exit 130 and how to follow again" {
+  "$KPT_BIN" run --local "$KPT_SOURCE_DIR/testdata/run/sleeper.yaml" >"$KPT_WORK/out" 2>"$KPT_WORK/err" &
+  pid=$!
+  for _ in $(seq 100); do grep -q "started" "$KPT_WORK/out" 2>/dev/null && break; sleep 0.2; done
+  kill -INT "$pid"
+  status=0
+  wait "$pid" || status=$?
+  [ "$status" -eq 130 ]
+  grep -q "interrupted: the job keeps running" "$KPT_WORK/err"
+  grep -q "follow again: kubectl-pytorch logs sleeper -f --local" "$KPT_WORK/err"
+  kubectl delete pytorchjob sleeper --wait=false >/dev/null
+}
+
+@test "--rm deletes the job when it ends" {
+  run timeout 120 "$KPT_BIN" run --local --rm "$KPT_SOURCE_DIR/testdata/run/hello.yaml"
+  [ "$status" -eq 0 ]
+  run kubectl get pytorchjob hello
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"NotFound"* || "$output" == *"not found"* ]]
+}
+
+@test "status and logs reach a finished job" {
+  timeout 120 "$KPT_BIN" run --local "$KPT_SOURCE_DIR/testdata/run/hello.yaml" >/dev/null 2>&1
+  run "$KPT_BIN" status hello --local -o json
+  [ "$status" -eq 0 ]
+  [ "$(echo "$output" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], [r["phase"] for r in d["replicas"]])')" = "Succeeded ['Succeeded', 'Succeeded']" ]
+  run "$KPT_BIN" logs hello --local --replica worker-1
+  [ "$status" -eq 0 ]
+  [ "$output" = "[worker-1 r1] hello from rank 1 of 2 via hello-worker-0:23456" ]
+}
+
+@test "--dry-run=client prints the job that --image builds" {
+  run "$KPT_BIN" run --image python:3.11 --workers 3 --name demo --dry-run=client -- python3 train.py
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"kind: PyTorchJob"* ]]
+  [[ "$output" == *"replicas: 3"* ]]
+  [[ "$output" == *"- train.py"* ]]
+}
