@@ -43,7 +43,7 @@ bool valid_suffix(std::string_view rest) {
 
 double suffix_factor(std::string_view suffix) {
   if (suffix.empty()) return 1;
-  if (suffix.size() == 2) {
+  if (suffix.size() == 2 && suffix[1] == 'i') {
     const auto power = std::string_view("KMGTPE").find(suffix[0]) + 1;
     return std::pow(1024.0, static_cast<double>(power));
   }

@@ -41,10 +41,15 @@ class FindingSink {
   Diagnostics m_out;
 };
 
+struct ObjectMetaOptions {
+  bool unknown_fields_are_errors = true;
+  bool require_name = true;  ///< false for embedded resources, whose name the API server does not require
+};
+
 /// Checks an object's `metadata` as the API server's ObjectMeta validation does on create:
 /// name (DNS-1123 subdomain) or generateName, namespace, label and annotation keys and values,
 /// and fields ObjectMeta does not have. `path` is the field path of the metadata node.
-void check_object_meta(const Node& meta, const std::string& path, bool unknown_fields_are_errors, FindingSink& sink);
+void check_object_meta(const Node& meta, const std::string& path, ObjectMetaOptions opts, FindingSink& sink);
 
 /// Appends `.key` (or `key` at the root) to a field path.
 inline std::string child_path(std::string_view path, std::string_view key) {

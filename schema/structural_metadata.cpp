@@ -28,7 +28,7 @@ void report_all(FindingSink& sink, Position pos, const std::string& path, const 
   for (const auto& m : messages) sink.error(pos, path, rule, prefix + m);
 }
 
-void check_name(const Node& meta, const std::string& path, FindingSink& sink) {
+void check_name(const Node& meta, const std::string& path, bool require_name, FindingSink& sink) {
   const Node* name = meta.find("name");
   const Node* generate = meta.find("generateName");
   if (name != nullptr && name->kind != NodeKind::null) {
@@ -36,7 +36,7 @@ void check_name(const Node& meta, const std::string& path, FindingSink& sink) {
     if (!name->is_string()) return sink.error(name->pos, at, "metadata.name", got(*name), quote_hint(*name));
     report_all(sink, name->pos, at, "metadata.name", "invalid value " + util::quote(name->text) + ": ",
                dns1123_subdomain_errors(name->text));
-  } else if (generate == nullptr || generate->kind == NodeKind::null) {
+  } else if (require_name && (generate == nullptr || generate->kind == NodeKind::null)) {
     sink.error(meta.pos, child_path(path, "name"), "metadata.name", "name or generateName is required");
   }
   if (generate != nullptr && generate->kind != NodeKind::null) {
@@ -82,11 +82,11 @@ void check_string_map(const Node& map, const std::string& path, bool labels, Fin
 
 }  // namespace
 
-void check_object_meta(const Node& meta, const std::string& path, bool unknown_fields_are_errors, FindingSink& sink) {
+void check_object_meta(const Node& meta, const std::string& path, ObjectMetaOptions opts, FindingSink& sink) {
   if (!meta.is_map()) {
     return sink.error(meta.pos, path, "schema.type", std::string("expected object, got ") + to_string(meta.kind));
   }
-  check_name(meta, path, sink);
+  check_name(meta, path, opts.require_name, sink);
   if (const Node* ns = meta.find("namespace"); ns != nullptr && ns->kind != NodeKind::null) {
     const auto at = child_path(path, "namespace");
     if (!ns->is_string()) {
@@ -105,7 +105,7 @@ void check_object_meta(const Node& meta, const std::string& path, bool unknown_f
     for (auto f : k_object_meta_fields) found = found || f == key;
     if (found) continue;
     const auto hint = util::closest_match(key, known);
-    sink.add(unknown_fields_are_errors ? Severity::error : Severity::warning,
+    sink.add(opts.unknown_fields_are_errors ? Severity::error : Severity::warning,
              i < meta.key_positions.size() ? meta.key_positions[i] : meta.pos, child_path(path, key),
              "schema.unknown-field", "unknown field " + util::quote(key),
              hint ? "did you mean " + util::quote(*hint) + "?" : std::string());

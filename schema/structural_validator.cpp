@@ -37,6 +37,26 @@ std::size_t utf8_length(std::string_view s) {
   return n;
 }
 
+/// An integer value, also for a number with no fraction: YAML `2.0` or `1e3` reaches the API
+/// server as JSON `2` or `1000` (sigs.k8s.io/yaml), which decodes as an integer.
+bool integral_value(const Node& v, std::int64_t& out) {
+  if (v.kind == NodeKind::integer) {
+    out = v.integer;
+    return !v.int_overflow;
+  }
+  if (v.kind != NodeKind::number || !std::isfinite(v.number) || std::trunc(v.number) != v.number ||
+      std::fabs(v.number) >= 9.2e18) {
+    return false;
+  }
+  out = static_cast<std::int64_t>(v.number);
+  return true;
+}
+
+bool is_integer_like(const Node& v) {
+  std::int64_t ignored = 0;
+  return v.kind == NodeKind::integer || integral_value(v, ignored);
+}
+
 bool scalar_equals(const Node& v, const SchemaScalar& s) {
   if (v.kind == NodeKind::integer && s.kind == NodeKind::integer) {
     return (v.int_overflow ? v.text : std::to_string(v.integer)) == s.text;
@@ -123,14 +143,14 @@ class StructuralValidator {
   bool check_type(const Node& v, const StructuralSchema& s, const std::string& path) {
     bool ok = true;
     if (s.int_or_string) {
-      ok = v.kind == NodeKind::integer || v.kind == NodeKind::string;
+      ok = is_integer_like(v) || v.kind == NodeKind::string;
     } else {
       switch (s.type) {
         case SchemaType::any: ok = true; break;
         case SchemaType::object: ok = v.is_map(); break;
         case SchemaType::array: ok = v.is_seq(); break;
         case SchemaType::string: ok = v.is_string(); break;
-        case SchemaType::integer: ok = v.kind == NodeKind::integer; break;
+        case SchemaType::integer: ok = is_integer_like(v); break;
         case SchemaType::number: ok = v.kind == NodeKind::integer || v.kind == NodeKind::number; break;
         case SchemaType::boolean: ok = v.kind == NodeKind::boolean; break;
       }
@@ -204,8 +224,9 @@ class StructuralValidator {
   void check_number(const Node& v, const StructuralSchema& s, const std::string& path) {
     const double x = v.kind == NodeKind::integer ? static_cast<double>(v.integer) : v.number;
     const std::string quoted = util::quote(v.text);
-    if (v.kind == NodeKind::integer && s.format == "int32" &&
-        (v.integer < std::numeric_limits<std::int32_t>::min() || v.integer > std::numeric_limits<std::int32_t>::max())) {
+    std::int64_t i = 0;
+    if (s.format == "int32" && integral_value(v, i) &&
+        (i < std::numeric_limits<std::int32_t>::min() || i > std::numeric_limits<std::int32_t>::max())) {
       m_sink.error(v.pos, path, "schema.format", "integer " + quoted + " is out of range for int32");
     }
     if (s.minimum && (s.exclusive_minimum ? x <= *s.minimum : x < *s.minimum)) {
@@ -227,13 +248,19 @@ class StructuralValidator {
       const Node& value = v.items[i];
       const std::string at = child_path(path, key);
       if (resource && key == "metadata") {
-        check_object_meta(value, at, m_opts.unknown_fields_are_errors, m_sink);
+        check_object_meta(value, at, {m_opts.unknown_fields_are_errors, path.empty()}, m_sink);
         continue;
       }
-      if (const StructuralSchema* p = s.property(key)) {
+      const StructuralSchema* p = s.property(key);
+      if (p == nullptr) p = s.additional_properties;
+      if (p != nullptr && value.kind == NodeKind::null && !p->nullable && !(p->type == SchemaType::any && !p->int_or_string)) {
+        // The API server prunes nulls of fields that are not nullable before it validates.
+        m_sink.add(Severity::warning, value.pos, at, "schema.null", "null value is dropped: the field is not nullable",
+                   "remove the field or give it a value");
+        continue;
+      }
+      if (p != nullptr) {
         check(value, *p, at);
-      } else if (s.additional_properties != nullptr) {
-        check(value, *s.additional_properties, at);
       } else if (!s.additional_properties_allowed && !s.preserve_unknown_fields && s.type != SchemaType::any) {
         report_unknown(v, i, s, at);
       }
@@ -278,7 +305,7 @@ class StructuralValidator {
       }
     }
     if (v.find("metadata") == nullptr && path.empty()) {
-      m_sink.error(v.pos, "metadata", "metadata.name", "missing required field 'metadata'");
+      m_sink.error(v.pos, child_path(path, "metadata.name"), "metadata.name", "name or generateName is required");
     }
   }
 
