@@ -115,15 +115,18 @@ std::uint32_t flags_of(const StructuralSchema& s) {
 }  // namespace
 
 std::string SchemaSet::serialize() const {
-  const auto& nodes = m_impl->nodes;
+  std::vector<const StructuralSchema*> nodes;
+  for (const auto& n : m_impl->nodes) nodes.push_back(&n);
+  for (const auto& n : m_impl->loaded_nodes) nodes.push_back(&n);
   std::unordered_map<const StructuralSchema*, std::uint64_t> index;
-  for (std::size_t i = 0; i < nodes.size(); ++i) index.emplace(&nodes[i], i + 1);
+  for (std::size_t i = 0; i < nodes.size(); ++i) index.emplace(nodes[i], i + 1);
   auto link = [&index](const StructuralSchema* p) { return p == nullptr ? 0 : index.at(p); };
 
   Interner strings;
   Writer body;
   body.varint(nodes.size());
-  for (const auto& s : nodes) {
+  for (const auto* node : nodes) {
+    const StructuralSchema& s = *node;
     body.varint(flags_of(s));
     body.byte(static_cast<std::uint8_t>(s.type));
     body.byte(static_cast<std::uint8_t>(s.list_type));
@@ -203,7 +206,7 @@ Expected<SchemaSet> SchemaSet::deserialize(std::string_view bytes) {
   };
 
   SchemaSet set;
-  auto& nodes = set.m_impl->nodes;
+  auto& nodes = set.m_impl->loaded_nodes;
   const auto node_count = in.varint();
   if (!in.ok() || node_count > bytes.size() / 13) return corrupt("node table too large");
   nodes.resize(node_count);

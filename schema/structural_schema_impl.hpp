@@ -100,9 +100,12 @@ struct SchemaEntry {
   const StructuralSchema* root = nullptr;
 };
 
-/// Storage behind SchemaSet: nodes live in a deque so pointers stay put while it grows.
+/// Storage behind SchemaSet. Compiling appends to a deque (pointers stay put while it grows);
+/// loading knows the count up front and fills one vector (one allocation, not one per node).
+/// Only one of the two is used; children always come after their parent.
 struct SchemaSet::Impl {
   std::deque<StructuralSchema> nodes;
+  std::vector<StructuralSchema> loaded_nodes;
   std::vector<SchemaEntry> entries;
   std::string origin;
 
