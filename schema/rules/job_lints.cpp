@@ -1,0 +1,176 @@
+// Lints about how the job will run: each names what happens and how to fix it.
+#include <string>
+#include <vector>
+
+#include "schema/rules/launch_command.hpp"
+#include "schema/rules/lint_checks.hpp"
+#include "schema/rules/rule_helpers.hpp"
+#include "util/strings.hpp"
+
+namespace kpt::schema::rules {
+
+namespace {
+
+class JobLints {
+ public:
+  JobLints(const Document& doc, const RuleOptions& opts)
+      : m_doc(doc), m_release(opts.release), m_replicas(replica_entries(doc.root)) {
+    for (const auto& r : m_replicas) {
+      if (r.type == "Master") m_master = &r;
+      if (r.type == "Worker") m_worker = &r;
+    }
+  }
+
+  Diagnostics run() {
+    worker_only_env();
+    template_restart_policy();
+    clean_pod_policy();
+    zero_workers();
+    long_name();
+    nproc_per_node();
+    return std::move(m_out);
+  }
+
+ private:
+  void add(Position pos, Severity severity, std::string path, std::string rule, std::string message,
+           std::string hint) {
+    m_out.push_back(make_finding(m_doc, pos, severity, std::move(path), std::move(rule), std::move(message),
+                                 std::move(hint)));
+  }
+
+  /// The `pytorch` container of a replica, else its first container.
+  static const ContainerEntry* main_container(const std::vector<ContainerEntry>& cs) {
+    for (const auto& c : cs) {
+      if (string_value(c.node->find("name")) == "pytorch") return &c;
+    }
+    return cs.empty() ? nullptr : &cs.front();
+  }
+
+  void worker_only_env() {
+    if (m_master != nullptr || m_worker == nullptr || !m_release.at_least(4)) return;
+    const auto containers = container_entries(*m_worker, "containers");
+    const ContainerEntry* c = main_container(containers);
+    if (c == nullptr) return;
+    const auto launch = classify_launch(container_argv(*c->node));
+    if (launch.launcher == Launcher::torchrun) return;
+    const Node* command = c->node->find("command");
+    const Node* args = c->node->find("args");
+    const Node* at = command != nullptr ? command : args;
+    const std::string path = c->path + (command != nullptr ? ".command" : (args != nullptr ? ".args" : ""));
+    const bool sure = launch.launcher == Launcher::plain_python && replicas_or(*m_worker, 1) > 1;
+    const std::string what = launch.launcher == Launcher::plain_python
+                                 ? util::quote(launch.shown) + " fails"
+                                 : "a script that calls it fails";
+    add(pos_or(at, pos_or(c->node, m_worker->key_pos)), sure ? Severity::error : Severity::warning, path,
+        "lint.worker-only-no-master-env",
+        "worker-only job: operator " + m_release.to_string() +
+            " injects no MASTER_ADDR, MASTER_PORT, RANK or WORLD_SIZE without a Master, so " + what +
+            " in init_process_group(\"env://\"): MASTER_ADDR not set",
+        "add a Master replica (replicas: 1), or launch with torchrun (it reads the PET_* variables the "
+        "operator sets), or run the job with kubectl pytorch's controller (worker-only style)");
+  }
+
+  void template_restart_policy() {
+    const char* event = m_release.at_least(8) ? "SetPodTemplateRestartPolicy" : "SettedPodTemplateRestartPolicy";
+    for (const auto& r : m_replicas) {
+      if (r.spec == nullptr || !r.spec->is_map()) continue;
+      const Node* pod_policy = r.spec->at_path({"template", "spec", "restartPolicy"});
+      if (pod_policy == nullptr) continue;
+      const Node* replica_policy = r.spec->find("restartPolicy");
+      const std::string used = replica_policy != nullptr && replica_policy->is_string()
+                                   ? util::quote(replica_policy->text)
+                                   : "'OnFailure' (the default)";
+      const std::string base = replica_path(r.type);
+      add(pod_policy->pos, Severity::warning, base + ".template.spec.restartPolicy", "lint.template-restart-policy",
+          "the operator overrides the pod template's restartPolicy with the replica's " + used +
+              " and records a " + event + " warning event",
+          "set " + base + ".restartPolicy instead and remove this one");
+    }
+  }
+
+  void clean_pod_policy() {
+    if (m_master == nullptr || m_worker == nullptr || replicas_or(*m_worker, 1) < 1) return;
+    const Node* spec = m_doc.root.find("spec");
+    const Node* run_policy = spec != nullptr ? spec->find("runPolicy") : nullptr;
+    const Node* policy = run_policy != nullptr && run_policy->is_map() ? run_policy->find("cleanPodPolicy") : nullptr;
+    if (policy != nullptr && !(policy->is_string() && policy->text == "None")) return;
+    const Position at = policy != nullptr ? policy->pos : key_pos_or(spec, "runPolicy", m_master->key_pos);
+    const std::string path = policy != nullptr ? "spec.runPolicy.cleanPodPolicy"
+                                               : (run_policy != nullptr ? "spec.runPolicy" : replica_path("Master"));
+    add(at, Severity::warning, path, "lint.clean-pod-policy-none",
+        std::string("the job succeeds as soon as the Master succeeds, and with cleanPodPolicy 'None'") +
+            (policy == nullptr ? " (the default)" : "") + " the Worker pods keep running (kubeflow/trainer#1982)",
+        "set spec.runPolicy.cleanPodPolicy: Running (or All) so the remaining pods are deleted when the job ends");
+  }
+
+  void zero_workers() {
+    if (m_worker == nullptr || m_release.at_least(9)) return;  // v1.9+ rejects it: operator.worker-replicas
+    const Node* replicas = m_worker->spec != nullptr ? m_worker->spec->find("replicas") : nullptr;
+    if (replicas == nullptr || replicas->kind != NodeKind::integer || replicas->int_overflow ||
+        replicas->integer > 0) {
+      return;
+    }
+    add(replicas->pos, Severity::error, replica_path("Worker") + ".replicas", "lint.zero-workers",
+        "Worker replicas " + util::quote(replicas->text) + " makes operator " + m_release.to_string() +
+            " create and delete a worker pod in an endless loop (kubeflow/trainer#1709)",
+        "remove the Worker replica spec for a Master-only job, or set replicas to 1 or more");
+  }
+
+  void long_name() {
+    const Node* name = m_doc.root.at_path({"metadata", "name"});
+    if (name == nullptr || !name->is_string() || name->text.empty()) return;
+    const bool name_ok = dns1035_label_errors(name->text).empty();
+    if (!name_ok && m_release.at_least(6)) return;  // operator.job-name says it
+    std::string longest;
+    for (const auto& r : m_replicas) {
+      if (r.type != "Master" && r.type != "Worker") continue;
+      const auto n = replicas_or(r, 1);
+      const std::string pod = name->text + "-" + util::to_lower(r.type) + "-" + std::to_string(n > 0 ? n - 1 : 0);
+      if (pod.size() > longest.size()) longest = pod;
+    }
+    if (longest.empty()) return;
+    const auto errs = dns1035_label_errors(longest);
+    if (errs.empty()) return;
+    const bool too_long = longest.size() > 63;
+    add(name->pos, Severity::error, "metadata.name", "lint.long-name",
+        "the operator names a pod and its Service " + util::quote(longest) +
+            (too_long ? ", longer than 63 characters," : ", not a DNS-1035 label,") +
+            " so the Service cannot be created",
+        too_long ? "shorten the job name to at most " +
+                       std::to_string(63 - (longest.size() - name->text.size())) + " characters"
+                 : "use lower-case letters, digits and '-', starting with a letter");
+  }
+
+  void nproc_per_node() {
+    if (!m_release.at_least(7)) return;  // the field is unknown before v1.7 (release.unknown-field)
+    const Node* npn = m_doc.root.at_path({"spec", "nprocPerNode"});
+    if (npn == nullptr || !npn->is_string()) return;
+    const auto& v = npn->text;
+    if (v == "auto" || v == "cpu" || v == "gpu") return;
+    bool digits = !v.empty() && v.size() < 10;
+    for (char ch : v) digits = digits && ch >= '0' && ch <= '9';
+    if (digits && std::stol(v) > 0) return;
+    const auto guess = util::closest_match(v, {"auto", "cpu", "gpu"});
+    add(npn->pos, Severity::warning, "spec.nprocPerNode", "lint.nproc-per-node",
+        "nprocPerNode " + util::quote(v) +
+            " is not 'auto', 'cpu', 'gpu' or a positive integer: the operator counts 1 process per node in "
+            "WORLD_SIZE and passes it to torchrun as PET_NPROC_PER_NODE, which torchrun rejects",
+        guess ? "did you mean '" + *guess + "'?" : "use 'auto', 'cpu', 'gpu' or a number of processes such as '4'");
+  }
+
+  const Document& m_doc;
+  model::Release m_release;
+  std::vector<ReplicaEntry> m_replicas;
+  const ReplicaEntry* m_master = nullptr;
+  const ReplicaEntry* m_worker = nullptr;
+  Diagnostics m_out;
+};
+
+}  // namespace
+
+Diagnostics check_job_lints(const Document& doc, const RuleOptions& opts) {
+  if (!doc.root.is_map()) return {};
+  return JobLints(doc, opts).run();
+}
+
+}  // namespace kpt::schema::rules
