@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <limits>
+#include <unordered_map>
 
 #include "schema/quantity.hpp"
 #include "schema/structural_findings.hpp"
@@ -329,7 +330,7 @@ class StructuralValidator {
   }
 
   void check_list_map(const Node& v, const StructuralSchema& s, const std::string& path) {
-    std::vector<std::pair<std::string, std::size_t>> seen;  // key tuple -> first index
+    std::unordered_map<std::string, std::size_t> seen;  // key tuple -> first index (hash: lists can be long)
     for (std::size_t i = 0; i < v.items.size(); ++i) {
       const Node& item = v.items[i];
       if (!item.is_map()) continue;
@@ -353,11 +354,8 @@ class StructuralValidator {
         tuple += canon + '\x1f';
         shown += (shown.empty() ? "" : ", ") + k + "=" + text;
       }
-      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == tuple; });
-      if (it == seen.end()) {
-        seen.emplace_back(std::move(tuple), i);
-        continue;
-      }
+      const auto [it, first] = seen.try_emplace(std::move(tuple), i);
+      if (first) continue;
       m_sink.error(item.pos, path + "[" + std::to_string(i) + "]", "schema.duplicate-key",
                    "duplicate entry with " + shown + ": the same key as " + path + "[" + std::to_string(it->second) +
                        "] at line " + std::to_string(v.items[it->second].pos.line));
@@ -365,14 +363,10 @@ class StructuralValidator {
   }
 
   void check_set(const Node& v, const std::string& path) {
-    std::vector<std::pair<std::string, std::size_t>> seen;
+    std::unordered_map<std::string, std::size_t> seen;
     for (std::size_t i = 0; i < v.items.size(); ++i) {
-      std::string c = canonical(v.items[i]);
-      auto it = std::find_if(seen.begin(), seen.end(), [&](const auto& e) { return e.first == c; });
-      if (it == seen.end()) {
-        seen.emplace_back(std::move(c), i);
-        continue;
-      }
+      const auto [it, first] = seen.try_emplace(canonical(v.items[i]), i);
+      if (first) continue;
       m_sink.error(v.items[i].pos, path + "[" + std::to_string(i) + "]", "schema.duplicate-item",
                    "duplicate item " + (v.items[i].is_scalar() ? util::quote(v.items[i].text) : describe(v.items[i])) +
                        ": the same as " + path + "[" + std::to_string(it->second) + "]");

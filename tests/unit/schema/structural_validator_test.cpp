@@ -301,6 +301,17 @@ TEST(StructuralValidator, FindingsPerDocumentAreCapped) {
   EXPECT_EQ(lines.back(), "job.yaml:1:1 info : too many findings: stopped after 200 [schema.too-many-findings]");
 }
 
+TEST(StructuralValidator, LongListsAreCheckedForDuplicatesByHashNotPairwise) {
+  std::string text = k_head;
+  for (int i = 0; i < 20'000; ++i) text += "          - {name: c" + std::to_string(i % 10'000) + "}\n";
+  const auto lines = validate(text);
+  ASSERT_EQ(lines.size(), 201u);
+  EXPECT_EQ(lines.front(), "job.yaml:10014:13 error spec.pytorchReplicaSpecs.Worker.template.spec.containers[10001]: "
+                           "duplicate entry with name='c0': the same key as "
+                           "spec.pytorchReplicaSpecs.Worker.template.spec.containers[1] at line 14 "
+                           "[schema.duplicate-key]");
+}
+
 TEST(StructuralValidator, APreserveUnknownFieldsRootAcceptsAnything) {
   const auto doc = parse_one("job.yaml", k_head + "anything: [1, 2]\n");
   const StructuralSchema* schema = fixture().find("kubeflow.org/v1beta1", "PyTorchJob");
