@@ -26,11 +26,17 @@ std::string key_text(Node&& key) {
 TreeBuilder::TreeBuilder(const ReadLimits& limits, std::string file, Diagnostics& out)
     : m_limits(limits), m_file(std::move(file)), m_out(out) {
   m_stack.reserve(32);
+  m_items.reserve(256);
+  m_keys.reserve(256);
+  m_key_pos.reserve(256);
 }
 
 void TreeBuilder::begin_document(bool alias_bomb) {
   m_alias_bomb = alias_bomb;
   m_stack.clear();
+  m_items.clear();
+  m_keys.clear();
+  m_key_pos.clear();
   m_anchors.clear();
   m_root.reset();
   m_count = 0;
@@ -46,10 +52,12 @@ std::optional<Node> TreeBuilder::end_document() {
 
 std::string TreeBuilder::current_path() const {
   std::string path;
-  for (const auto& f : m_stack) {
+  for (std::size_t i = 0; i < m_stack.size(); ++i) {
+    const auto& f = m_stack[i];
     if (f.node.kind == NodeKind::sequence) {
+      const auto end = i + 1 < m_stack.size() ? m_stack[i + 1].items_start : m_items.size();
       path += '[';
-      path += std::to_string(f.node.items.size());
+      path += std::to_string(end - f.items_start);
       path += ']';
     } else if (f.have_key && !f.key_invalid) {
       if (!path.empty()) path += '.';
@@ -77,6 +85,9 @@ void TreeBuilder::fail(Position pos, std::string rule_id, std::string message, s
   report(pos, std::move(rule_id), std::move(message), current_path(), std::move(hint));
   m_aborted = true;
   m_stack.clear();  // depth never exceeded the limit, so destroying the tree cannot blow the stack
+  m_items.clear();
+  m_keys.clear();
+  m_key_pos.clear();
   m_anchors.clear();
   m_root.reset();
 }
@@ -121,20 +132,38 @@ void TreeBuilder::scalar(std::string&& text, Position pos, const ScalarStyle& st
 void TreeBuilder::begin_container(NodeKind kind, Position pos, std::string_view anchor) {
   if (m_aborted || !admit(1, 1, pos, {})) return;
   ++m_count;
-  Frame f;
+  auto& f = m_stack.emplace_back();
   f.node.kind = kind;
   f.node.pos = pos;
-  f.anchor = anchor;
-  m_stack.push_back(std::move(f));
+  f.items_start = m_items.size();
+  f.keys_start = m_keys.size();
+  if (!anchor.empty()) f.anchor = anchor;
 }
 
 void TreeBuilder::end_container() {
   if (m_aborted || m_stack.empty()) return;
-  Frame f = std::move(m_stack.back());
+  auto& top = m_stack.back();
+  if (top.node.kind == NodeKind::mapping && !top.merges.empty()) apply_merges(top);
+  auto& node = top.node;
+  const auto first_item = m_items.begin() + static_cast<std::ptrdiff_t>(top.items_start);
+  node.items.reserve(m_items.size() - top.items_start);
+  node.items.insert(node.items.end(), std::make_move_iterator(first_item), std::make_move_iterator(m_items.end()));
+  m_items.erase(first_item, m_items.end());
+  if (node.kind == NodeKind::mapping) {
+    const auto first_key = m_keys.begin() + static_cast<std::ptrdiff_t>(top.keys_start);
+    node.keys.reserve(m_keys.size() - top.keys_start);
+    node.keys.insert(node.keys.end(), std::make_move_iterator(first_key), std::make_move_iterator(m_keys.end()));
+    m_keys.erase(first_key, m_keys.end());
+    const auto first_pos = m_key_pos.begin() + static_cast<std::ptrdiff_t>(top.keys_start);
+    node.key_positions.assign(first_pos, m_key_pos.end());
+    m_key_pos.erase(first_pos, m_key_pos.end());
+  }
+  Node done = std::move(node);
+  const auto count = top.count;
+  const auto height = top.height;
+  if (!top.anchor.empty()) m_anchors[top.anchor] = Anchored{done, count, height};
   m_stack.pop_back();
-  if (f.node.kind == NodeKind::mapping && !f.merges.empty()) apply_merges(f);
-  if (!f.anchor.empty()) m_anchors[f.anchor] = Anchored{f.node, f.count, f.height};
-  attach(std::move(f.node), f.count, f.height);
+  attach(std::move(done), count, height);
 }
 
 void TreeBuilder::alias(std::string_view anchor, Position pos) {
@@ -173,7 +202,7 @@ void TreeBuilder::attach(Node&& child, std::size_t count, std::uint32_t height) 
   top.count += count;
   top.height = std::max(top.height, height + 1);
   if (top.node.kind == NodeKind::sequence) {
-    top.node.items.push_back(std::move(child));
+    m_items.push_back(std::move(child));
   } else {
     attach_to_mapping(top, std::move(child));
   }
@@ -210,10 +239,9 @@ void TreeBuilder::attach_to_mapping(Frame& top, Node&& child) {
     }
     top.have_key = false;
   } else {
-    const auto existing = top.index ? (top.index->count(top.key) ? static_cast<std::ptrdiff_t>(top.index->at(top.key)) : -1)
-                                    : top.node.key_index(top.key);
+    const auto existing = find_key(top, top.key);
     if (existing >= 0) {
-      const auto first = top.node.key_positions[static_cast<std::size_t>(existing)];
+      const auto first = m_key_pos[top.keys_start + static_cast<std::size_t>(existing)];
       report(top.key_pos, "yaml.duplicate-key",
              "duplicate key " + util::quote(top.key) + " (first at line " + std::to_string(first.line) + ")",
              current_path(), "remove one of them; Kubernetes rejects duplicate keys");
@@ -225,16 +253,29 @@ void TreeBuilder::attach_to_mapping(Frame& top, Node&& child) {
   }
 }
 
+std::ptrdiff_t TreeBuilder::find_key(const Frame& top, const std::string& key) const {
+  if (top.index) {
+    const auto it = top.index->find(key);
+    return it == top.index->end() ? -1 : static_cast<std::ptrdiff_t>(it->second);
+  }
+  for (std::size_t i = top.keys_start; i < m_keys.size(); ++i) {
+    if (m_keys[i] == key) return static_cast<std::ptrdiff_t>(i - top.keys_start);
+  }
+  return -1;
+}
+
 void TreeBuilder::add_entry(Frame& top, std::string&& key, Position key_pos, Node&& value) {
-  auto& n = top.node;
-  if (top.index) top.index->emplace(key, static_cast<std::uint32_t>(n.keys.size()));
-  n.keys.push_back(std::move(key));
-  n.key_positions.push_back(key_pos);
-  n.items.push_back(std::move(value));
-  if (!top.index && n.keys.size() >= k_index_threshold) {
+  const auto size = m_keys.size() - top.keys_start;
+  if (top.index) top.index->emplace(key, static_cast<std::uint32_t>(size));
+  m_keys.push_back(std::move(key));
+  m_key_pos.push_back(key_pos);
+  m_items.push_back(std::move(value));
+  if (!top.index && size + 1 >= k_index_threshold) {
     top.index = std::make_unique<std::unordered_map<std::string, std::uint32_t>>();
-    top.index->reserve(n.keys.size() * 2);
-    for (std::size_t i = 0; i < n.keys.size(); ++i) top.index->emplace(n.keys[i], static_cast<std::uint32_t>(i));
+    top.index->reserve((size + 1) * 2);
+    for (std::size_t i = top.keys_start; i < m_keys.size(); ++i) {
+      top.index->emplace(m_keys[i], static_cast<std::uint32_t>(i - top.keys_start));
+    }
   }
 }
 
@@ -242,8 +283,7 @@ void TreeBuilder::apply_merges(Frame& top) {
   // Explicit keys win over merged ones, and earlier merge sources over later ones (YAML 1.1 merge).
   for (auto& source : top.merges) {
     for (std::size_t i = 0; i < source.keys.size(); ++i) {
-      const bool present = top.index ? top.index->count(source.keys[i]) > 0 : top.node.key_index(source.keys[i]) >= 0;
-      if (present) continue;
+      if (find_key(top, source.keys[i]) >= 0) continue;
       add_entry(top, std::move(source.keys[i]), source.key_positions[i], std::move(source.items[i]));
     }
   }

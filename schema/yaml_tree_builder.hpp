@@ -46,8 +46,12 @@ class TreeBuilder {
   [[nodiscard]] std::string current_path() const;
 
  private:
+  // Children of open containers wait on shared scratch stacks (m_items, m_keys, m_key_pos)
+  // and move into their parent once, into vectors of the exact size, when it ends.
   struct Frame {
-    Node node;
+    Node node;                 ///< kind and position; children are moved in at the end
+    std::size_t items_start = 0;
+    std::size_t keys_start = 0;
     std::size_t count = 1;     ///< nodes in this subtree, itself included
     std::uint32_t height = 1;  ///< container levels in this subtree
     std::string anchor;
@@ -68,6 +72,7 @@ class TreeBuilder {
   bool admit(std::size_t nodes, std::uint32_t height, Position pos, std::string_view what);
   void attach(Node&& child, std::size_t count, std::uint32_t height);
   void attach_to_mapping(Frame& top, Node&& child);
+  [[nodiscard]] std::ptrdiff_t find_key(const Frame& top, const std::string& key) const;
   void add_entry(Frame& top, std::string&& key, Position key_pos, Node&& value);
   void apply_merges(Frame& top);
   void fail(Position pos, std::string rule_id, std::string message, std::string hint = {});
@@ -77,6 +82,9 @@ class TreeBuilder {
   std::string m_file;
   Diagnostics& m_out;
   std::vector<Frame> m_stack;
+  std::vector<Node> m_items;
+  std::vector<std::string> m_keys;
+  std::vector<Position> m_key_pos;
   std::unordered_map<std::string, Anchored> m_anchors;
   std::optional<Node> m_root;
   std::size_t m_count = 0;
