@@ -1,17 +1,180 @@
+// `validate FILE|DIR|- ...`: structural schema, operator rules, lints; findings on stdout.
 #include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
 #include <ostream>
+#include <thread>
 
+#include "controller/model/release.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/diagnostic_output.hpp"
+#include "plugin/validate_runner.hpp"
+#include "schema/carried/carried_schema.hpp"
+#include "schema/input_files.hpp"
+#include "schema/manifest_reader.hpp"
+#include "schema/schema_cache.hpp"
+#include "schema/structural_schema.hpp"
+#include "util/strings.hpp"
 
 namespace kpt::plugin {
 
+namespace {
+
+constexpr std::size_t k_max_crd_bytes = 16u * 1024 * 1024;
+
+struct ValidateFlags {
+  std::vector<std::string> paths;
+  std::string output = "text";
+  std::string crd;
+  std::string operator_release = model::k_newest_release.to_string();
+  bool strict = true;
+  bool quiet = false;
+  bool offline = false;
+  std::size_t max_bytes = schema::ReadLimits{}.max_bytes;
+  std::vector<std::string> disabled;
+  unsigned jobs = 0;
+};
+
+/// $KUBECACHEDIR, --cache-dir or ~/.kube/cache, then "kubectl-pytorch".
+std::filesystem::path cache_dir(const Context& ctx) {
+  std::filesystem::path base;
+  if (!ctx.connection.cache_dir.empty()) {
+    base = ctx.connection.cache_dir;
+  } else if (auto dir = ctx.getenv("KUBECACHEDIR"); dir && !dir->empty()) {
+    base = *dir;
+  } else if (auto home = ctx.getenv("HOME"); home && !home->empty()) {
+    base = std::filesystem::path(*home) / ".kube" / "cache";
+  } else {
+    base = std::filesystem::temp_directory_path() / "kube-cache";
+  }
+  return base / "kubectl-pytorch";
+}
+
+/// Compiles (or takes from the cache) the CRD in `path`.
+Expected<schema::SchemaSet> load_crd(const std::string& path, const Context& ctx) {
+  auto fs = schema::make_disk_reader();
+  if (fs->kind(path) != schema::FileReader::Kind::file) {
+    return make_error(ErrorCode::io, "reading CRD " + util::quote(path) + ": no such file");
+  }
+  auto text = fs->read(path, k_max_crd_bytes);
+  if (!text) return text.error().context("reading CRD " + util::quote(path));
+  if (text->size() > k_max_crd_bytes) {
+    return make_error(ErrorCode::limit, "reading CRD " + util::quote(path) + ": larger than 16 MiB");
+  }
+  const auto compile = [&]() -> Expected<schema::SchemaSet> {
+    auto shared = std::make_shared<const std::string>(*text);
+    schema::ReadLimits limits;
+    limits.max_bytes = k_max_crd_bytes;
+    auto read = schema::read_manifests(path, shared, limits);
+    for (const auto& f : read.findings) {
+      if (f.severity == schema::Severity::error) {
+        return make_error(ErrorCode::parse, "reading CRD " + util::quote(path) + ": " +
+                                                std::to_string(f.location.line) + ":" +
+                                                std::to_string(f.location.col) + ": " + f.message);
+      }
+    }
+    for (const auto& doc : read.documents) {
+      const auto* kind = doc.root.find("kind");
+      if (kind == nullptr || kind->text != "CustomResourceDefinition") continue;
+      auto set = schema::SchemaSet::from_crd(doc);
+      if (!set) return set.error().context("compiling CRD " + util::quote(path));
+      return set;
+    }
+    return make_error(ErrorCode::usage, "reading CRD " + util::quote(path) + ": no CustomResourceDefinition in it");
+  };
+  schema::SchemaCache cache(cache_dir(ctx));
+  auto set = cache.load_or_compile(*text, compile);
+  if (set) set->set_origin("CRD file " + util::quote(path));
+  return set;
+}
+
+int run_validate(const ValidateFlags& flags, Context& ctx) {
+  ValidateSettings settings;
+  const auto release = model::parse_release(flags.operator_release);
+  if (!release) {
+    ctx.err << "error: unknown operator release " << util::quote(flags.operator_release)
+            << "; known: " << model::known_releases_list() << "\n";
+    return 2;
+  }
+  settings.rules.release = *release;
+  settings.rules.strict = flags.strict;
+  for (const auto& id : flags.disabled) {
+    if (!schema::rules::is_lint_id(id)) {
+      ctx.err << "error: --disable: unknown lint " << util::quote(id) << "; lints: "
+              << util::join(schema::rules::lint_ids(), ", ") << "\n";
+      return 2;
+    }
+    settings.rules.disabled.insert(id);
+  }
+  settings.limits.max_bytes = flags.max_bytes;
+  settings.jobs = flags.jobs != 0 ? flags.jobs : std::max(1u, std::thread::hardware_concurrency());
+
+  schema::SchemaSet from_crd;
+  settings.schemas = &schema::carried_schema();
+  if (!flags.crd.empty()) {
+    auto set = load_crd(flags.crd, ctx);
+    if (!set) {
+      ctx.err << "error: " << set.error().message << "\n";
+      return 2;
+    }
+    from_crd = std::move(*set);
+    settings.schemas = &from_crd;
+  }
+
+  auto fs = schema::make_disk_reader();
+  auto inputs = schema::collect_inputs(flags.paths, *fs, ctx.in, flags.max_bytes);
+  if (!inputs) {
+    ctx.err << "error: " << inputs.error().message << "\n";
+    return 2;
+  }
+  const Report report = validate_inputs(*inputs, settings);
+  OutputOptions out_opts;
+  out_opts.format = flags.output == "json" ? OutputFormat::json
+                    : flags.output == "junit" ? OutputFormat::junit
+                                              : OutputFormat::text;
+  out_opts.colour = ctx.colour_out();
+  out_opts.quiet = flags.quiet;
+  write_report(report, out_opts, ctx.out);
+  ctx.out.flush();
+  return summarize(report).errors != 0 ? 1 : 0;
+}
+
+}  // namespace
+
 void add_validate_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("validate", "(being built)");
-  cmd->callback([&ctx] {
-    ctx.err << "error: 'validate' is being built\n";
-    ctx.exit_code = 2;
-  });
+  auto flags = std::make_shared<ValidateFlags>();
+  auto* cmd = app.add_subcommand(
+      "validate",
+      "Check PyTorchJob manifests against the CRD schema, the operator's rules for a release, and lints");
+  cmd->footer(
+      "Findings go to stdout (they are the command's output, as with kubeconform), one per finding:\n"
+      "  file:line:col: error|warning: <field>: <message> [rule]\n"
+      "then the source line with a caret and '  hint: ...', then a summary line. Operational errors\n"
+      "(unreadable file, bad flag) go to stderr. Documents of other kinds are skipped and counted.\n"
+      "Lints (--disable ID): " + util::join(schema::rules::lint_ids(), ", ") + "\n"
+      "Exit codes: 0 no findings of error severity, 1 findings of error severity, 2 usage or I/O error.");
+  cmd->add_option("paths", flags->paths, "Files, directories (recursive: .yaml .yml .json) or - for stdin")
+      ->required()
+      ->type_name("FILE|DIR|-");
+  cmd->add_option("-o,--output", flags->output, "Output format")
+      ->check(CLI::IsMember({"text", "json", "junit"}))
+      ->capture_default_str();
+  cmd->add_option("--crd", flags->crd, "Validate against this CustomResourceDefinition file (compiled once, cached)")
+      ->type_name("FILE");
+  cmd->add_option("--operator", flags->operator_release, "Training Operator release the jobs are for")
+      ->type_name("vX.Y.Z")
+      ->capture_default_str();
+  cmd->add_flag("--strict,!--no-strict", flags->strict,
+                "Unknown fields are errors (kubectl --validate=strict, the default); --strict=false makes them "
+                "warnings");
+  cmd->add_flag("-q,--quiet", flags->quiet, "Print only errors, no summary");
+  cmd->add_option("--max-bytes", flags->max_bytes, "Largest input read, in bytes")->capture_default_str();
+  cmd->add_option("--disable", flags->disabled, "Turn off a lint (repeatable)")->type_name("ID");
+  cmd->add_option("-j,--jobs", flags->jobs, "Files validated in parallel (default: number of cores)")
+      ->check(CLI::Range(1u, 256u));
+  cmd->add_flag("--offline", flags->offline, "Do not contact a cluster (validate uses --crd or the carried schema)");
+  cmd->callback([flags, &ctx] { ctx.exit_code = run_validate(*flags, ctx); });
 }
 
 }  // namespace kpt::plugin

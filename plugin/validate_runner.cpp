@@ -1,0 +1,116 @@
+#include "plugin/validate_runner.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
+
+#include "schema/release_fields.hpp"
+#include "util/strings.hpp"
+
+namespace kpt::plugin {
+
+namespace {
+
+constexpr const char* k_pytorch_job = "PyTorchJob";
+
+schema::Diagnostic finding(const schema::Document& doc, schema::Position pos, std::string field, std::string rule,
+                           std::string message, std::string hint) {
+  return schema::Diagnostic{schema::Severity::error, schema::Location{doc.file, pos.line, pos.col},
+                            std::move(field), std::move(rule), std::move(message), std::move(hint)};
+}
+
+schema::Position value_pos(const schema::Node& map, std::string_view key, schema::Position fallback) {
+  const schema::Node* v = map.find(key);
+  return v != nullptr && v->pos.line != 0 ? v->pos : fallback;
+}
+
+DocumentReport validate_document(const schema::Document& doc, const ValidateSettings& s) {
+  DocumentReport out;
+  out.index = doc.index;
+  out.line = doc.start.line;
+  const auto& root = doc.root;
+  const schema::Node* kind = root.find("kind");
+  const schema::Node* api_version = root.find("apiVersion");
+  if (const auto* name = root.at_path({"metadata", "name"}); name != nullptr && name->is_scalar()) out.name = name->text;
+  if (!root.is_map() || kind == nullptr || !kind->is_string() || api_version == nullptr || !api_version->is_string()) {
+    std::vector<std::string> missing;
+    if (api_version == nullptr || !api_version->is_string()) missing.emplace_back("'apiVersion'");
+    if (kind == nullptr || !kind->is_string()) missing.emplace_back("'kind'");
+    out.findings.push_back(finding(doc, root.pos.line != 0 ? root.pos : doc.start, "", "manifest.type",
+                                   "document has no " + util::join(missing, " or "),
+                                   "a PyTorchJob starts with 'apiVersion: kubeflow.org/v1' and 'kind: PyTorchJob'"));
+    return out;
+  }
+  out.kind = kind->text;
+  const auto served = s.schemas != nullptr ? s.schemas->api_versions(kind->text) : std::vector<std::string>{};
+  if (served.empty()) {
+    out.skipped = true;
+    return out;
+  }
+  const schema::StructuralSchema* structural = s.schemas->find(api_version->text, kind->text);
+  if (structural == nullptr) {
+    out.findings.push_back(finding(doc, value_pos(root, "apiVersion", doc.start), "apiVersion", "schema.api-version",
+                                   "apiVersion " + util::quote(api_version->text) + " of kind " +
+                                       util::quote(kind->text) + " is not served by " + s.schemas->origin() +
+                                       " (served: " + util::join(served, ", ") + ")",
+                                   "use apiVersion: " + served.front()));
+    return out;
+  }
+  schema::StructuralOptions sopts;
+  sopts.unknown_fields_are_errors = s.rules.strict;
+  auto found = schema::validate_structure(doc, *structural, sopts);
+  schema::Diagnostics release_fields;
+  schema::Diagnostics rules;
+  if (kind->text == k_pytorch_job) {
+    release_fields = schema::check_release_fields(doc, s.rules.release);
+    rules = schema::rules::check_rules(doc, s.rules);
+  }
+  out.findings = schema::rules::combine_findings(std::move(found), std::move(release_fields), std::move(rules), s.rules);
+  return out;
+}
+
+}  // namespace
+
+FileReport validate_file(const schema::InputFile& input, const ValidateSettings& settings) {
+  FileReport out;
+  out.name = input.name;
+  out.source = input.text;
+  auto read = schema::read_manifests(input, settings.limits);
+  out.file_findings = std::move(read.findings);
+  out.documents.reserve(read.documents.size());
+  for (const auto& doc : read.documents) out.documents.push_back(validate_document(doc, settings));
+  return out;
+}
+
+Report validate_inputs(const std::vector<schema::InputFile>& inputs, const ValidateSettings& settings) {
+  Report report;
+  report.files.resize(inputs.size());
+  const unsigned workers = std::max(1u, std::min<unsigned>(settings.jobs, static_cast<unsigned>(inputs.size())));
+  if (workers <= 1) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) report.files[i] = validate_file(inputs[i], settings);
+    return report;
+  }
+  // Each worker takes the next file; results land in their input slot, so order is fixed.
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (unsigned w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      for (std::size_t i = next++; i < inputs.size(); i = next++) {
+        try {
+          report.files[i] = validate_file(inputs[i], settings);
+        } catch (const std::exception& e) {  // a broken invariant: report it on its file, keep going
+          report.files[i].name = inputs[i].name;
+          report.files[i].file_findings.push_back(schema::Diagnostic{
+              schema::Severity::error, schema::Location{inputs[i].name, 0, 0}, "", "internal",
+              std::string("internal error while validating: ") + e.what(), ""});
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return report;
+}
+
+}  // namespace kpt::plugin
