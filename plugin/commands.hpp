@@ -20,5 +20,6 @@ void add_logs_command(CLI::App& app, Context& ctx);
 void add_status_command(CLI::App& app, Context& ctx);
 void add_completion_command(CLI::App& app, Context& ctx);
 void add_version_command(CLI::App& app, Context& ctx);
+void add_config_command(CLI::App& app, Context& ctx);  // hidden: config-resolve
 
 }  // namespace kpt::plugin

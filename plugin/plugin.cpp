@@ -89,6 +89,7 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
     add_controller_command(app, ctx);
     add_completion_command(app, ctx);
     add_version_command(app, ctx);
+    add_config_command(app, ctx);
 
     std::vector<std::string> rest(argv.begin() + (argv.empty() ? 0 : 1), argv.end());
     std::reverse(rest.begin(), rest.end());  // CLI11 takes the arguments reversed
