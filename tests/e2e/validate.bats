@@ -1,0 +1,151 @@
+#!/usr/bin/env bats
+# kubectl pytorch validate: exact findings for the seed, goldens for -o json / junit,
+# stdin, directories, exit codes 0/1/2, colour rules and hostile input.
+load helpers
+
+setup() {
+  setup_workdir
+  V="$KPT_SOURCE_DIR/testdata/validate"
+  cp "$KPT_SOURCE_DIR/testdata/mnist-dp.yaml" mnist-dp.yaml
+  export KUBECACHEDIR="$KPT_WORK/cache"
+  unset NO_COLOR
+}
+teardown() { teardown_workdir; }
+
+@test "the seed example gives its findings with carets and hints and exits 1" {
+  run "$KPT_BIN" validate mnist-dp.yaml
+  [ "$status" -eq 1 ]
+  expected=$(cat "$V/seed.txt")
+  [ "$output" = "$expected" ]
+}
+
+@test "-o json prints the documented shape (golden)" {
+  run "$KPT_BIN" validate -o json mnist-dp.yaml
+  [ "$status" -eq 1 ]
+  [ "$output" = "$(cat "$V/seed.json")" ]
+}
+
+@test "-o junit prints one suite per file and a failure per error (golden)" {
+  run "$KPT_BIN" validate -o junit mnist-dp.yaml
+  [ "$status" -eq 1 ]
+  [ "$output" = "$(cat "$V/seed.junit.xml")" ]
+}
+
+@test "a valid job exits 0 with a clean summary" {
+  cp "$V/valid.yaml" "$V/valid.json" .
+  run "$KPT_BIN" validate valid.yaml valid.json
+  [ "$status" -eq 0 ]
+  [ "$output" = "0 errors, 0 warnings in 2 documents (2 files)" ]
+}
+
+@test "stdin is read for -" {
+  run sh -c "'$KPT_BIN' validate -q - < mnist-dp.yaml"
+  [ "$status" -eq 1 ]
+  [ "${lines[0]}" = "<stdin>:6:3: error: spec.cleanPodPolicy: unknown field 'cleanPodPolicy' (it belongs in spec.runPolicy) [lint.misplaced-field]" ]
+}
+
+@test "a directory is walked recursively for .yaml .yml .json, in order" {
+  cp -r "$V/dir" jobs
+  run "$KPT_BIN" validate jobs
+  [ "$status" -eq 0 ]
+  [ "$output" = "0 errors, 0 warnings in 2 documents (2 files)" ]
+}
+
+@test "files are validated in parallel with the same output as one at a time" {
+  cp "$V"/*.yaml .
+  run "$KPT_BIN" validate -j 1 -o json .
+  one="$output"
+  run "$KPT_BIN" validate -j 2 -o json .
+  [ "$output" = "$one" ]
+}
+
+@test "documents of another kind are skipped and counted" {
+  run "$KPT_BIN" validate "$V/with-configmap.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "0 errors, 0 warnings in 1 document (1 file); 1 document of another kind skipped" ]
+}
+
+@test "the operator's rules give the webhook's messages" {
+  cp "$V/broken-operator.yaml" .
+  run "$KPT_BIN" validate -q broken-operator.yaml
+  [ "$status" -eq 1 ]
+  [ "${lines[0]}" = "broken-operator.yaml:9:17: error: spec.pytorchReplicaSpecs.Master.replicas: rejected by the operator v1.9.4 webhook: spec.pytorchReplicaSpecs[Master].replicas: Forbidden: must be 1 [operator.master-replicas]" ]
+  [[ "$output" == *"spec.pytorchReplicaSpecs[Chief]: Unsupported value: \"Chief\": supported values: \"Master\", \"Worker\" [operator.replica-type]"* ]]
+  [[ "$output" == *"must have at least one container with name pytorch [operator.no-pytorch-container]"* ]]
+}
+
+@test "--operator v1.6.0 reports nprocPerNode as unknown to that release" {
+  cp "$V/nproc.yaml" .
+  run "$KPT_BIN" validate --operator v1.6.0 -q nproc.yaml
+  [ "$status" -eq 1 ]
+  [ "${lines[0]}" = "nproc.yaml:6:3: error: spec.nprocPerNode: field 'spec.nprocPerNode' is not known to operator v1.6.0 (added in v1.7.0) [release.unknown-field]" ]
+  run "$KPT_BIN" validate --operator v1.9.4 nproc.yaml
+  [ "$status" -eq 0 ]
+}
+
+@test "--strict=false makes unknown fields warnings" {
+  run "$KPT_BIN" validate --strict=false --disable lint.worker-only-no-master-env mnist-dp.yaml
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" == "mnist-dp.yaml:6:3: warning: spec.cleanPodPolicy: "* ]]
+  [ "${lines[${#lines[@]}-1]}" = "0 errors, 3 warnings in 1 document (1 file)" ]
+}
+
+@test "--disable turns a lint off and rejects unknown ids" {
+  run "$KPT_BIN" validate --disable lint.image-placeholder -q mnist-dp.yaml
+  [[ "$output" != *"lint.image-placeholder"* ]]
+  run "$KPT_BIN" validate --disable lint.nope mnist-dp.yaml
+  [ "$status" -eq 2 ]
+  [[ "$output" == "error: --disable: unknown lint 'lint.nope'; lints: lint.worker-only-no-master-env, "* ]]
+}
+
+@test "--crd validates against that CRD, compiles it once into the cache, and refuses unserved versions" {
+  cp "$V/crd-minimal.yaml" "$V/job-v2.yaml" "$V/valid.yaml" .
+  run "$KPT_BIN" validate --crd crd-minimal.yaml valid.yaml
+  [ "$status" -eq 0 ]
+  [ "$(ls "$KUBECACHEDIR/kubectl-pytorch" | wc -l)" -eq 1 ]
+  run "$KPT_BIN" validate --crd crd-minimal.yaml -q job-v2.yaml
+  [ "$status" -eq 1 ]
+  [ "$output" = "job-v2.yaml:1:13: error: apiVersion: apiVersion 'kubeflow.org/v2' of kind 'PyTorchJob' is not served by CRD file 'crd-minimal.yaml' (served: kubeflow.org/v1) [schema.api-version]
+apiVersion: kubeflow.org/v2
+            ^
+  hint: use apiVersion: kubeflow.org/v1" ]
+}
+
+@test "usage and I/O errors exit 2 with a message on stderr" {
+  run "$KPT_BIN" validate no-such.yaml
+  [ "$status" -eq 2 ]
+  [[ "$output" == "error: "*"no-such.yaml"* ]]
+  run "$KPT_BIN" validate -o xml mnist-dp.yaml
+  [ "$status" -eq 2 ]
+  run "$KPT_BIN" validate --operator v1.2.0 mnist-dp.yaml
+  [ "$status" -eq 2 ]
+  [[ "$output" == "error: unknown operator release 'v1.2.0'; known: v1.3.0, "* ]]
+  run "$KPT_BIN" validate --crd missing-crd.yaml mnist-dp.yaml
+  [ "$status" -eq 2 ]
+  [ "$output" = "error: reading CRD 'missing-crd.yaml': no such file" ]
+  run "$KPT_BIN" validate
+  [ "$status" -eq 2 ]
+}
+
+@test "colour only on a terminal and never with NO_COLOR" {
+  run script -qec "'$KPT_BIN' validate -q mnist-dp.yaml" /dev/null
+  [[ "$output" == *$'\033[1;31merror:'* ]]
+  run script -qec "env NO_COLOR=1 '$KPT_BIN' validate -q mnist-dp.yaml" /dev/null
+  [[ "$output" != *$'\033['* ]]
+  run "$KPT_BIN" validate -q mnist-dp.yaml
+  [[ "$output" != *$'\033['* ]]
+}
+
+@test "a billion-laughs document is refused quickly with a finding" {
+  cp "$V/billion-laughs.yaml" .
+  # The bound is the timeout (124 if hit): expansion is counted before copying, not after.
+  run timeout 10 "$KPT_BIN" validate -q billion-laughs.yaml
+  [ "$status" -eq 1 ]
+  [[ "$output" == "billion-laughs.yaml:"*"[yaml.too-many-nodes]"* ]]
+}
+
+@test "kubectl pytorch validate runs through the real kubectl" {
+  PATH=$(plugin_path) run kubectl pytorch validate -q mnist-dp.yaml
+  [ "$status" -eq 1 ]
+  [ "${lines[0]}" = "mnist-dp.yaml:6:3: error: spec.cleanPodPolicy: unknown field 'cleanPodPolicy' (it belongs in spec.runPolicy) [lint.misplaced-field]" ]
+}
