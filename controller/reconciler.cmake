@@ -11,6 +11,8 @@ if(TARGET kpt_kube)
       ${CMAKE_CURRENT_LIST_DIR}/informer.cpp
       ${CMAKE_CURRENT_LIST_DIR}/logger.cpp
       ${CMAKE_CURRENT_LIST_DIR}/leader_election.cpp
+      ${CMAKE_CURRENT_LIST_DIR}/controller_main.cpp
+      ${CMAKE_CURRENT_LIST_DIR}/manifests.cpp
     PUBLIC_DEPS kpt_controller_model kpt_kube Threads::Threads
     PRIVATE_DEPS PkgConfig::HTTPLIB
   )

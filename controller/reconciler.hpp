@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -52,7 +53,7 @@ class Reconciler {
   const Clock& m_clock;
   ReconcilerOptions m_options;
   Metrics* m_metrics;
-  unsigned long m_event_seq = 0;
+  std::atomic<unsigned long> m_event_seq{0};
 };
 
 /// "ns/name" -> {ns, name}; a key without '/' has an empty namespace.

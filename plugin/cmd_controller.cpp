@@ -1,17 +1,167 @@
-#include <CLI/CLI.hpp>
-#include <ostream>
+#include <pthread.h>
+#include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <ostream>
+#include <thread>
+
+#include "controller/controller_main.hpp"
+#include "controller/logger.hpp"
+#include "controller/manifests.hpp"
+#include "controller/model/env_style.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/controller_client.hpp"
+#include "plugin/plugin.hpp"
+#include "plugin/version.hpp"
 
 namespace kpt::plugin {
 
+namespace {
+
+struct ControllerFlags {
+  std::string env_style = "worker-only";
+  int workers = 2;
+  bool leader_elect = false;
+  std::string lease_name = "kubectl-pytorch-controller";
+  std::string lease_namespace = "default";
+  std::string lease_duration = "15s";
+  std::string renew_deadline = "10s";
+  std::string retry_period = "2s";
+  std::string metrics_addr = ":8080";
+  std::string log_format = "text";
+  std::string managed_by;
+  std::string job_selector;
+  std::string resync = "5m";
+  bool no_events = false;
+  std::string image = std::string("ghcr.io/kubectl-pytorch/kubectl-pytorch:") + k_version;
+};
+
+/// "15s", "2m", "1h" or plain seconds.
+std::optional<std::chrono::seconds> parse_seconds(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  std::size_t used = 0;
+  long n = 0;
+  try {
+    n = std::stol(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const auto unit = text.substr(used);
+  if (n < 0) return std::nullopt;
+  if (unit.empty() || unit == "s") return std::chrono::seconds{n};
+  if (unit == "m") return std::chrono::minutes{n};
+  if (unit == "h") return std::chrono::hours{n};
+  return std::nullopt;
+}
+
+int usage_error(Context& ctx, const std::string& message) {
+  ctx.err << "error: " << message << "\n";
+  return exit_code::usage;
+}
+
+/// Runs the controller until SIGTERM/SIGINT. Both signals are blocked in every thread and
+/// taken by one sigwait thread, so no handler and no global flag are needed.
+int run(Context& ctx, const ControllerFlags& f) {
+  controller::ControllerConfig config;
+  const auto style = model::parse_style(f.env_style);
+  if (!style) {
+    return usage_error(ctx, "unknown env style '" + f.env_style + "': known styles are " + model::known_styles_list());
+  }
+  config.reconciler.style = *style;
+  config.reconciler.managed_by = f.managed_by;
+  config.reconciler.job_selector = f.job_selector;
+  config.reconciler.emit_events = !f.no_events;
+  config.namespace_ = ctx.connection.namespace_;
+  config.workers = f.workers;
+  config.leader_elect = f.leader_elect;
+  config.metrics_addr = f.metrics_addr;
+  if (f.log_format != "text" && f.log_format != "json") {
+    return usage_error(ctx, "unknown log format '" + f.log_format + "': use 'text' or 'json'");
+  }
+  const auto resync = parse_seconds(f.resync);
+  const auto lease = parse_seconds(f.lease_duration);
+  const auto renew = parse_seconds(f.renew_deadline);
+  const auto retry = parse_seconds(f.retry_period);
+  if (!resync || !lease || !renew || !retry) {
+    return usage_error(ctx, "durations take a number and a unit, such as '15s', '2m' or '1h'");
+  }
+  config.resync = *resync;
+  config.lease.name = f.lease_name;
+  config.lease.namespace_ = f.lease_namespace;
+  config.lease.lease_duration = *lease;
+  config.lease.renew_deadline = *renew;
+  config.lease.retry_period = *retry;
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  config.lease.identity = std::string(host) + "_" + std::to_string(::getpid());
+  if (const auto problem = controller::check_lease_config(config.lease); !problem.empty()) {
+    return usage_error(ctx, problem);
+  }
+
+  auto client = make_controller_client(ctx);
+  if (!client) return usage_error(ctx, client.error().message);
+
+  controller::RealClock clock;
+  controller::Logger log(ctx.err, f.log_format == "json" ? controller::LogFormat::json : controller::LogFormat::text,
+                         clock);
+  std::atomic<bool> stop{false};
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigset_t previous;
+  pthread_sigmask(SIG_BLOCK, &signals, &previous);
+  std::thread waiter([&signals, &stop, &log] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (!stop.load()) log.info("signal received, stopping", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
+    stop = true;
+  });
+  const int code = controller::run_controller(**client, config, clock, log, stop);
+  if (!stop.exchange(true)) pthread_kill(waiter.native_handle(), SIGTERM);  // wake the waiter
+  waiter.join();
+  pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  return code;
+}
+
+}  // namespace
+
 void add_controller_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("controller", "(being built)");
-  cmd->group("");  // hidden until it works
-  cmd->callback([&ctx] {
-    ctx.err << "error: 'controller' is being built\n";
-    ctx.exit_code = 2;
+  auto flags = std::make_shared<ControllerFlags>();
+  auto* cmd = app.add_subcommand("controller", "Run the lightweight PyTorchJob controller (reconciles jobs into Pods)");
+  cmd->add_option("--env-style", flags->env_style, "Env of the pods: worker-only, torchrun, legacy, operator@vX.Y.Z")
+      ->capture_default_str();
+  cmd->add_option("--workers", flags->workers, "Jobs reconciled in parallel")->capture_default_str();
+  cmd->add_flag("--leader-elect", flags->leader_elect, "Elect a leader through a coordination.k8s.io Lease");
+  cmd->add_option("--lease-name", flags->lease_name, "Name of the Lease")->capture_default_str();
+  cmd->add_option("--lease-namespace", flags->lease_namespace, "Namespace of the Lease")->capture_default_str();
+  cmd->add_option("--lease-duration", flags->lease_duration, "How long a lease is valid")->capture_default_str();
+  cmd->add_option("--renew-deadline", flags->renew_deadline, "The leader gives up if it cannot renew for this long")
+      ->capture_default_str();
+  cmd->add_option("--retry-period", flags->retry_period, "Time between lease attempts")->capture_default_str();
+  cmd->add_option("--metrics-addr", flags->metrics_addr, "Address of /metrics, /healthz and /readyz ('0': off)")
+      ->capture_default_str();
+  cmd->add_option("--log-format", flags->log_format, "Logs as 'text' or 'json'")->capture_default_str();
+  cmd->add_option("--managed-by", flags->managed_by,
+                  "Reconcile only jobs whose spec.runPolicy.managedBy is this value");
+  cmd->add_option("--job-selector", flags->job_selector, "Reconcile only jobs whose labels match (k=v,...)");
+  cmd->add_option("--resync", flags->resync, "Re-list everything this often")->capture_default_str();
+  cmd->add_flag("--no-events", flags->no_events, "Do not record Events");
+  cmd->callback([&ctx, flags, cmd] {
+    if (cmd->got_subcommand("manifests")) return;
+    ctx.exit_code = run(ctx, *flags);
+  });
+
+  auto* manifests = cmd->add_subcommand("manifests", "Print the CRD, RBAC and Deployment to run the controller in-cluster");
+  manifests->add_option("--image", flags->image, "Controller image")->capture_default_str();
+  manifests->callback([&ctx, flags] {
+    controller::ManifestOptions options;
+    options.image = flags->image;
+    if (!ctx.connection.namespace_.empty()) options.namespace_ = ctx.connection.namespace_;
+    ctx.out << controller::controller_manifests(options);
+    ctx.exit_code = exit_code::ok;
   });
 }
 

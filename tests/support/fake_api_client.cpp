@@ -1,6 +1,7 @@
 #include "tests/support/fake_api_client.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace kpt::testing {
 
@@ -78,11 +79,39 @@ Expected<kube::ListResult> FakeApiClient::list(const kube::ResourceRef& ref, con
   return out;
 }
 
-Expected<void> FakeApiClient::watch(const kube::ResourceRef& ref, const std::string& ns, const kube::ListOptions&,
-                                    const std::function<bool(const kube::WatchEvent&)>&, const std::atomic<bool>*) {
-  std::lock_guard lock(m_mutex);
+Expected<void> FakeApiClient::watch(const kube::ResourceRef& ref, const std::string& ns, const kube::ListOptions& opts,
+                                    const std::function<bool(const kube::WatchEvent&)>& on_event,
+                                    const std::atomic<bool>* cancel) {
+  std::unique_lock lock(m_mutex);
   record("watch", ref, ns, "");
-  return api_error(405, "MethodNotAllowed", "the fake does not serve watches");
+  if (auto e = injected("watch")) return *e;
+  long from = opts.resource_version.empty() ? 0 : std::stol(opts.resource_version);
+  const auto until = std::chrono::steady_clock::now() +
+                     std::chrono::seconds{opts.timeout_seconds > 0 ? opts.timeout_seconds : 60};
+  std::size_t next = 0;
+  while (true) {
+    std::vector<kube::WatchEvent> batch;
+    for (; next < m_changes.size(); ++next) {
+      const auto& c = m_changes[next];
+      if (c.rv <= from || c.resource != ref.resource) continue;
+      if (!ns.empty() && c.object["metadata"].value("namespace", "") != ns) continue;
+      if (!matches_selector(c.object, opts.label_selector)) continue;
+      batch.push_back({c.type, c.object});
+    }
+    lock.unlock();
+    for (const auto& ev : batch) {
+      if (!on_event(ev)) return {};
+    }
+    lock.lock();
+    if ((cancel != nullptr && cancel->load()) || std::chrono::steady_clock::now() >= until) return {};
+    if (auto e = injected("watch-stream")) return *e;  // a stream cut in the middle
+    m_changed.wait_for(lock, std::chrono::milliseconds{20});
+  }
+}
+
+void FakeApiClient::log_change(const std::string& resource, kube::WatchEvent::Type type, const nlohmann::json& obj) {
+  m_changes.push_back({m_version, resource, type, obj});
+  m_changed.notify_all();
 }
 
 Expected<nlohmann::json> FakeApiClient::create(const kube::ResourceRef& ref, const std::string& ns,
@@ -100,6 +129,7 @@ Expected<nlohmann::json> FakeApiClient::create(const kube::ResourceRef& ref, con
   stored.erase("status");
   stamp(stored);
   m_objects[key] = stored;
+  log_change(ref.resource, kube::WatchEvent::Type::added, stored);
   return stored;
 }
 
@@ -119,6 +149,7 @@ Expected<nlohmann::json> FakeApiClient::update(const kube::ResourceRef& ref, con
   else stored.erase("status");
   stamp(stored);
   it->second = stored;
+  log_change(ref.resource, kube::WatchEvent::Type::modified, stored);
   return stored;
 }
 
@@ -135,6 +166,7 @@ Expected<nlohmann::json> FakeApiClient::update_status(const kube::ResourceRef& r
   }
   it->second["status"] = obj.value("status", nlohmann::json::object());
   stamp(it->second);
+  log_change(ref.resource, kube::WatchEvent::Type::modified, it->second);
   return it->second;
 }
 
@@ -151,6 +183,7 @@ Expected<nlohmann::json> FakeApiClient::patch(const kube::ResourceRef& ref, cons
   patch_body.erase("status");
   it->second.merge_patch(patch_body);
   stamp(it->second);
+  log_change(ref.resource, kube::WatchEvent::Type::modified, it->second);
   return it->second;
 }
 
@@ -164,7 +197,10 @@ Expected<void> FakeApiClient::remove(const kube::ResourceRef& ref, const std::st
   if (m_graceful && ref.resource == "pods") {
     it->second["metadata"]["deletionTimestamp"] = "2026-11-29T12:00:00Z";
     stamp(it->second);
+    log_change(ref.resource, kube::WatchEvent::Type::modified, it->second);
   } else {
+    ++m_version;
+    log_change(ref.resource, kube::WatchEvent::Type::deleted, it->second);
     m_objects.erase(it);
   }
   return {};
@@ -194,6 +230,7 @@ nlohmann::json FakeApiClient::put(const kube::ResourceRef& ref, const nlohmann::
   auto stored = obj;
   stamp(stored);
   m_objects[{ref.resource, stored["metadata"].value("namespace", std::string{}), name_of(stored)}] = stored;
+  log_change(ref.resource, kube::WatchEvent::Type::added, stored);
   return stored;
 }
 
@@ -219,6 +256,7 @@ void FakeApiClient::merge(const std::string& resource, const std::string& ns, co
   auto& obj = m_objects.at({resource, ns, name});
   obj.merge_patch(patch);
   stamp(obj);
+  log_change(resource, kube::WatchEvent::Type::modified, obj);
 }
 
 void FakeApiClient::fail_next(const std::string& verb, int http_status, const std::string& reason, int count) {
@@ -233,7 +271,11 @@ void FakeApiClient::set_graceful_delete(bool graceful) {
 
 void FakeApiClient::purge(const std::string& resource, const std::string& ns, const std::string& name) {
   std::lock_guard lock(m_mutex);
-  m_objects.erase({resource, ns, name});
+  const auto it = m_objects.find({resource, ns, name});
+  if (it == m_objects.end()) return;
+  ++m_version;
+  log_change(resource, kube::WatchEvent::Type::deleted, it->second);
+  m_objects.erase(it);
 }
 
 std::vector<RecordedCall> FakeApiClient::calls() const {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <condition_variable>
 #include <deque>
 #include <map>
 #include <mutex>
@@ -22,7 +23,8 @@ struct RecordedCall {
 /// An in-memory ApiClient that stores objects, assigns uid/resourceVersion, enforces
 /// AlreadyExists/NotFound/Conflict, matches equality label selectors, records every call and
 /// can fail the next calls of a verb with a given HTTP status (fault injection).
-/// Thread-safe. Watches are not served (they return an error at once).
+/// Thread-safe. Watches replay the change log after the given resourceVersion and then
+/// wait for new changes until cancelled or timed out.
 class FakeApiClient final : public kube::ApiClient {
  public:
   Expected<nlohmann::json> get(const kube::ResourceRef& ref, const std::string& ns, const std::string& name) override;
@@ -74,6 +76,16 @@ class FakeApiClient final : public kube::ApiClient {
   void record(const std::string& verb, const kube::ResourceRef& ref, const std::string& ns, const std::string& name);
   std::optional<Error> injected(const std::string& verb);
   void stamp(nlohmann::json& obj);
+  void log_change(const std::string& resource, kube::WatchEvent::Type type, const nlohmann::json& obj);
+
+  struct Change {
+    long rv;
+    std::string resource;
+    kube::WatchEvent::Type type;
+    nlohmann::json object;
+  };
+  std::vector<Change> m_changes;
+  std::condition_variable m_changed;
 
   mutable std::mutex m_mutex;
   std::map<Key, nlohmann::json> m_objects;

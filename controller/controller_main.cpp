@@ -1,0 +1,165 @@
+#include "controller/controller_main.hpp"
+
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <vector>
+
+#include "controller/informer.hpp"
+#include "controller/instrumented_client.hpp"
+#include "controller/logger.hpp"
+#include "controller/metrics.hpp"
+#include "controller/work_queue.hpp"
+
+namespace kpt::controller {
+
+namespace {
+
+std::string job_key_of_pod(const nlohmann::json& pod) {
+  const auto& meta = pod.value("metadata", nlohmann::json::object());
+  for (const auto& ref : meta.value("ownerReferences", nlohmann::json::array())) {
+    if (ref.value("kind", "") == "PyTorchJob" && ref.value("controller", false)) {
+      return meta.value("namespace", std::string{}) + "/" + ref.value("name", std::string{});
+    }
+  }
+  return {};
+}
+
+std::string key_of(const nlohmann::json& obj) {
+  const auto& meta = obj.value("metadata", nlohmann::json::object());
+  return meta.value("namespace", std::string{}) + "/" + meta.value("name", std::string{});
+}
+
+void work(WorkQueue& queue, Reconciler& reconciler, Metrics& metrics, const Clock& clock, Logger& log) {
+  while (auto key = queue.get()) {
+    const auto started = clock.steady_now();
+    const auto r = reconciler.reconcile(*key);
+    const std::chrono::duration<double> took = clock.steady_now() - started;
+    if (r.error) {
+      metrics.observe_reconcile(r.retriable ? "retry" : "error", took);
+      log.error("reconcile failed", {{"key", *key}, {"error", r.error->message}, {"retry", r.retriable ? "yes" : "no"}});
+      if (r.retriable) {
+        queue.add_rate_limited(*key);
+      } else {
+        queue.forget(*key);
+      }
+    } else {
+      metrics.observe_reconcile(r.requeue_after ? "requeue" : "success", took);
+      queue.forget(*key);
+      if (r.requeue_after) queue.add_after(*key, std::chrono::duration_cast<std::chrono::milliseconds>(*r.requeue_after));
+    }
+    queue.done(*key);
+    metrics.set_queue_depth(queue.depth());
+  }
+}
+
+}  // namespace
+
+std::string detect_training_operator(kube::ApiClient& client) {
+  kube::ListOptions opts;
+  opts.label_selector = "control-plane=kubeflow-training-operator";
+  if (auto listed = client.list(kube::resources::deployments(), "", opts); listed && !listed->items.empty()) {
+    return key_of(listed->items.front());
+  }
+  if (auto got = client.get(kube::resources::deployments(), "kubeflow", "training-operator"); got) {
+    return "kubeflow/training-operator";
+  }
+  return {};
+}
+
+int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, const Clock& clock, Logger& log,
+                   std::atomic<bool>& stop, const std::function<void(int)>& on_listening) {
+  Metrics metrics;
+  InstrumentedClient client(raw_client, metrics);
+
+  if (config.reconciler.managed_by.empty() && config.reconciler.job_selector.empty()) {
+    if (const auto found = detect_training_operator(client); !found.empty()) {
+      log.error("a Training Operator is running in this cluster ('" + found +
+                "'); refusing to reconcile its jobs: pass --managed-by or --job-selector to say which jobs are ours");
+      return 1;
+    }
+  }
+
+  std::atomic<bool> leading{!config.leader_elect};
+  std::vector<std::unique_ptr<Informer>> informers;
+  httplib::Server http;
+  std::thread http_thread;
+  if (config.metrics_addr != "0") {
+    http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+    http.Get("/readyz", [&](const httplib::Request&, httplib::Response& res) {
+      bool ready = leading.load() || config.leader_elect;  // a standby is ready to take over
+      for (const auto& inf : informers) ready = ready && (inf->synced() || !leading.load());
+      res.status = ready ? 200 : 503;
+      res.set_content(ready ? "ok" : "not ready", "text/plain");
+    });
+    http.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+      res.set_content(metrics.render(), "text/plain; version=0.0.4");
+    });
+    const auto colon = config.metrics_addr.rfind(':');
+    std::string host = colon == std::string::npos ? "" : config.metrics_addr.substr(0, colon);
+    const int port = std::stoi(colon == std::string::npos ? config.metrics_addr : config.metrics_addr.substr(colon + 1));
+    if (host.empty()) host = "0.0.0.0";
+    const int bound = port == 0 ? http.bind_to_any_port(host) : (http.bind_to_port(host, port) ? port : -1);
+    if (bound < 0) {
+      log.error("cannot listen on '" + config.metrics_addr + "'");
+      return 1;
+    }
+    http_thread = std::thread([&http] { http.listen_after_bind(); });
+    log.info("serving health and metrics", {{"addr", host + ":" + std::to_string(bound)}});
+    if (on_listening) on_listening(bound);
+  }
+  auto stop_http = [&] {
+    if (http_thread.joinable()) {
+      http.stop();
+      http_thread.join();
+    }
+  };
+
+  std::unique_ptr<LeaderElector> elector;
+  if (config.leader_elect) {
+    elector = std::make_unique<LeaderElector>(client, clock, config.lease);
+    if (!elector->acquire(stop, log)) {
+      stop_http();
+      return 0;
+    }
+    leading = true;
+  }
+
+  WorkQueue queue(clock);
+  Reconciler reconciler(client, clock, config.reconciler, &metrics);
+  informers.push_back(std::make_unique<Informer>(
+      client, kube::resources::pytorchjobs(), config.namespace_, "",
+      [&queue](kube::WatchEvent::Type, const nlohmann::json& job) { queue.add(key_of(job)); }, log, config.resync));
+  informers.push_back(std::make_unique<Informer>(
+      client, kube::resources::pods(), config.namespace_, "training.kubeflow.org/operator-name=pytorchjob-controller",
+      [&queue](kube::WatchEvent::Type, const nlohmann::json& pod) {
+        if (auto key = job_key_of_pod(pod); !key.empty()) queue.add(key);
+      },
+      log, config.resync));
+
+  std::atomic<bool> stop_informers{false};
+  std::vector<std::thread> threads;
+  for (auto& inf : informers) threads.emplace_back([&inf, &stop_informers] { inf->run(stop_informers); });
+  for (int i = 0; i < std::max(1, config.workers); ++i) {
+    threads.emplace_back([&] { work(queue, reconciler, metrics, clock, log); });
+  }
+  log.info("controller started", {{"namespace", config.namespace_.empty() ? "*" : config.namespace_},
+                                  {"workers", std::to_string(config.workers)}});
+
+  int exit_code = 0;
+  if (elector) {
+    if (!elector->keep(stop, log)) exit_code = 1;  // lost: stop at once, never write as a non-leader
+  } else {
+    while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds{50});
+  }
+  log.info("shutting down");
+  stop_informers = true;
+  queue.shut_down();
+  for (auto& t : threads) t.join();
+  if (elector && exit_code == 0) elector->release();
+  stop_http();
+  return exit_code;
+}
+
+}  // namespace kpt::controller

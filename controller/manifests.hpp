@@ -1,0 +1,20 @@
+#pragma once
+
+#include <string>
+
+namespace kpt::controller {
+
+struct ManifestOptions {
+  std::string namespace_ = "kubectl-pytorch";
+  std::string image = "ghcr.io/kubectl-pytorch/kubectl-pytorch:latest";
+};
+
+/// Our own structural PyTorchJob CRD (kubeflow.org/v1 with status and scale subresources).
+std::string crd_manifest();
+
+/// Everything to run the controller in a cluster, as multi-document YAML: the CRD, a
+/// Namespace, a ServiceAccount, least-privilege RBAC (no wildcard verbs or resources) and a
+/// Deployment with liveness/readiness probes and leader election.
+std::string controller_manifests(const ManifestOptions& options);
+
+}  // namespace kpt::controller

@@ -1,0 +1,206 @@
+#include "controller/controller_main.hpp"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "controller/logger.hpp"
+#include "tests/support/fake_api_client.hpp"
+
+namespace kpt::controller {
+namespace {
+
+using testing::FakeApiClient;
+
+/// Polls `done` until it holds or 30 s pass (a bound for a hung controller, not a timing assertion).
+template <class F>
+bool eventually(F done) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds{30};
+  while (std::chrono::steady_clock::now() < until) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  }
+  return done();
+}
+
+nlohmann::json job(int i) {
+  const auto tmpl = nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");
+  return {{"apiVersion", "kubeflow.org/v1"},
+          {"kind", "PyTorchJob"},
+          {"metadata", {{"name", "job" + std::to_string(i)}, {"namespace", "ns"}, {"uid", "uid-job" + std::to_string(i)}}},
+          {"spec",
+           {{"pytorchReplicaSpecs",
+             {{"Master", {{"replicas", 1}, {"template", tmpl}}}, {"Worker", {{"replicas", 2}, {"template", tmpl}}}}}}}};
+}
+
+/// A controller run in a thread, stopped (as by SIGTERM) on destruction.
+struct RunningController {
+  RunningController(kube::ApiClient& api, ControllerConfig config) : log(out, LogFormat::json, clock) {
+    thread = std::thread([this, &api, config] { code = run_controller(api, config, clock, log, stop, [this](int p) { port = p; }); });
+  }
+  ~RunningController() { halt(); }
+  void halt() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+  }
+  RealClock clock;
+  std::ostringstream out;
+  Logger log;
+  std::atomic<bool> stop{false};
+  std::atomic<int> port{0};
+  int code = -1;
+  std::thread thread;
+};
+
+/// Plays the kubelet: every pod it sees goes Running, then Succeeded.
+struct Kubelet {
+  explicit Kubelet(FakeApiClient& api) : m_api(api), m_thread([this] { loop(); }) {}
+  ~Kubelet() {
+    m_stop = true;
+    m_thread.join();
+  }
+  void loop() {
+    while (!m_stop.load()) {
+      for (const auto& name : m_api.names("pods", "ns")) {
+        const auto pod = m_api.object("pods", "ns", name);
+        if (pod.is_null()) continue;
+        const auto phase = pod.value("status", nlohmann::json::object()).value("phase", "");
+        if (phase.empty()) m_api.merge("pods", "ns", name, {{"status", {{"phase", "Running"}}}});
+        if (phase == "Running") m_api.merge("pods", "ns", name, {{"status", {{"phase", "Succeeded"}}}});
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds{5});
+    }
+  }
+  FakeApiClient& m_api;
+  std::atomic<bool> m_stop{false};
+  std::thread m_thread;
+};
+
+bool all_succeeded(const FakeApiClient& api, int jobs) {
+  for (int i = 0; i < jobs; ++i) {
+    const auto j = api.object("pytorchjobs", "ns", "job" + std::to_string(i));
+    const auto& conditions = j.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array());
+    if (conditions.empty() || conditions.back().value("type", "") != "Succeeded") return false;
+  }
+  return true;
+}
+
+ControllerConfig quiet_config() {
+  ControllerConfig c;
+  c.metrics_addr = "0";
+  c.reconciler.emit_events = false;
+  return c;
+}
+
+/// No pod or service twice, none without its job as controller owner.
+void expect_no_duplicates_or_orphans(const FakeApiClient& api, int jobs) {
+  EXPECT_EQ(api.names("pods", "ns").size(), static_cast<std::size_t>(3 * jobs));
+  EXPECT_EQ(api.names("services", "ns").size(), static_cast<std::size_t>(3 * jobs));
+  for (const auto* res : {"pods", "services"}) {
+    for (const auto& name : api.names(res, "ns")) {
+      const auto owner = api.object(res, "ns", name)["metadata"]["ownerReferences"][0];
+      EXPECT_EQ(name.rfind(owner["name"].get<std::string>() + "-", 0), 0u) << name;
+    }
+  }
+}
+
+TEST(ControllerLoop, EveryJobSucceedsDespiteServerErrorsCutWatchesAndExpiredVersions) {
+  FakeApiClient api;
+  constexpr int k_jobs = 20;
+  for (int i = 0; i < k_jobs; ++i) api.put(kube::resources::pytorchjobs(), job(i));
+  api.fail_next("create", 500, "InternalError", 5);
+  api.fail_next("update_status", 429, "TooManyRequests", 3);
+  api.fail_next("list", 503, "ServiceUnavailable", 2);
+  api.fail_next("watch", 410, "Expired", 2);
+  api.fail_next("watch-stream", 500, "InternalError", 2);
+  Kubelet kubelet(api);
+  RunningController c(api, quiet_config());
+  EXPECT_TRUE(eventually([&] { return all_succeeded(api, k_jobs); }));
+  c.halt();
+  EXPECT_EQ(c.code, 0);
+  expect_no_duplicates_or_orphans(api, k_jobs);
+  // Successful creations are exactly one per Pod and Service; the 5 failed ones were retried.
+  EXPECT_EQ(api.count("create", "pods") + api.count("create", "services"), 6 * k_jobs + 5);
+}
+
+TEST(ControllerLoop, AControllerStoppedHalfWayAndStartedAgainConverges) {
+  FakeApiClient api;
+  constexpr int k_jobs = 20;
+  for (int i = 0; i < k_jobs; ++i) api.put(kube::resources::pytorchjobs(), job(i));
+  {
+    RunningController first(api, quiet_config());
+    EXPECT_TRUE(eventually([&] { return api.names("pods", "ns").size() >= 10; }));
+  }
+  Kubelet kubelet(api);
+  RunningController second(api, quiet_config());
+  EXPECT_TRUE(eventually([&] { return all_succeeded(api, k_jobs); }));
+  second.halt();
+  expect_no_duplicates_or_orphans(api, k_jobs);
+}
+
+TEST(ControllerLoop, OnlyTheLeaderWritesAndTheStandbyTakesOverWhenItStops) {
+  FakeApiClient api;
+  auto config = quiet_config();
+  config.leader_elect = true;
+  config.lease.namespace_ = "ns";
+  config.lease.lease_duration = std::chrono::seconds{3};
+  config.lease.renew_deadline = std::chrono::seconds{2};
+  config.lease.retry_period = std::chrono::seconds{1};
+  auto config_a = config;
+  config_a.lease.identity = "a";
+  auto config_b = config;
+  config_b.lease.identity = "b";
+  auto leader = std::make_unique<RunningController>(api, config_a);
+  ASSERT_TRUE(eventually([&] { return !api.object("leases", "ns", "kubectl-pytorch-controller").is_null(); }));
+  RunningController standby(api, config_b);
+  api.put(kube::resources::pytorchjobs(), job(0));
+  ASSERT_TRUE(eventually([&] { return api.names("pods", "ns").size() == 3; }));
+  EXPECT_EQ(api.object("leases", "ns", "kubectl-pytorch-controller")["spec"]["holderIdentity"], "a");
+  leader->halt();  // a clean stop releases the lease
+  EXPECT_EQ(leader->code, 0);
+  api.put(kube::resources::pytorchjobs(), job(1));
+  Kubelet kubelet(api);
+  EXPECT_TRUE(eventually([&] { return all_succeeded(api, 2); }));
+  EXPECT_EQ(api.object("leases", "ns", "kubectl-pytorch-controller")["spec"]["holderIdentity"], "b");
+  expect_no_duplicates_or_orphans(api, 2);
+}
+
+TEST(ControllerLoop, ServesHealthReadinessAndPrometheusMetrics) {
+  FakeApiClient api;
+  api.put(kube::resources::pytorchjobs(), job(0));
+  auto config = quiet_config();
+  config.metrics_addr = "127.0.0.1:0";
+  RunningController c(api, config);
+  ASSERT_TRUE(eventually([&] { return c.port.load() != 0 && api.names("pods", "ns").size() == 3; }));
+  httplib::Client http("127.0.0.1", c.port.load());
+  const auto health = http.Get("/healthz");
+  ASSERT_TRUE(health);
+  EXPECT_EQ(health->status, 200);
+  ASSERT_TRUE(eventually([&] { auto r = http.Get("/readyz"); return r && r->status == 200; }));
+  const auto metrics = http.Get("/metrics");
+  ASSERT_TRUE(metrics);
+  EXPECT_NE(metrics->body.find("kpt_controller_api_requests_total{verb=\"create\",code=\"200\"}"), std::string::npos);
+  EXPECT_NE(metrics->body.find("kpt_controller_reconcile_duration_seconds_bucket{le=\"+Inf\"}"), std::string::npos);
+  EXPECT_NE(metrics->body.find("kpt_controller_jobs{state=\"Created\"} 1"), std::string::npos);
+}
+
+TEST(ControllerLoop, RefusesToRunBesideATrainingOperatorUnlessToldWhichJobsAreOurs) {
+  FakeApiClient api;
+  api.put(kube::resources::deployments(),
+          {{"metadata", {{"name", "training-operator"}, {"namespace", "kubeflow"},
+                         {"labels", {{"control-plane", "kubeflow-training-operator"}}}}}});
+  RealClock clock;
+  std::ostringstream out;
+  Logger log(out, LogFormat::text, clock);
+  std::atomic<bool> stop{false};
+  EXPECT_EQ(run_controller(api, quiet_config(), clock, log, stop), 1);
+  EXPECT_NE(out.str().find("a Training Operator is running in this cluster ('kubeflow/training-operator'); refusing "
+                           "to reconcile its jobs: pass --managed-by or --job-selector to say which jobs are ours"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace kpt::controller
