@@ -143,7 +143,9 @@ HttpResponse ApiHandler::do_watch(const HttpRequest& req, const Target& t) {
     if (!probe) return error_response(probe.error());
   }
   HttpResponse r;
-  r.content_type = "application/json";
+  // Not plain "application/json": httplib would gzip the stream and hold events in the
+  // compressor's buffer. client-go ignores the parameter.
+  r.content_type = "application/json;stream=watch";
   Store& store = m_store;
   const auto every = m_bookmark_interval;
   r.stream = [&store, spec, every](const ChunkWriter& write, const std::atomic<bool>& stopping) {
@@ -173,6 +175,7 @@ HttpResponse ApiHandler::do_log(const HttpRequest& req, const Target& t) {
     }
     return r;
   }
+  r.content_type = "application/octet-stream";  // not text/*: httplib would gzip and buffer the stream
   r.stream = [stream](const ChunkWriter& write, const std::atomic<bool>& stopping) {
     std::string chunk;
     while (!stopping) {

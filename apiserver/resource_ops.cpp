@@ -1,6 +1,7 @@
 #include "apiserver/resource_ops.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <random>
 
 
@@ -57,6 +58,18 @@ void crd_defaults(json& crd) {
                       {"message", "no conflicts found"}, {"lastTransitionTime", now}},
                      {{"type", "Established"}, {"status", "True"}, {"reason", "InitialNamesAccepted"},
                       {"message", "the initial names have been accepted"}, {"lastTransitionTime", now}}}}};
+}
+
+/// ClusterIP type and a stable cluster IP from the uid (headless Services keep "None").
+void default_service(json& svc) {
+  if (!svc.contains("spec") || !svc["spec"].is_object()) svc["spec"] = json::object();
+  auto& spec = svc["spec"];
+  if (!spec.contains("type")) spec["type"] = "ClusterIP";
+  if (!spec.contains("clusterIP") && spec["type"] != "ExternalName") {
+    const auto h = std::hash<std::string>{}(svc["metadata"].value("uid", ""));
+    spec["clusterIP"] = "10.96." + std::to_string((h >> 8) % 256) + "." + std::to_string(1 + h % 254);
+  }
+  if (spec.contains("clusterIP") && !spec.contains("clusterIPs")) spec["clusterIPs"] = json::array({spec["clusterIP"]});
 }
 
 std::vector<StatusCause> crd_problems(const json& crd) {
@@ -209,6 +222,7 @@ ApiResult<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::
   if (res.custom && res.status_subresource) body.erase("status");
   if (res.kind == "Pod" && res.group.empty() && !body.contains("status")) body["status"] = {{"phase", "Pending"}};
   if (res.kind == "Namespace" && res.group.empty()) body["status"] = {{"phase", "Active"}};
+  if (res.kind == "Service" && res.group.empty()) default_service(body);
   if (res.kind == "CustomResourceDefinition") crd_defaults(body);
   if (auto err = validate(res, body, warnings, flags)) return *err;
   return body;

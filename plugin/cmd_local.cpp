@@ -1,17 +1,139 @@
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <ostream>
 
+#include "apiserver/local_control.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 
 namespace kpt::plugin {
 
+namespace {
+
+using apiserver::LocalPaths;
+
+struct LocalFlags {
+  std::string state_dir;
+  std::string kubeconfig_out;
+  int port = 0;
+};
+
+LocalPaths paths_for(const Context& ctx, const LocalFlags& f) {
+  return LocalPaths::in(f.state_dir.empty() ? apiserver::default_state_dir(ctx.env) : f.state_dir);
+}
+
+void print_usage_hint(Context& ctx, const std::string& kubeconfig) {
+  ctx.out << "kubeconfig: " << kubeconfig << "\n\n"
+          << "Use it with:\n"
+          << "  export KUBECONFIG=" << kubeconfig << "\n"
+          << "  kubectl get pods\n"
+          << "Stop it with: " << ctx.program << " local down\n";
+}
+
+Expected<void> refresh_kubeconfig(const LocalPaths& paths, int port, const std::string& kubeconfig) {
+  auto ca = apiserver::read_file(paths.ca_file);
+  if (!ca) return ca.error();
+  auto token = apiserver::read_file(paths.token_file);
+  if (!token) return token.error();
+  return apiserver::write_kubeconfig(kubeconfig, "https://127.0.0.1:" + std::to_string(port), *ca, *token);
+}
+
+void run_up(Context& ctx, const LocalFlags& f) {
+  const auto paths = paths_for(ctx, f);
+  const std::string kubeconfig =
+      f.kubeconfig_out.empty() ? apiserver::default_kubeconfig_path(ctx.env) : f.kubeconfig_out;
+  ctx.out << "state directory: " << paths.state_dir << "\n";
+  if (const auto s = apiserver::local_status(paths); s.running) {
+    if (auto w = refresh_kubeconfig(paths, s.port, kubeconfig); !w) {
+      ctx.err << "error: " << w.error().message << "\n";
+      ctx.exit_code = 1;
+      return;
+    }
+    ctx.out << "the local API server is already up (pid " << s.pid << ") at https://127.0.0.1:" << s.port << "\n";
+    print_usage_hint(ctx, kubeconfig);
+    return;
+  }
+  if (auto prepared = apiserver::prepare_state(paths); !prepared) {
+    ctx.err << "error: " << prepared.error().message << "\n";
+    ctx.exit_code = 1;
+    return;
+  }
+  auto port = apiserver::spawn_and_wait("/proc/self/exe", paths, f.port, std::chrono::seconds(20));
+  if (!port) {
+    ctx.err << "error: " << port.error().message << "\n";
+    ctx.exit_code = 1;
+    return;
+  }
+  if (auto w = refresh_kubeconfig(paths, *port, kubeconfig); !w) {
+    ctx.err << "error: " << w.error().message << "\n";
+    ctx.exit_code = 1;
+    return;
+  }
+  const auto s = apiserver::local_status(paths);
+  ctx.out << "the local API server is up (pid " << s.pid << ") at https://127.0.0.1:" << *port << "\n";
+  print_usage_hint(ctx, kubeconfig);
+}
+
+void run_down(Context& ctx, const LocalFlags& f) {
+  const auto paths = paths_for(ctx, f);
+  const auto s = apiserver::local_status(paths);
+  if (!s.running) {
+    (void)apiserver::stop_local(paths, std::chrono::seconds(1));  // clears stale pid files
+    ctx.out << "the local API server is not running (state directory " << paths.state_dir << ")\n";
+    return;
+  }
+  if (auto stopped = apiserver::stop_local(paths, std::chrono::seconds(15)); !stopped) {
+    ctx.err << "error: " << stopped.error().message << "\n";
+    ctx.exit_code = 1;
+    return;
+  }
+  ctx.out << "the local API server (pid " << s.pid << ") is stopped\n";
+}
+
+void run_status(Context& ctx, const LocalFlags& f) {
+  const auto paths = paths_for(ctx, f);
+  const auto s = apiserver::local_status(paths);
+  if (!s.running) {
+    ctx.out << "not running (state directory " << paths.state_dir << ")\n";
+    ctx.exit_code = 1;
+    return;
+  }
+  ctx.out << "running (pid " << s.pid << ") at https://127.0.0.1:" << s.port << " (state directory "
+          << paths.state_dir << ")\n";
+}
+
+}  // namespace
+
 void add_local_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("local", "(being built)");
-  cmd->group("");  // hidden until it works
-  cmd->callback([&ctx] {
-    ctx.err << "error: 'local' is being built\n";
-    ctx.exit_code = 2;
+  auto* cmd = app.add_subcommand("local", "Run the embedded API server in the background for kubectl");
+  cmd->require_subcommand(1);
+  auto flags = std::make_shared<LocalFlags>();
+  const auto add_state_dir = [flags](CLI::App* sub) {
+    sub->add_option("--state-dir", flags->state_dir,
+                    "State directory (default $XDG_STATE_HOME/kubectl-pytorch or ~/.local/state/kubectl-pytorch)");
+  };
+
+  auto* up = cmd->add_subcommand("up", "Start the local API server and write a kubeconfig for it");
+  add_state_dir(up);
+  up->add_option("--kubeconfig-out", flags->kubeconfig_out,
+                 "Where to write the kubeconfig (default ~/.kube/kubectl-pytorch-local.yaml)");
+  up->add_option("--port", flags->port, "Port on 127.0.0.1 (default: a free one)");
+  up->callback([&ctx, flags] { run_up(ctx, *flags); });
+
+  auto* down = cmd->add_subcommand("down", "Stop the local API server");
+  add_state_dir(down);
+  down->callback([&ctx, flags] { run_down(ctx, *flags); });
+
+  auto* status = cmd->add_subcommand("status", "Show whether the local API server runs");
+  add_state_dir(status);
+  status->callback([&ctx, flags] { run_status(ctx, *flags); });
+
+  auto* serve = cmd->add_subcommand("serve", "Serve in the foreground (used by 'local up')");
+  serve->group("");
+  add_state_dir(serve);
+  serve->add_option("--port", flags->port, "Port on 127.0.0.1 (0: a free one)");
+  serve->callback([&ctx, flags] {
+    ctx.exit_code = apiserver::serve_foreground(paths_for(ctx, *flags), flags->port);
   });
 }
 

@@ -100,7 +100,8 @@ std::vector<nlohmann::json> Client::watch(const std::string& path_and_query) {
     return true;
   });
   if (!r) throw std::runtime_error("watch failed: " + httplib::to_string(r.error()));
-  if (r->status != 200) events.push_back(nlohmann::json::parse(r->body, nullptr, false));
+  // An error answer (410 Gone before the stream starts) is one Status object, without a newline.
+  if (r->status != 200) events.push_back(nlohmann::json::parse(buffer.empty() ? r->body : buffer, nullptr, false));
   return events;
 }
 

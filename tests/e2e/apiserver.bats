@@ -1,0 +1,231 @@
+#!/usr/bin/env bats
+# `kubectl pytorch local up` and the REAL kubectl against the embedded API server.
+load helpers
+
+setup() {
+  setup_workdir
+  export HOME="$KPT_WORK/home"          # kubectl's discovery cache and defaults stay in the test dir
+  mkdir -p "$HOME"
+  STATE="$KPT_WORK/state"
+  export KUBECONFIG="$KPT_WORK/kubeconfig.yaml"
+  run "$KPT_BIN" local up --state-dir "$STATE" --kubeconfig-out "$KUBECONFIG"
+  [ "$status" -eq 0 ] || { echo "$output" >&3; return 1; }
+  UP_OUTPUT="$output"
+}
+
+teardown() {
+  "$KPT_BIN" local down --state-dir "$STATE" >/dev/null 2>&1 || true
+  teardown_workdir
+}
+
+job_manifest() {
+  cat <<YAML
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: $1
+  labels:
+    team: ml
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 2
+      restartPolicy: OnFailure
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: python:3.11
+YAML
+}
+
+@test "local up prints the state directory and how to use the kubeconfig, which is private" {
+  [[ "${UP_OUTPUT}" == *"state directory: $STATE"* ]]
+  [[ "${UP_OUTPUT}" == *"export KUBECONFIG=$KUBECONFIG"* ]]
+  [[ "${UP_OUTPUT}" == *"kubectl get pods"* ]]
+  [ "$(stat -c %a "$KUBECONFIG")" = 600 ]
+  [ "$(stat -c %a "$STATE/token")" = 600 ]
+  ! grep -q "$(cat "$STATE/token")" <<<"$UP_OUTPUT"
+}
+
+@test "local up twice reports the running server, and local down stops it" {
+  run "$KPT_BIN" local up --state-dir "$STATE" --kubeconfig-out "$KUBECONFIG"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"the local API server is already up (pid $(cat "$STATE/apiserver.pid"))"* ]]
+  run "$KPT_BIN" local status --state-dir "$STATE"
+  [ "$status" -eq 0 ]
+  [[ "$output" == "running (pid "* ]]
+  pid=$(cat "$STATE/apiserver.pid")
+  run "$KPT_BIN" local down --state-dir "$STATE"
+  [ "$status" -eq 0 ]
+  [ "$output" = "the local API server (pid $pid) is stopped" ]
+  [ ! -e "$STATE/apiserver.pid" ]
+  ! kill -0 "$pid" 2>/dev/null
+  run "$KPT_BIN" local status --state-dir "$STATE"
+  [ "$status" -eq 1 ]
+  [ "$output" = "not running (state directory $STATE)" ]
+}
+
+@test "kubectl rejects requests without the token" {
+  run kubectl get pods --token=wrong
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"error: You must be logged in to the server"* ]]
+}
+
+@test "kubectl creates a CRD and then creates, gets, applies and deletes a PyTorchJob" {
+  run kubectl create -f "$KPT_SOURCE_DIR/testdata/crds/pytorchjob-small.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "customresourcedefinition.apiextensions.k8s.io/pytorchjobs.kubeflow.org created" ]
+  job_manifest mnist > job.yaml
+  run kubectl create -f job.yaml
+  [ "$status" -eq 0 ]
+  [ "$output" = "pytorchjob.kubeflow.org/mnist created" ]
+  run kubectl get pytorchjobs
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" =~ ^NAME\ +STATE\ +AGE$ ]]
+  [[ "${lines[1]}" =~ ^mnist\ +[0-9]+s$ ]]
+  run kubectl get pytorchjob mnist -o json
+  [ "$status" -eq 0 ]
+  [ "$(jq -r '.spec.pytorchReplicaSpecs.Worker.replicas' <<<"$output")" = 2 ]
+  [ "$(jq -r '.metadata.namespace' <<<"$output")" = default ]
+  run kubectl get pytorchjob mnist -o yaml
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"kind: PyTorchJob"* ]]
+  sed -i 's/replicas: 2/replicas: 3/' job.yaml
+  run kubectl apply --server-side -f job.yaml
+  [ "$status" -eq 0 ]
+  [ "$output" = "pytorchjob.kubeflow.org/mnist serverside-applied" ]
+  [ "$(kubectl get pytorchjob mnist -o jsonpath='{.spec.pytorchReplicaSpecs.Worker.replicas}')" = 3 ]
+  job_manifest second > second.yaml
+  run kubectl apply --server-side -f second.yaml
+  [ "$status" -eq 0 ]
+  [ "$output" = "pytorchjob.kubeflow.org/second serverside-applied" ]
+  run kubectl delete pytorchjob mnist
+  [ "$status" -eq 0 ]
+  [ "$output" = 'pytorchjob.kubeflow.org "mnist" deleted' ]
+  run kubectl get pytorchjobs -o name
+  [ "$output" = "pytorchjob.kubeflow.org/second" ]
+}
+
+@test "kubectl reports schema errors and unknown fields of a custom resource" {
+  kubectl create -f "$KPT_SOURCE_DIR/testdata/crds/pytorchjob-small.yaml" >/dev/null
+  job_manifest bad | sed 's/replicas: 2/replicas: two/' > bad.yaml
+  run kubectl create -f bad.yaml
+  [ "$status" -ne 0 ]
+  [[ "$output" == *'The PyTorchJob "bad" is invalid: spec.pytorchReplicaSpecs.Worker.replicas'* ]]
+  job_manifest typo | sed 's/restartPolicy:/restartPolicyy:/' > typo.yaml
+  run kubectl create -f typo.yaml
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"restartPolicyy"* ]]
+  run kubectl create --validate=warn -f typo.yaml
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"Warning: unknown field"*"restartPolicyy"* ]]
+}
+
+@test "kubectl explain reads the CRD's schema through /openapi/v3" {
+  kubectl create -f "$KPT_SOURCE_DIR/testdata/crds/pytorchjob-small.yaml" >/dev/null
+  run kubectl explain pytorchjob.spec
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" =~ ^GROUP:\ +kubeflow.org$ ]]
+  [[ "$output" == *"pytorchReplicaSpecs"*"-required-"* ]]
+  [[ "$output" == *"runPolicy"* ]]
+}
+
+@test "kubectl wait sees a condition set through the status subresource" {
+  kubectl create -f "$KPT_SOURCE_DIR/testdata/crds/pytorchjob-small.yaml" >/dev/null
+  job_manifest mnist | kubectl create -f - >/dev/null
+  kubectl patch pytorchjob mnist --subresource=status --type=merge \
+    -p '{"status":{"conditions":[{"type":"Succeeded","status":"True","reason":"JobSucceeded"}]}}' >/dev/null
+  run kubectl wait --for=condition=Succeeded pytorchjob/mnist --timeout=20s
+  [ "$status" -eq 0 ]
+  [ "$output" = "pytorchjob.kubeflow.org/mnist condition met" ]
+  run kubectl get pytorchjobs
+  [[ "${lines[1]}" =~ ^mnist\ +Succeeded\ + ]]
+}
+
+@test "kubectl get -w streams changes until its timeout" {
+  kubectl create -f "$KPT_SOURCE_DIR/testdata/crds/pytorchjob-small.yaml" >/dev/null
+  job_manifest first | kubectl create -f - >/dev/null
+  ( sleep 1; job_manifest second | kubectl create -f - >/dev/null ) &
+  run timeout 4 kubectl get pytorchjobs -w
+  wait
+  [ "$status" -eq 124 ]
+  [[ "${lines[0]}" =~ ^NAME\ +STATE\ +AGE$ ]]
+  [[ "${lines[1]}" =~ ^first\  ]]
+  [[ "${lines[2]}" =~ ^second\  ]]
+  [ "${#lines[@]}" -eq 3 ]
+}
+
+@test "label selectors choose pods and services" {
+  for n in a b; do
+    kubectl run "web-$n" --image=nginx --labels=app=web,idx=$n >/dev/null
+  done
+  kubectl run db --image=postgres --labels=app=db >/dev/null
+  # Services from manifests: kubectl's 'create service' sends protobuf, which this server does not decode.
+  for svc in web db; do
+    cat > "svc-$svc.yaml" <<YAML
+apiVersion: v1
+kind: Service
+metadata:
+  name: $svc
+  labels:
+    app: $svc
+spec:
+  selector:
+    app: $svc
+  ports:
+  - port: 80
+    protocol: TCP
+YAML
+    kubectl create -f "svc-$svc.yaml" >/dev/null
+  done
+  kubectl label service web app.kubernetes.io/name=web >/dev/null
+  run kubectl get pods -l app=web -o name
+  [ "$status" -eq 0 ]
+  [ "$output" = $'pod/web-a\npod/web-b' ]
+  run kubectl get pods -l 'app in (db),!idx' -o name
+  [ "$output" = "pod/db" ]
+  run kubectl get pods
+  [[ "${lines[0]}" =~ ^NAME\ +READY\ +STATUS\ +RESTARTS\ +AGE$ ]]
+  [[ "${lines[1]}" =~ ^db\ +0/1\ +Pending\ +0\ +[0-9]+s$ ]]
+  run kubectl get svc -l app.kubernetes.io/name=web
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" =~ ^NAME\ +TYPE\ +CLUSTER-IP\ +EXTERNAL-IP\ +PORT\(S\)\ +AGE$ ]]
+  [[ "${lines[1]}" =~ ^web\ +ClusterIP\  ]]
+  [ "${#lines[@]}" -eq 2 ]
+}
+
+@test "kubectl creates the large generated PyTorchJob CRD" {
+  schema="${KPT_BUILD_DIR:-}/schema/carried/pytorchjob_v1.schema.json"
+  [ -f "$schema" ] || skip "the carried schema is not built"
+  python3 - "$schema" > big-crd.json <<'PY'
+import json, sys
+schema = json.load(open(sys.argv[1]))
+print(json.dumps({
+  "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+  "metadata": {"name": "pytorchjobs.kubeflow.org"},
+  "spec": {"group": "kubeflow.org", "scope": "Namespaced",
+           "names": {"kind": "PyTorchJob", "listKind": "PyTorchJobList", "plural": "pytorchjobs", "singular": "pytorchjob"},
+           "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                         "schema": {"openAPIV3Schema": schema}}]}}))
+PY
+  run kubectl create -f big-crd.json
+  [ "$status" -eq 0 ]
+  job_manifest mnist | kubectl create -f - >/dev/null
+  run kubectl get pytorchjob mnist -o name
+  [ "$output" = "pytorchjob.kubeflow.org/mnist" ]
+}
+
+@test "kubectl api-resources, auth can-i and logs work as on a cluster without nodes" {
+  run kubectl api-resources -o name
+  [ "$status" -eq 0 ]
+  [[ "$output" == *$'\npods\n'* ]]
+  [[ "$output" == *"customresourcedefinitions.apiextensions.k8s.io"* ]]
+  run kubectl auth can-i create pods
+  [ "$status" -eq 0 ]
+  [ "$output" = "yes" ]
+  kubectl run x --image=busybox >/dev/null
+  run kubectl logs x
+  [ "$status" -eq 1 ]
+  [ "$output" = "Error from server (BadRequest): no logs for pod 'x': no node runs pods on this server" ]
+}

@@ -1,0 +1,123 @@
+#include <gtest/gtest.h>
+
+#include "client.hpp"
+
+namespace kpt::apiserver::testing {
+namespace {
+
+using json = nlohmann::json;
+const std::string k_pods = "/api/v1/namespaces/default/pods";
+
+TEST(ApiServerServer, RequestsWithoutTheTokenAreUnauthorized) {
+  Harness h;
+  Client anonymous(*h.server, "");
+  auto r = anonymous.get(k_pods);
+  EXPECT_EQ(r.status, 401);
+  EXPECT_EQ(r.body, json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"Unauthorized","reason":"Unauthorized","code":401})"));
+  Client wrong(*h.server, "not-the-token");
+  EXPECT_EQ(wrong.get("/version").status, 401);
+  EXPECT_EQ(anonymous.get("/healthz").status, 200);
+}
+
+TEST(ApiServerServer, DiscoveryListsTheBuiltInResources) {
+  Harness h;
+  auto api = h.client->get("/api");
+  EXPECT_EQ(api.body["versions"], json::array({"v1"}));
+  auto core = h.client->get("/api/v1");
+  std::vector<std::string> names;
+  for (const auto& r : core.body["resources"]) names.push_back(r["name"]);
+  for (const char* want : {"namespaces", "pods", "pods/status", "pods/log", "services", "events"}) {
+    SCOPED_TRACE(want);
+    EXPECT_NE(std::find(names.begin(), names.end(), want), names.end());
+  }
+  auto groups = h.client->get("/apis");
+  std::vector<std::string> group_names;
+  for (const auto& g : groups.body["groups"]) group_names.push_back(g["name"]);
+  EXPECT_EQ(group_names, (std::vector<std::string>{"coordination.k8s.io", "apps", "admissionregistration.k8s.io",
+                                                   "apiextensions.k8s.io", "authorization.k8s.io"}));
+  EXPECT_EQ(h.client->get("/apis/kubeflow.org/v1").status, 404);
+  EXPECT_EQ(h.client->get("/version").body["gitVersion"], "v1.32.0-kubectl-pytorch");
+}
+
+TEST(ApiServerServer, SelfSubjectAccessReviewsAreAllowed) {
+  Harness h;
+  auto r = h.client->post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                          json{{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SelfSubjectAccessReview"},
+                               {"spec", {{"resourceAttributes", {{"verb", "create"}, {"resource", "pods"}}}}}});
+  EXPECT_EQ(r.status, 201);
+  EXPECT_EQ(r.body["status"]["allowed"], true);
+}
+
+TEST(ApiServerServer, PodTablesHaveKubectlsColumns) {
+  Harness h;
+  auto p = pod("a");
+  h.client->post(k_pods, p);
+  auto r = h.client->get(k_pods, "application/json;as=Table;v=v1;g=meta.k8s.io,application/json");
+  ASSERT_EQ(r.status, 200);
+  EXPECT_EQ(r.body["kind"], "Table");
+  std::vector<std::string> cols;
+  for (const auto& c : r.body["columnDefinitions"]) cols.push_back(c["name"]);
+  EXPECT_EQ(cols, (std::vector<std::string>{"Name", "Ready", "Status", "Restarts", "Age"}));
+  const auto& cells = r.body["rows"][0]["cells"];
+  EXPECT_EQ(cells[0], "a");
+  EXPECT_EQ(cells[1], "0/1");
+  EXPECT_EQ(cells[2], "Pending");
+  EXPECT_EQ(cells[3], 0);
+  EXPECT_EQ(r.body["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+}
+
+TEST(ApiServerServer, PodLogsComeFromTheProviderAndDefaultToNoLogs) {
+  Harness h;
+  h.client->post(k_pods, pod("a"));
+  auto none = h.client->get(k_pods + "/a/log");
+  EXPECT_EQ(none.status, 400);
+  EXPECT_EQ(none.body["message"], "no logs for pod 'a': no node runs pods on this server");
+  auto logs = std::make_shared<MemoryLogProvider>();
+  logs->append("default", "a", "main", "one\ntwo\nthree\n");
+  h.server->set_log_provider(logs);
+  EXPECT_EQ(h.client->get(k_pods + "/a/log").raw, "one\ntwo\nthree\n");
+  EXPECT_EQ(h.client->get(k_pods + "/a/log?tailLines=2").raw, "two\nthree\n");
+  EXPECT_EQ(h.client->get(k_pods + "/a/log?limitBytes=5").raw, "one\nt");
+  auto wrong = h.client->get(k_pods + "/a/log?container=side");
+  EXPECT_EQ(wrong.status, 400);
+  EXPECT_EQ(wrong.body["message"], "container side is not valid for pod a");
+  logs->finish("default", "a", "main");
+  EXPECT_EQ(h.client->get(k_pods + "/a/log?follow=true").raw, "one\ntwo\nthree\n");
+}
+
+TEST(ApiServerServer, SeededFaultsAreDeterministicAndCarryRetryAfter) {
+  const auto codes = [](std::uint64_t seed) {
+    ServerOptions opts;
+    opts.faults.seed = seed;
+    opts.faults.error_rate_500 = 0.3;
+    opts.faults.error_rate_429 = 0.3;
+    opts.faults.retry_after_seconds = 7;
+    Harness h(opts);
+    std::vector<int> out;
+    bool saw_retry_after = false;
+    for (int i = 0; i < 20; ++i) {
+      auto r = h.client->get(k_pods);
+      out.push_back(r.status);
+      if (r.status == 429) saw_retry_after = r.header("Retry-After") == "7";
+    }
+    EXPECT_TRUE(saw_retry_after);
+    EXPECT_EQ(h.client->get("/api/v1").status, 200);  // discovery is never faulted
+    return out;
+  };
+  const auto a = codes(42);
+  EXPECT_EQ(a, codes(42));
+  EXPECT_NE(std::count(a.begin(), a.end(), 500), 0);
+  EXPECT_NE(std::count(a.begin(), a.end(), 200), 0);
+}
+
+TEST(ApiServerServer, DeletingANamespaceDeletesWhatIsInIt) {
+  Harness h;
+  ASSERT_EQ(h.client->post("/api/v1/namespaces", json{{"metadata", {{"name", "team"}}}}).status, 201);
+  ASSERT_EQ(h.client->post("/api/v1/namespaces/team/pods", pod("a")).status, 201);
+  EXPECT_EQ(h.client->del("/api/v1/namespaces/team").status, 200);
+  EXPECT_EQ(h.client->get("/api/v1/namespaces/team/pods/a").status, 404);
+}
+
+}  // namespace
+}  // namespace kpt::apiserver::testing
