@@ -26,6 +26,9 @@ const char* severity_word(schema::Severity s) {
   return "info";
 }
 
+/// Text output calls an info finding a "note", as compilers do.
+const char* severity_label(schema::Severity s) { return s == schema::Severity::info ? "note" : severity_word(s); }
+
 const char* severity_colour(schema::Severity s) {
   switch (s) {
     case schema::Severity::error: return k_red;
@@ -123,7 +126,7 @@ std::string format_finding(const schema::Diagnostic& d, const std::string* sourc
     if (d.location.col != 0) where += ":" + std::to_string(d.location.col);
   }
   std::string out = paint(k_bold, where + ":") + " " +
-                    paint(severity_colour(d.severity), std::string(severity_word(d.severity)) + ":") + " ";
+                    paint(severity_colour(d.severity), std::string(severity_label(d.severity)) + ":") + " ";
   if (!d.field_path.empty()) out += d.field_path + ": ";
   out += d.message;
   if (!d.rule_id.empty()) out += " [" + d.rule_id + "]";

@@ -194,3 +194,14 @@ TEST(DiagnosticOutput, SummaryLineCountsInWords) {
 
 }  // namespace
 }  // namespace kpt::plugin
+
+namespace kpt::plugin {
+namespace {
+
+TEST(DiagnosticOutput, InfoFindingsAreNotesInText) {
+  const schema::Diagnostic d{schema::Severity::info, {"a.yaml", 0, 0}, "spec", "schema.cel-not-evaluated", "m", ""};
+  EXPECT_EQ(format_finding(d, nullptr, false), "a.yaml: note: spec: m [schema.cel-not-evaluated]\n");
+}
+
+}  // namespace
+}  // namespace kpt::plugin

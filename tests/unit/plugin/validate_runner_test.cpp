@@ -1,0 +1,111 @@
+#include "plugin/validate_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "schema/carried/carried_schema.hpp"
+
+namespace kpt::plugin {
+namespace {
+
+schema::InputFile input(std::string name, std::string text) {
+  return schema::InputFile{std::move(name), std::make_shared<const std::string>(std::move(text)), false};
+}
+
+std::string seed_text() {
+  std::ifstream in(std::string(KPT_SOURCE_DIR) + "/testdata/mnist-dp.yaml");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+ValidateSettings carried() {
+  ValidateSettings s;
+  s.schemas = &schema::carried_schema();
+  return s;
+}
+
+std::vector<std::string> brief(const schema::Diagnostics& ds) {
+  std::vector<std::string> out;
+  for (const auto& d : ds) {
+    out.push_back(std::to_string(d.location.line) + ":" + std::to_string(d.location.col) + " " +
+                  (d.severity == schema::Severity::error ? "error " : "warning ") + d.rule_id);
+  }
+  return out;
+}
+
+TEST(ValidateRunner, SeedGivesEachFindingOnceWithTheCarriedSchema) {
+  const auto report = validate_file(input("mnist-dp.yaml", seed_text()), carried());
+  ASSERT_EQ(report.documents.size(), 1u);
+  EXPECT_TRUE(report.file_findings.empty());
+  const std::vector<std::string> want{"6:3 error lint.misplaced-field", "7:3 error lint.misplaced-field",
+                                      "15:20 warning lint.image-placeholder",
+                                      "16:22 error lint.worker-only-no-master-env"};
+  EXPECT_EQ(brief(report.documents[0].findings), want);
+  EXPECT_EQ(report.documents[0].kind, "PyTorchJob");
+  EXPECT_EQ(report.documents[0].name, "mnist-dp");
+}
+
+TEST(ValidateRunner, WithoutStrictTheMisplacedFieldsAreWarnings) {
+  auto settings = carried();
+  settings.rules.strict = false;
+  settings.rules.disabled = {"lint.misplaced-field"};
+  const auto report = validate_file(input("mnist-dp.yaml", seed_text()), settings);
+  ASSERT_EQ(report.documents.size(), 1u);
+  const std::vector<std::string> want{"6:3 warning schema.unknown-field", "7:3 warning schema.unknown-field",
+                                      "15:20 warning lint.image-placeholder",
+                                      "16:22 error lint.worker-only-no-master-env"};
+  EXPECT_EQ(brief(report.documents[0].findings), want);
+}
+
+TEST(ValidateRunner, OtherKindsAreSkippedAndTypeMetaIsRequired) {
+  const auto report = validate_file(
+      input("m.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\nmetadata:\n  name: x\n"), carried());
+  ASSERT_EQ(report.documents.size(), 2u);
+  EXPECT_TRUE(report.documents[0].skipped);
+  EXPECT_EQ(report.documents[0].kind, "ConfigMap");
+  ASSERT_EQ(report.documents[1].findings.size(), 1u);
+  const auto& d = report.documents[1].findings[0];
+  EXPECT_EQ(d.rule_id, "manifest.type");
+  EXPECT_EQ(d.message, "document has no 'apiVersion' or 'kind'");
+  EXPECT_EQ(d.location.line, 6u);
+}
+
+TEST(ValidateRunner, AnUnservedApiVersionIsAnError) {
+  const auto report = validate_file(
+      input("v2.yaml", "apiVersion: kubeflow.org/v2\nkind: PyTorchJob\nmetadata:\n  name: j\n"), carried());
+  ASSERT_EQ(report.documents.size(), 1u);
+  ASSERT_EQ(report.documents[0].findings.size(), 1u);
+  const auto& d = report.documents[0].findings[0];
+  EXPECT_EQ(d.rule_id, "schema.api-version");
+  EXPECT_EQ(d.message, "apiVersion 'kubeflow.org/v2' of kind 'PyTorchJob' is not served by " +
+                           schema::carried_schema().origin() + " (served: kubeflow.org/v1)");
+  EXPECT_EQ(d.hint, "use apiVersion: kubeflow.org/v1");
+  EXPECT_EQ(d.location.line, 1u);
+  EXPECT_EQ(d.location.col, 13u);
+}
+
+TEST(ValidateRunner, ParallelRunKeepsInputOrder) {
+  std::vector<schema::InputFile> inputs;
+  for (int i = 0; i < 20; ++i) {
+    inputs.push_back(input("f" + std::to_string(i) + ".yaml", i % 2 == 0 ? seed_text() : "apiVersion: v1\nkind: Pod\n"));
+  }
+  auto settings = carried();
+  settings.jobs = 4;
+  const auto report = validate_inputs(inputs, settings);
+  ASSERT_EQ(report.files.size(), inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(report.files[i].name, inputs[i].name);
+    ASSERT_EQ(report.files[i].documents.size(), 1u);
+    EXPECT_EQ(report.files[i].documents[0].findings.size(), i % 2 == 0 ? 4u : 0u);
+  }
+}
+
+}  // namespace
+}  // namespace kpt::plugin
