@@ -1,17 +1,167 @@
+// kubectl pytorch env FILE|JOB: the exact env of every replica pod for an operator release or a style.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "controller/model/env.hpp"
+#include "controller/model/env_style.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/env_output.hpp"
+#include "plugin/plugin.hpp"
+#include "schema/input_files.hpp"
+#include "schema/manifest_reader.hpp"
+#include "schema/node_json.hpp"
+#include "util/strings.hpp"
 
 namespace kpt::plugin {
 
+namespace {
+
+struct EnvOptions {
+  std::string target;
+  std::string operator_release;
+  std::string style;
+  std::string pod;
+  std::string output = "table";
+  bool live = false;
+};
+
+/// The one PyTorchJob in FILE ("-" = stdin). Reader findings of error severity are printed and fail.
+Expected<nlohmann::json> read_job(Context& ctx, const std::string& path) {
+  auto disk = schema::make_disk_reader();
+  const schema::ReadLimits limits{};
+  auto inputs = schema::collect_inputs({path}, *disk, ctx.in, limits.max_bytes);
+  if (!inputs) return inputs.error();
+  std::vector<nlohmann::json> jobs;
+  for (const auto& input : *inputs) {
+    if (input.too_large) {
+      return make_error(ErrorCode::limit, "reading " + util::quote(input.name) + ": larger than " +
+                                              std::to_string(limits.max_bytes) + " bytes");
+    }
+    const auto read = schema::read_manifests(input.name, input.text, limits);
+    for (const auto& d : read.findings) {
+      if (d.severity != schema::Severity::error) continue;
+      return make_error(ErrorCode::parse, d.location.file + ":" + std::to_string(d.location.line) + ":" +
+                                              std::to_string(d.location.col) + ": " + d.message);
+    }
+    for (const auto& doc : read.documents) {
+      nlohmann::json j = schema::to_json(doc.root);
+      if (j.is_object() && j.value("kind", "") == "PyTorchJob") jobs.push_back(std::move(j));
+    }
+  }
+  if (jobs.empty()) return make_error(ErrorCode::usage, util::quote(path) + " holds no PyTorchJob");
+  if (jobs.size() > 1) {
+    return make_error(ErrorCode::usage, util::quote(path) + " holds " + std::to_string(jobs.size()) +
+                                            " PyTorchJobs: pass a file with one");
+  }
+  return std::move(jobs.front());
+}
+
+Expected<model::EnvStyle> chosen_style(const EnvOptions& o) {
+  if (!o.operator_release.empty()) {
+    const auto release = model::parse_release(o.operator_release);
+    if (!release) {
+      return make_error(ErrorCode::usage, "unknown operator release " + util::quote(o.operator_release) +
+                                              " (known: " + model::known_releases_list() + ")");
+    }
+    return model::EnvStyle{model::StyleKind::operator_release, *release};
+  }
+  if (!o.style.empty()) {
+    const auto style = model::parse_style(o.style);
+    if (!style) {
+      return make_error(ErrorCode::usage,
+                        "unknown style " + util::quote(o.style) + " (known: " + model::known_styles_list() + ")");
+    }
+    return *style;
+  }
+  // TODO(doctor): default to the release `doctor` detects on the cluster.
+  return model::EnvStyle{model::StyleKind::operator_release, model::k_newest_release};
+}
+
+int fail(Context& ctx, const Error& e, int code) {
+  ctx.err << "error: " << e.message << "\n";
+  return code;
+}
+
+int run_env(Context& ctx, const EnvOptions& o) {
+  if (o.output != "table" && o.output != "json" && o.output != "dotenv") {
+    return fail(ctx, make_error(ErrorCode::usage, "unknown output format " + util::quote(o.output) +
+                                                      " (known: table, json, dotenv)"), exit_code::usage);
+  }
+  if (o.live) {
+    return fail(ctx, make_error(ErrorCode::usage, "--live needs the cluster client, which this build does not have yet"),
+                exit_code::usage);
+  }
+  const auto style = chosen_style(o);
+  if (!style) return fail(ctx, style.error(), exit_code::usage);
+  auto disk = schema::make_disk_reader();
+  if (o.target != "-" && disk->kind(o.target) == schema::FileReader::Kind::missing &&
+      o.target.find('/') == std::string::npos && o.target.find('.') == std::string::npos) {
+    return fail(ctx, make_error(ErrorCode::usage, "reading job " + util::quote(o.target) +
+                                                      " from the cluster is not available yet: pass a manifest file"),
+                exit_code::usage);
+  }
+  const auto job = read_job(ctx, o.target);
+  if (!job) return fail(ctx, job.error(), exit_code::usage);
+  const auto spec = model::parse_job(*job);
+  if (!spec) return fail(ctx, spec.error().context(util::quote(o.target)), exit_code::usage);
+  auto plan = model::plan_replica_pods(*job, *style);
+  if (!plan) return fail(ctx, plan.error(), exit_code::findings);
+
+  std::vector<model::ReplicaPodPlan> pods = std::move(*plan);
+  if (!o.pod.empty()) {
+    std::vector<std::string> names;
+    std::vector<model::ReplicaPodPlan> picked;
+    for (auto& p : pods) {
+      names.push_back(p.name);
+      if (p.name == o.pod) picked.push_back(std::move(p));
+    }
+    if (picked.empty()) {
+      return fail(ctx, make_error(ErrorCode::usage, "no pod " + util::quote(o.pod) + " in job " +
+                                                        util::quote(spec->name) + " (pods: " +
+                                                        util::join(names, ", ") + ")"), exit_code::usage);
+    }
+    pods = std::move(picked);
+  }
+  if (o.output == "dotenv") {
+    if (o.pod.empty()) {
+      return fail(ctx, make_error(ErrorCode::usage, "-o dotenv needs --pod NAME"), exit_code::usage);
+    }
+    write_env_dotenv(ctx.out, pods.front());
+    return exit_code::ok;
+  }
+  if (o.output == "json") {
+    write_env_json(ctx.out, *style, pods);
+    return exit_code::ok;
+  }
+  ctx.out << "style: " << model::to_string(*style) << "\n\n";
+  write_env_table(ctx.out, pods, ctx.colour_out());
+  auto notes = model::explain_env(*spec, *style);
+  for (auto& n : duplicate_notes(pods)) notes.push_back(std::move(n));
+  if (!notes.empty()) ctx.out << "\n";
+  for (const auto& n : notes) ctx.out << "note: " << n << "\n";
+  return exit_code::ok;
+}
+
+}  // namespace
+
 void add_env_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("env", "(being built)");
-  cmd->callback([&ctx] {
-    ctx.err << "error: 'env' is being built\n";
-    ctx.exit_code = 2;
-  });
+  auto opts = std::make_shared<EnvOptions>();
+  auto* cmd = app.add_subcommand("env", "Show the exact env of every replica pod of a PyTorchJob, and why");
+  cmd->add_option("target", opts->target, "Manifest file with one PyTorchJob ('-' for stdin)")->required();
+  auto* op = cmd->add_option("--operator", opts->operator_release,
+                             "Operator release to model, v1.3.0 ... v1.9.4 (default v1.9.4)");
+  cmd->add_option("--style", opts->style, "Env style: worker-only, legacy, torchrun or operator@vX.Y.Z")->excludes(op);
+  cmd->add_option("--pod", opts->pod, "Only this pod (required for -o dotenv)");
+  cmd->add_option("-o,--output", opts->output, "Output format: table, json or dotenv");
+  cmd->add_flag("--live", opts->live, "Compare with the job's pods in the cluster (not available yet)");
+  cmd->footer(
+      "The table shows each pod's variables in pod-spec order: the user's own env first, then what the\n"
+      "style injects. Notes below the table say which init method works and what is missing.\n"
+      "-o json: {\"style\", \"pods\": [{\"name\", \"replicaType\", \"index\", \"rank\", \"service\", \"env\"}]}.\n"
+      "-o dotenv --pod NAME: NAME=value lines, e.g. env -i $(kubectl pytorch env job.yaml -o dotenv --pod P) ...");
+  cmd->callback([&ctx, opts] { ctx.exit_code = run_env(ctx, *opts); });
 }
 
 }  // namespace kpt::plugin

@@ -1,0 +1,1 @@
+target_sources(kpt_plugin PRIVATE ${CMAKE_CURRENT_LIST_DIR}/env_output.cpp)

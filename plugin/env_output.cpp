@@ -1,0 +1,130 @@
+#include "plugin/env_output.hpp"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
+
+namespace kpt::plugin {
+
+namespace {
+
+constexpr const char* k_highlight = "\033[1;33m";
+constexpr const char* k_reset = "\033[0m";
+
+/// Writes rows as left-aligned columns separated by two spaces (kubectl get style). Cells of
+/// `marked` rows (after the first column) are wrapped in colour codes that do not count for width.
+void write_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
+                   const std::vector<bool>& marked, bool colour) {
+  std::vector<std::size_t> width;
+  for (const auto& row : rows) {
+    if (width.size() < row.size()) width.resize(row.size(), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::string line;
+    for (std::size_t i = 0; i < rows[r].size(); ++i) {
+      const std::string& cell = rows[r][i];
+      const bool last = i + 1 == rows[r].size();
+      const bool paint = colour && marked[r] && i > 0;
+      line += paint ? k_highlight + cell + k_reset : cell;
+      if (!last) line += std::string(width[i] - cell.size() + 2, ' ');
+    }
+    out << line << "\n";
+  }
+}
+
+/// The effective value of each variable for a pod (the last entry of a name wins).
+std::map<std::string, std::string> effective(const std::vector<model::EnvVar>& env) {
+  std::map<std::string, std::string> out;
+  for (const auto& v : env) out[v.name] = v.value;
+  return out;
+}
+
+}  // namespace
+
+std::vector<model::EnvVar> full_env(const model::ReplicaPodPlan& pod) {
+  std::vector<model::EnvVar> out = pod.user_env;
+  out.insert(out.end(), pod.env.begin(), pod.env.end());
+  return out;
+}
+
+void write_env_table(std::ostream& out, const std::vector<model::ReplicaPodPlan>& pods, bool colour) {
+  std::vector<std::vector<std::string>> rows = {{"POD", "TYPE", "INDEX", "RANK", "SERVICE"}};
+  for (const auto& p : pods) {
+    rows.push_back({p.name, p.replica_type, std::to_string(p.index), p.rank ? std::to_string(*p.rank) : "-",
+                    p.service});
+  }
+  write_columns(out, rows, std::vector<bool>(rows.size(), false), false);
+  out << "\n";
+
+  std::vector<std::string> names;  // first-seen order across pods, pod-spec order within a pod
+  std::vector<std::map<std::string, std::string>> values;
+  for (const auto& p : pods) {
+    const auto env = full_env(p);
+    for (const auto& v : env) {
+      if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
+    }
+    values.push_back(effective(env));
+  }
+  if (names.empty()) {
+    out << "(no variables)\n";
+    return;
+  }
+  rows = {{"VARIABLE"}};
+  std::vector<bool> marked = {false};
+  bool any_marked = false;
+  for (const auto& p : pods) rows[0].push_back(p.name);
+  for (const auto& name : names) {
+    std::vector<std::string> row = {name};
+    std::set<std::string> distinct;
+    for (const auto& v : values) {
+      const auto it = v.find(name);
+      row.push_back(it == v.end() ? "-" : it->second.empty() ? "\"\"" : it->second);
+      distinct.insert(row.back());
+    }
+    const bool differs = distinct.size() > 1;
+    any_marked = any_marked || differs;
+    if (differs && !colour) row[0] += " *";
+    rows.push_back(std::move(row));
+    marked.push_back(differs);
+  }
+  write_columns(out, rows, marked, colour);
+  if (any_marked && !colour) out << "* differs between pods\n";
+}
+
+void write_env_json(std::ostream& out, const model::EnvStyle& style, const std::vector<model::ReplicaPodPlan>& pods) {
+  nlohmann::json doc = {{"style", model::to_string(style)}, {"pods", nlohmann::json::array()}};
+  for (const auto& p : pods) {
+    nlohmann::json env = nlohmann::json::array();
+    for (const auto& v : full_env(p)) env.push_back({{"name", v.name}, {"value", v.value}});
+    doc["pods"].push_back({{"name", p.name},
+                           {"replicaType", p.replica_type},
+                           {"index", p.index},
+                           {"rank", p.rank ? nlohmann::json(*p.rank) : nlohmann::json()},
+                           {"service", p.service},
+                           {"env", env}});
+  }
+  out << doc.dump(2) << "\n";
+}
+
+void write_env_dotenv(std::ostream& out, const model::ReplicaPodPlan& pod) {
+  for (const auto& v : full_env(pod)) out << v.name << "=" << v.value << "\n";
+}
+
+std::vector<std::string> duplicate_notes(const std::vector<model::ReplicaPodPlan>& pods) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& p : pods) {
+    for (const auto& user : p.user_env) {
+      const bool injected = std::any_of(p.env.begin(), p.env.end(), [&](const auto& v) { return v.name == user.name; });
+      if (!injected || !seen.insert(p.replica_type + "/" + user.name).second) continue;
+      out.push_back("'" + user.name + "' is set in the " + p.replica_type +
+                    " template and injected again after it: the injected value is the one the pod sees");
+    }
+  }
+  return out;
+}
+
+}  // namespace kpt::plugin
