@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "apiserver/local_control.hpp"
+#include "local/embedded_cluster.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 
@@ -133,7 +134,11 @@ void add_local_command(CLI::App& app, Context& ctx) {
   add_state_dir(serve);
   serve->add_option("--port", flags->port, "Port on 127.0.0.1 (0: a free one)");
   serve->callback([&ctx, flags] {
-    ctx.exit_code = apiserver::serve_foreground(paths_for(ctx, *flags), flags->port);
+    // The whole embedded cluster: API server, our controller and the local node.
+    local::ClusterOptions options;
+    options.paths = paths_for(ctx, *flags);
+    options.port = flags->port;
+    ctx.exit_code = local::serve_cluster(options);
   });
 }
 
