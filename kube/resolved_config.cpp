@@ -282,6 +282,8 @@ Expected<ResolvedConfig> resolve_config(const Kubeconfig& config, const ResolveI
 
   validate_user(c.user, c, fs, errors);
   validate_cluster(c.cluster, c, fs, errors);
+  // As kubectl prints them: one error alone, several under a heading.
+  if (errors.size() == 1) return make_error(ErrorCode::config, errors.front());
   if (!errors.empty()) return make_error(ErrorCode::config, "error in configuration: " + join(errors, "; "));
 
   if (!f.namespace_.empty()) {

@@ -113,7 +113,7 @@ TEST(ResolveConfig, TokenFlagReplacesTokenFileAndWinsOverExec) {
   // v1 exec without interactiveMode is a validation error even when the token flag is set.
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().message,
-            "error in configuration: interactiveMode must be specified for v1-exec to use exec authentication plugin");
+            "interactiveMode must be specified for v1-exec to use exec authentication plugin");
   f.in.flags.user = "file-user";
   c = f.resolve();
   ASSERT_TRUE(c) << c.error().message;
@@ -129,14 +129,14 @@ TEST(ResolveConfig, ValidationErrorsAreWordedAsKubectlWordsThem) {
     const char* message;
   } cases[] = {
       {"missing context", {.context = "nope"}, "error in configuration: context was not found for specified context: nope"},
-      {"missing cluster", {.cluster = "nope"}, "error in configuration: no server found for cluster \"nope\""},
+      {"missing cluster", {.cluster = "nope"}, "no server found for cluster \"nope\""},
       {"missing user", {.user = "nope"}, "auth info \"nope\" does not exist"},
-      {"two methods", {.user = "both"}, "error in configuration: more than one authentication method found for both; found [token basicAuth], only one is allowed"},
+      {"two methods", {.user = "both"}, "more than one authentication method found for both; found [token basicAuth], only one is allowed"},
       {"cert without key", {.user = "cert-no-key"},
        "error in configuration: client-key-data or client-key must be specified for cert-no-key to use the clientCert authentication method.; "
        "unable to read client-cert /cfg/missing.pem for cert-no-key due to open /cfg/missing.pem: no such file or directory"},
-      {"groups without as", {.user = "extra-no-as"}, "error in configuration: requesting uid, groups or user-extra for extra-no-as without impersonating a user"},
-      {"unreadable ca", {.certificate_authority = "/nope.pem"}, "error in configuration: unable to read certificate-authority /nope.pem for dev-cluster due to open /nope.pem: no such file or directory"},
+      {"groups without as", {.user = "extra-no-as"}, "requesting uid, groups or user-extra for extra-no-as without impersonating a user"},
+      {"unreadable ca", {.certificate_authority = "/nope.pem"}, "unable to read certificate-authority /nope.pem for dev-cluster due to open /nope.pem: no such file or directory"},
       {"bad timeout", {.request_timeout = "3x"}, "invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)"},
   };
   for (auto& c : cases) {
