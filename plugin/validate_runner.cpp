@@ -34,11 +34,11 @@ DocumentReport validate_document(const schema::Document& doc, const ValidateSett
   const schema::Node* api_version = root.find("apiVersion");
   if (const auto* name = root.at_path({"metadata", "name"}); name != nullptr && name->is_scalar()) out.name = name->text;
   if (!root.is_map() || kind == nullptr || !kind->is_string() || api_version == nullptr || !api_version->is_string()) {
-    std::vector<std::string> missing;
-    if (api_version == nullptr || !api_version->is_string()) missing.emplace_back("'apiVersion'");
-    if (kind == nullptr || !kind->is_string()) missing.emplace_back("'kind'");
+    const bool no_version = api_version == nullptr || !api_version->is_string();
+    const bool no_kind = kind == nullptr || !kind->is_string();
+    const std::string missing = no_version && no_kind ? "'apiVersion' or 'kind'" : (no_kind ? "'kind'" : "'apiVersion'");
     out.findings.push_back(finding(doc, root.pos.line != 0 ? root.pos : doc.start, "", "manifest.type",
-                                   "document has no " + util::join(missing, " or "),
+                                   "document has no " + missing,
                                    "a PyTorchJob starts with 'apiVersion: kubeflow.org/v1' and 'kind: PyTorchJob'"));
     return out;
   }
