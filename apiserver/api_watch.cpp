@@ -88,7 +88,14 @@ void run_watch(Store& store, const WatchSpec& spec, std::chrono::milliseconds bo
     }
     for (auto& e : events.value()) {
       cursor = e.rv;
-      if (!matches(spec, e.object)) continue;
+      // As a real server: an object that starts matching the selectors is ADDED, one that
+      // stops matching is DELETED, for this watch.
+      const bool now_matches = matches(spec, e.object);
+      if (e.type == "MODIFIED" && !e.previous.is_null() && now_matches != matches(spec, e.previous)) {
+        e.type = now_matches ? "ADDED" : "DELETED";
+      } else if (!now_matches) {
+        continue;
+      }
       e.object["apiVersion"] = spec.res->group_version();
       if (!out.send(e.type, std::move(e.object)) || cut()) return;
       last_activity = Clock::now();

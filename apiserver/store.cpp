@@ -50,7 +50,7 @@ ApiResult<nlohmann::json> Store::mutate(const std::string& resource, const std::
   if (dry_run) return obj;
   m_rv = rv;
   objects[key] = obj;
-  record({rv, current ? "MODIFIED" : "ADDED", resource, ns, obj});
+  record({rv, current ? "MODIFIED" : "ADDED", resource, ns, obj, current ? *current : nlohmann::json()});
   return obj;
 }
 
@@ -65,7 +65,7 @@ std::optional<nlohmann::json> Store::erase(const std::string& resource, const st
   objects.erase(it);
   ++m_rv;
   obj["metadata"]["resourceVersion"] = std::to_string(m_rv);
-  record({m_rv, "DELETED", resource, ns, obj});
+  record({m_rv, "DELETED", resource, ns, obj, nullptr});
   return obj;
 }
 

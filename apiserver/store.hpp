@@ -23,6 +23,7 @@ struct StoreEvent {
   std::string resource;   ///< storage key "group/plural"
   std::string ns;
   nlohmann::json object;  ///< the object after the change (before, for DELETED, with the delete's rv)
+  nlohmann::json previous;  ///< MODIFIED: the object before the change (selector transitions); else null
 };
 
 struct StoreOptions {

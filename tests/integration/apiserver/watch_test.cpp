@@ -42,6 +42,19 @@ TEST(ApiServerWatch, WatchWithoutAResourceVersionStartsWithTheCurrentObjects) {
   EXPECT_EQ(types_and_names(events), (std::vector<std::string>{"ADDED a"}));
 }
 
+TEST(ApiServerWatch, ObjectsEnteringOrLeavingASelectorAreAddedOrDeletedForTheWatch) {
+  Harness h;
+  h.client->post(k_pods, pod("a", {{"app", "x"}}));
+  h.client->post(k_pods, pod("b", {{"app", "y"}}));
+  const std::string rv = h.client->get(k_pods).body["metadata"]["resourceVersion"];
+  h.client->patch(k_pods + "/a", R"({"metadata":{"labels":{"app":"y"}}})", "application/merge-patch+json");
+  h.client->patch(k_pods + "/b", R"({"metadata":{"labels":{"app":"x"}}})", "application/merge-patch+json");
+  h.client->patch(k_pods + "/b", R"({"metadata":{"labels":{"extra":"1"}}})", "application/merge-patch+json");
+  const auto events =
+      h.client->watch(k_pods + "?watch=1&timeoutSeconds=1&labelSelector=app%3Dx&resourceVersion=" + rv);
+  EXPECT_EQ(types_and_names(events), (std::vector<std::string>{"DELETED a", "ADDED b", "MODIFIED b"}));
+}
+
 TEST(ApiServerWatch, WatchSeesChangesMadeWhileItRuns) {
   Harness h;
   const std::string rv = h.client->get(k_pods).body["metadata"]["resourceVersion"];
