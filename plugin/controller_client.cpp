@@ -1,13 +1,15 @@
 #include "plugin/controller_client.hpp"
 
+#include "kube/rest_client.hpp"
 #include "plugin/context.hpp"
 
 namespace kpt::plugin {
 
-// The REST client (kube/rest_client) is being built by another part; until it lands the
-// controller cannot reach a cluster from the command line.
-Expected<std::unique_ptr<kube::ApiClient>> make_controller_client(const Context&) {
-  return make_error(ErrorCode::usage, "connecting to a cluster is not available in this build");
+Expected<std::unique_ptr<kube::ApiClient>> make_controller_client(const Context& ctx) {
+  kube::ClientOptions options;
+  options.verbosity = ctx.verbosity;
+  options.log = &ctx.err;
+  return kube::make_client(ctx.connection, ctx.env, options);
 }
 
 }  // namespace kpt::plugin
