@@ -51,8 +51,12 @@ class JobLints {
     const auto containers = container_entries(*m_worker, "containers");
     const ContainerEntry* c = main_container(containers);
     if (c == nullptr) return;
-    const auto launch = classify_launch(container_argv(*c->node));
-    if (launch.launcher == Launcher::torchrun) return;
+    const auto argv = container_argv(*c->node);
+    const auto launch = classify_launch(argv);
+    if (launch.launcher == Launcher::torchrun) {
+      torchrun_without_rendezvous(*c, argv);
+      return;
+    }
     const Node* command = c->node->find("command");
     const Node* args = c->node->find("args");
     const Node* at = command != nullptr ? command : args;
@@ -68,6 +72,26 @@ class JobLints {
             " in init_process_group(\"env://\"): MASTER_ADDR not set",
         "add a Master replica (replicas: 1), or launch with torchrun (it reads the PET_* variables the "
         "operator sets), or run the job with kubectl pytorch's controller (worker-only style)");
+  }
+
+  /// torchrun in a worker-only job without elasticPolicy gets no PET_MASTER_ADDR or PET_NODE_RANK,
+  /// so unless its arguments name a rendezvous, every pod is node 0 at 127.0.0.1.
+  void torchrun_without_rendezvous(const ContainerEntry& c, const std::vector<std::string>& argv) {
+    if (replicas_or(*m_worker, 1) < 2 || !is_absent(m_doc.root.at_path({"spec", "elasticPolicy"}))) return;
+    for (const auto& a : argv) {
+      for (const char* flag : {"--rdzv", "--master-addr", "--master_addr", "--node-rank", "--node_rank", "$"}) {
+        if (a.find(flag) != std::string::npos) return;  // set by hand, or from the environment
+      }
+    }
+    const Node* command = c.node->find("command");
+    const Node* at = command != nullptr ? command : c.node->find("args");
+    const std::string path = c.path + (command != nullptr ? ".command" : (at != nullptr ? ".args" : ""));
+    add(pos_or(at, pos_or(c.node, m_worker->key_pos)), Severity::warning, path, "lint.worker-only-no-master-env",
+        "worker-only job without elasticPolicy: operator " + m_release.to_string() +
+            " injects no PET_MASTER_ADDR or PET_NODE_RANK, so torchrun on every pod takes node rank 0 and "
+            "rendezvous at 127.0.0.1 and the pods never form one job",
+        "add a Master replica (replicas: 1), or set spec.elasticPolicy (rdzvBackend c10d), or pass "
+        "--rdzv-endpoint and --node-rank to torchrun");
   }
 
   void template_restart_policy() {

@@ -78,9 +78,19 @@ TEST(Lints, WorkerOnlyJobsWithoutMasterEnv) {
   const std::string tail = " in init_process_group(\"env://\"): MASTER_ADDR not set" + k_worker_only_hint;
   const std::string cmd_path = "spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].command";
   const std::vector<Case> cases{
-      {"torchrun reads the PET_* variables", job("  pytorchReplicaSpecs:\n" + worker("[torchrun, train.py]")), {}},
+      {"torchrun with a rendezvous endpoint reads the PET_* variables",
+       job("  pytorchReplicaSpecs:\n" + worker("[torchrun, --rdzv-endpoint=job-worker-0:29400, train.py]")), {}},
+      {"torchrun with elasticPolicy gets PET_RDZV_ENDPOINT",
+       job("  elasticPolicy:\n    rdzvBackend: c10d\n  pytorchReplicaSpecs:\n" + worker("[torchrun, train.py]")), {}},
+      {"torchrun alone has no rendezvous in a worker-only job",
+       job("  pytorchReplicaSpecs:\n" + worker("[torchrun, train.py]")),
+       {"14:22 warning " + cmd_path + " [lint.worker-only-no-master-env]: worker-only job without elasticPolicy: "
+        "operator v1.9.4 injects no PET_MASTER_ADDR or PET_NODE_RANK, so torchrun on every pod takes node rank 0 "
+        "and rendezvous at 127.0.0.1 and the pods never form one job | hint: add a Master replica (replicas: 1), "
+        "or set spec.elasticPolicy (rdzvBackend c10d), or pass --rdzv-endpoint and --node-rank to torchrun"}},
       {"python -m torch.distributed.run is torchrun",
-       job("  pytorchReplicaSpecs:\n" + worker("[python3, -m, torch.distributed.run, train.py]")), {}},
+       job("  pytorchReplicaSpecs:\n" + worker("[python3, -m, torch.distributed.run, --node_rank=$(RANK), t.py]")),
+       {}},
       {"a shell line that runs python is visibly python",
        job("  pytorchReplicaSpecs:\n" + worker("[sh, -c, \"cd /src && python3 -u train.py --epochs 3\"]")),
        {"14:22 error " + cmd_path + " [lint.worker-only-no-master-env]: " + msg + "'python3 train.py' fails" + tail}},
@@ -162,6 +172,7 @@ TEST(Lints, JobLevelLints) {
     SCOPED_TRACE(c.name);
     RuleOptions opts;
     opts.release = rel(c.release);
+    opts.disabled = {"lint.worker-only-no-master-env"};
     EXPECT_EQ(show_all(check_lints(read_one(c.yaml), opts)), c.want);
   }
 }
@@ -205,7 +216,7 @@ TEST(Lints, MisplacedFieldsNameWhereTheyBelong) {
     RuleOptions opts;
     opts.release = rel(c.release);
     opts.strict = c.strict;
-    opts.disabled = {"lint.clean-pod-policy-none"};
+    opts.disabled = {"lint.clean-pod-policy-none", "lint.worker-only-no-master-env"};
     EXPECT_EQ(show_all(check_lints(read_one(c.yaml), opts)), c.want);
   }
 }
