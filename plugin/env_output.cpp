@@ -95,14 +95,15 @@ void write_env_table(std::ostream& out, const std::vector<model::ReplicaPodPlan>
 }
 
 void write_env_json(std::ostream& out, const model::EnvStyle& style, const std::vector<model::ReplicaPodPlan>& pods) {
-  nlohmann::json doc = {{"style", model::to_string(style)}, {"pods", nlohmann::json::array()}};
+  using ordered = nlohmann::ordered_json;  // keys in the documented order
+  ordered doc = {{"style", model::to_string(style)}, {"pods", ordered::array()}};
   for (const auto& p : pods) {
-    nlohmann::json env = nlohmann::json::array();
+    ordered env = ordered::array();
     for (const auto& v : full_env(p)) env.push_back({{"name", v.name}, {"value", v.value}});
     doc["pods"].push_back({{"name", p.name},
                            {"replicaType", p.replica_type},
                            {"index", p.index},
-                           {"rank", p.rank ? nlohmann::json(*p.rank) : nlohmann::json()},
+                           {"rank", p.rank ? ordered(*p.rank) : ordered()},
                            {"service", p.service},
                            {"env", env}});
   }

@@ -30,8 +30,8 @@ void explain_operator(const JobSpec& job, const Release& r, std::vector<std::str
       out.push_back("torchrun without flags cannot rendezvous either: no PET_NODE_RANK or PET_MASTER_ADDR");
     }
     if (r.at_least(8)) out.push_back("worker 0 carries the label job-role=master, but no env comes with it");
-    out.push_back("fix: add a Master replica (replicas: 1) and give Worker " + std::to_string(n - 1) +
-                  " replicas, or use --style worker-only with the kubectl-pytorch controller");
+    out.push_back("fix: add a Master replica (replicas: 1) and set Worker replicas to " + std::to_string(n - 1) +
+                  ", or use --style worker-only with the kubectl-pytorch controller");
     return;
   }
   if (!r.at_least(4)) {

@@ -233,7 +233,7 @@ TEST(ExplainEnv, SaysWhatIsMissingOnWorkerOnlyJobsAndHowToFixIt) {
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0], "operator v1.9.4 sets no MASTER_ADDR, MASTER_PORT, RANK or WORLD_SIZE on a job without a "
                       "Master (kubeflow/trainer#1991): init_process_group(\"env://\") fails");
-  EXPECT_EQ(lines[3], "fix: add a Master replica (replicas: 1) and give Worker 1 replicas, or use --style "
+  EXPECT_EQ(lines[3], "fix: add a Master replica (replicas: 1) and set Worker replicas to 1, or use --style "
                       "worker-only with the kubectl-pytorch controller");
   const auto ours = explain_env(*job, *parse_style("worker-only"));
   ASSERT_FALSE(ours.empty());
