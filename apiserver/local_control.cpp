@@ -162,7 +162,13 @@ Expected<void> probe(int port, const std::string& ca_pem, const std::string& tok
 }
 
 Expected<int> spawn_and_wait(const std::string& self_exe, const LocalPaths& paths, int port,
-                             std::chrono::milliseconds timeout) {
+                             std::chrono::milliseconds timeout, const std::vector<std::string>& extra_args) {
+  std::vector<std::string> args = {self_exe, "local", "serve", "--state-dir", paths.state_dir, "--port",
+                                   std::to_string(port)};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   ::unlink(paths.port_file.c_str());
   const pid_t child = ::fork();
   if (child < 0) return make_error(ErrorCode::io, std::string("starting the server: ") + std::strerror(errno));
@@ -174,9 +180,7 @@ Expected<int> spawn_and_wait(const std::string& self_exe, const LocalPaths& path
     ::dup2(log, 1);
     ::dup2(log, 2);
     for (int fd = 3; fd < 1024; ++fd) ::close(fd);  // bats and shells wait on inherited descriptors
-    const std::string port_text = std::to_string(port);
-    ::execl(self_exe.c_str(), self_exe.c_str(), "local", "serve", "--state-dir", paths.state_dir.c_str(), "--port",
-            port_text.c_str(), static_cast<char*>(nullptr));
+    ::execv(self_exe.c_str(), argv.data());
     ::_exit(127);
   }
   auto ca = read_file(paths.ca_file);

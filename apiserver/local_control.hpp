@@ -3,6 +3,7 @@
 #include <chrono>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "util/expected.hpp"
 
@@ -45,8 +46,9 @@ Expected<void> write_kubeconfig(const std::string& path, const std::string& serv
 
 /// Starts `self_exe local serve --state-dir DIR --port N` detached (own session, stdio to the
 /// log file), then waits until it answers an authenticated GET /version over TLS. Returns the port.
+/// `extra_args` are appended to the serve command line (e.g. "--server-only").
 Expected<int> spawn_and_wait(const std::string& self_exe, const LocalPaths& paths, int port,
-                             std::chrono::milliseconds timeout);
+                             std::chrono::milliseconds timeout, const std::vector<std::string>& extra_args = {});
 
 /// An authenticated GET /version against 127.0.0.1:port, verifying the server with `ca_pem`.
 Expected<void> probe(int port, const std::string& ca_pem, const std::string& token);

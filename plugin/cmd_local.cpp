@@ -17,6 +17,7 @@ struct LocalFlags {
   std::string state_dir;
   std::string kubeconfig_out;
   int port = 0;
+  bool server_only = false;  ///< only the API server: no controller, no node
 };
 
 LocalPaths paths_for(const Context& ctx, const LocalFlags& f) {
@@ -44,7 +45,13 @@ void run_up(Context& ctx, const LocalFlags& f) {
   const std::string kubeconfig =
       f.kubeconfig_out.empty() ? apiserver::default_kubeconfig_path(ctx.env) : f.kubeconfig_out;
   ctx.out << "state directory: " << paths.state_dir << "\n";
-  if (const auto s = apiserver::local_status(paths); s.running) {
+  const auto answers = [&](int port) {
+    auto ca = apiserver::read_file(paths.ca_file);
+    auto token = apiserver::read_file(paths.token_file);
+    return ca && token && apiserver::probe(port, *ca, *token).has_value();
+  };
+  // A live pid that does not answer is a reused pid or a wedged server: start afresh.
+  if (const auto s = apiserver::local_status(paths); s.running && answers(s.port)) {
     if (auto w = refresh_kubeconfig(paths, s.port, kubeconfig); !w) {
       ctx.err << "error: " << w.error().message << "\n";
       ctx.exit_code = 1;
@@ -59,7 +66,9 @@ void run_up(Context& ctx, const LocalFlags& f) {
     ctx.exit_code = 1;
     return;
   }
-  auto port = apiserver::spawn_and_wait("/proc/self/exe", paths, f.port, std::chrono::seconds(20));
+  auto port = apiserver::spawn_and_wait("/proc/self/exe", paths, f.port, std::chrono::seconds(20),
+                                        f.server_only ? std::vector<std::string>{"--server-only"}
+                                                      : std::vector<std::string>{});
   if (!port) {
     ctx.err << "error: " << port.error().message << "\n";
     ctx.exit_code = 1;
@@ -119,6 +128,7 @@ void add_local_command(CLI::App& app, Context& ctx) {
   up->add_option("--kubeconfig-out", flags->kubeconfig_out,
                  "Where to write the kubeconfig (default ~/.kube/kubectl-pytorch-local.yaml)");
   up->add_option("--port", flags->port, "Port on 127.0.0.1 (default: a free one)");
+  up->add_flag("--server-only", flags->server_only, "Run only the API server (no controller, no node)");
   up->callback([&ctx, flags] { run_up(ctx, *flags); });
 
   auto* down = cmd->add_subcommand("down", "Stop the local API server");
@@ -133,7 +143,12 @@ void add_local_command(CLI::App& app, Context& ctx) {
   serve->group("");
   add_state_dir(serve);
   serve->add_option("--port", flags->port, "Port on 127.0.0.1 (0: a free one)");
+  serve->add_flag("--server-only", flags->server_only, "Run only the API server");
   serve->callback([&ctx, flags] {
+    if (flags->server_only) {
+      ctx.exit_code = apiserver::serve_foreground(paths_for(ctx, *flags), flags->port);
+      return;
+    }
     // The whole embedded cluster: API server, our controller and the local node.
     local::ClusterOptions options;
     options.paths = paths_for(ctx, *flags);
