@@ -212,7 +212,9 @@ class CurlTransport final : public HttpTransport {
       curl_easy_setopt(easy, CURLOPT_POSTFIELDS, request.body.c_str());
       curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
     }
-    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, m_options.compression ? "" : nullptr);
+    // Streams (watch, log follow) ask for no compression: a compressing server or proxy buffers
+    // output, which would hold back events and log lines.
+    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, m_options.compression && !streaming ? "" : nullptr);
     curl_easy_setopt(easy, CURLOPT_TIMEOUT_MS, streaming ? 0L : static_cast<long>(m_options.timeout.count()));
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connect_timeout.count()));
     curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, m_options.insecure_skip_tls_verify ? 0L : 1L);

@@ -48,6 +48,11 @@ std::string default_reason(int status) {
   }
 }
 
+std::string current_dir() {
+  char buf[4096];
+  return ::getcwd(buf, sizeof buf) != nullptr ? std::string(buf) : std::string();
+}
+
 }  // namespace
 
 Error decode_status_error(int http_status, const std::string& body, const std::string& method) {
@@ -92,11 +97,7 @@ Expected<std::unique_ptr<ApiClient>> make_client(const ConnectionFlags& flags,
   ResolveInputs in;
   in.flags = flags;
   in.env = env;
-  in.cwd = options.cwd;
-  if (in.cwd.empty()) {
-    char buf[4096];
-    if (::getcwd(buf, sizeof buf) != nullptr) in.cwd = buf;
-  }
+  in.cwd = options.cwd.empty() ? current_dir() : options.cwd;
   in.service_account_dir = options.service_account_dir;
   RealFileSystem fs;
   auto config = load_and_resolve(in, fs);
@@ -126,7 +127,7 @@ std::string resolved_namespace(const ConnectionFlags& flags, const std::map<std:
   ResolveInputs in;
   in.flags = flags;
   in.env = env;
-  in.cwd = options.cwd;
+  in.cwd = options.cwd.empty() ? current_dir() : options.cwd;
   in.service_account_dir = options.service_account_dir;
   RealFileSystem fs;
   auto config = load_and_resolve(in, fs);

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "kube/exec_credential.hpp"
 #include "kube/rest_client.hpp"
@@ -343,6 +344,33 @@ TEST(RestClientWatch, StopsWhenTheCallbackSaysSo) {
   auto r = plain_client(server.port(), sleeps)->watch(resources::pods(), "ns", {}, [&](const WatchEvent&) { return ++n < 5; }, nullptr);
   EXPECT_TRUE(r);
   EXPECT_EQ(n, 5);
+}
+
+TEST(RestClientWatch, CancellationEndsAnIdleStream) {
+  std::atomic<bool> finished{false};
+  TestServer server(std::make_unique<httplib::Server>());
+  server.http().Get("/api/v1/namespaces/ns/pods/p/log", [&](const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider("text/plain", [&](size_t offset, httplib::DataSink& sink) {
+      if (offset == 0) return sink.write("line 1\n", 7);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // an idle follow: nothing to send
+      return !finished.load();  // the server thread ends once the test is done
+    });
+  });
+  server.start();
+  Sleeps sleeps;
+  std::atomic<bool> cancel{false};
+  std::string got;
+  auto r = plain_client(server.port(), sleeps)->stream_raw("/api/v1/namespaces/ns/pods/p/log?follow=true",
+                                                            [&](std::string_view data) {
+                                                              got.append(data);
+                                                              cancel = true;  // e.g. Ctrl-C after the first line
+                                                              return true;
+                                                            },
+                                                            &cancel);
+  finished = true;
+  EXPECT_TRUE(r);
+  EXPECT_EQ(got, "line 1\n");
+  EXPECT_TRUE(sleeps.waits.empty());
 }
 
 TEST(RestClientHttp, AsksForGzipAndCollectsWarnings) {
