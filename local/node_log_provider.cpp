@@ -78,15 +78,14 @@ apiserver::ApiResult<std::unique_ptr<apiserver::LogStream>> NodeLogProvider::ope
     return apiserver::bad_request("container \"" + container.value() + "\" in pod \"" + request.pod +
                                   "\" is waiting to start: ContainerCreating");
   }
-  std::ifstream in(*file, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // A run that has not written yet has no file: that is an empty log, not an error.
+  auto whole = LogStore::read(*file, {});
+  std::string text = whole ? std::move(*whole) : std::string{};
   const std::size_t size = text.size();
-  LogStore::ReadOptions opts;
-  opts.tail_lines = request.tail_lines;
-  opts.limit_bytes = request.limit_bytes;
-  if (opts.tail_lines) text = LogStore::tail(text, *opts.tail_lines);
-  if (opts.limit_bytes && *opts.limit_bytes >= 0 && text.size() > static_cast<std::size_t>(*opts.limit_bytes)) {
-    text.resize(static_cast<std::size_t>(*opts.limit_bytes));
+  if (request.tail_lines) text = LogStore::tail(text, *request.tail_lines);
+  if (request.limit_bytes && *request.limit_bytes >= 0 &&
+      text.size() > static_cast<std::size_t>(*request.limit_bytes)) {
+    text.resize(static_cast<std::size_t>(*request.limit_bytes));
   }
   auto stream = std::make_unique<FileLogStream>(m_node, request, container.value(), *file, std::move(text));
   stream->set_offset(size);
