@@ -126,8 +126,12 @@ PodObservation pod_observation_from_json(const nlohmann::json& pod) {
   const auto& meta = child(pod, "metadata");
   o.name = str(meta, "name");
   const auto& labels = child(meta, "labels");
-  o.replica_type = camel_replica_type(str(labels, "training.kubeflow.org/replica-type"));
-  const auto index = str(labels, "training.kubeflow.org/replica-index");
+  // v1.3-style pods carry only the old keys (replica-type, replica-index).
+  auto rtype = str(labels, "training.kubeflow.org/replica-type");
+  if (rtype.empty()) rtype = str(labels, "replica-type");
+  o.replica_type = camel_replica_type(rtype);
+  auto index = str(labels, "training.kubeflow.org/replica-index");
+  if (index.empty()) index = str(labels, "replica-index");
   o.index = index.empty() ? 0 : std::atoi(index.c_str());
   o.deleting = meta.contains("deletionTimestamp") && !meta["deletionTimestamp"].is_null();
   const auto& status = child(pod, "status");
