@@ -218,6 +218,9 @@ Expected<void> stop_local(const LocalPaths& paths, std::chrono::milliseconds tim
   }
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline) {
+    // When this process started the server (run --local), it must reap it, or the exited
+    // server stays a zombie that kill(pid, 0) still finds. For anyone else's child this is a no-op.
+    (void)::waitpid(s.pid, nullptr, WNOHANG);
     if (!process_alive(s.pid)) {
       ::unlink(paths.pid_file.c_str());
       ::unlink(paths.port_file.c_str());

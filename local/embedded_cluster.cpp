@@ -169,9 +169,17 @@ int serve_cluster(const ClusterOptions& options) {
   sigwait(&set, &sig);
   std::cerr << "stopping on signal " << sig << "\n";
   stop = true;
+  const auto stopping = std::chrono::steady_clock::now();
+  auto took = [&] {
+    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                                 stopping).count()) + " ms";
+  };
   controller_thread.join();
+  std::cerr << "controller stopped after " << took() << "\n";
   node_thread.join();
+  std::cerr << "node stopped after " << took() << "\n";
   server.stop();
+  std::cerr << "server stopped after " << took() << "\n";
   ::unlink(paths.port_file.c_str());
   ::unlink(paths.pid_file.c_str());
   return 0;

@@ -113,8 +113,7 @@ Expected<Prepared> prepare_job(const Context& ctx, const RunFlags& f, bool& inva
     return make_error(ErrorCode::usage, "the manifest has errors; fix them or run with --force");
   }
 
-  const auto& text = inputs->front().text;
-  auto read = schema::read_manifests(inputs->front().name, text);
+  auto read = schema::read_manifests(inputs->front());
   std::vector<json> jobs;
   for (const auto& doc : read.documents) {
     json j = schema::to_json(doc.root);

@@ -17,15 +17,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-std::string url_encode(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') out += static_cast<char>(c);
-    else out += fmt::format("%{:02X}", c);
-  }
-  return out;
-}
-
 // Serialises whole lines from several threads and keeps a live status line at the bottom
 // of a terminal: it is cleared before a log line and drawn again after it.
 class Console {

@@ -36,7 +36,7 @@ Expected<LocalSession> open_local_session(const Context& ctx, bool start_if_down
 void close_local_session(const Context& ctx, LocalSession& session) {
   session.client.reset();
   if (!session.started_here) return;
-  if (auto stopped = apiserver::stop_local(session.paths, std::chrono::seconds(15)); !stopped) {
+  if (auto stopped = apiserver::stop_local(session.paths, std::chrono::seconds(30)); !stopped) {
     ctx.err << "warning: stopping the local cluster: " << stopped.error().message << "\n";
     return;
   }
