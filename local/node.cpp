@@ -80,8 +80,16 @@ void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
   auto it = m_pods.find(key);
   const bool terminating = deleted || meta.contains("deletionTimestamp");
   if (it != m_pods.end() && !meta.value("uid", "").empty() && it->second.run.uid != meta.value("uid", "")) {
-    // Same name, new pod (a re-creation): stop the old one first; the new one starts next tick.
-    it->second.run.deleting = true;
+    // Same name, new pod (a re-creation): the old one's processes go now, so the new pod,
+    // which reuses its name and Service, can start in this same pass.
+    for (auto& c : it->second.run.containers) {
+      if (c.phase == ContainerRun::Phase::running && c.pid > 0) {
+        m_runner.signal_group(c.pid, SIGKILL);
+        (void)m_runner.poll(c.pid);
+      }
+    }
+    m_pods.erase(it);
+    it = m_pods.end();
   }
   if (it == m_pods.end()) {
     if (terminating) return;

@@ -115,7 +115,7 @@ void run_status(Context& ctx, const LocalFlags& f) {
 }  // namespace
 
 void add_local_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("local", "Run the embedded API server in the background for kubectl");
+  auto* cmd = app.add_subcommand("local", "Run the embedded cluster (API server, controller, local node) in the background");
   cmd->require_subcommand(1);
   auto flags = std::make_shared<LocalFlags>();
   const auto add_state_dir = [flags](CLI::App* sub) {
@@ -123,7 +123,7 @@ void add_local_command(CLI::App& app, Context& ctx) {
                     "State directory (default $XDG_STATE_HOME/kubectl-pytorch or ~/.local/state/kubectl-pytorch)");
   };
 
-  auto* up = cmd->add_subcommand("up", "Start the local API server and write a kubeconfig for it");
+  auto* up = cmd->add_subcommand("up", "Start the local cluster and write a kubeconfig for it");
   add_state_dir(up);
   up->add_option("--kubeconfig-out", flags->kubeconfig_out,
                  "Where to write the kubeconfig (default ~/.kube/kubectl-pytorch-local.yaml)");
@@ -131,11 +131,11 @@ void add_local_command(CLI::App& app, Context& ctx) {
   up->add_flag("--server-only", flags->server_only, "Run only the API server (no controller, no node)");
   up->callback([&ctx, flags] { run_up(ctx, *flags); });
 
-  auto* down = cmd->add_subcommand("down", "Stop the local API server");
+  auto* down = cmd->add_subcommand("down", "Stop the local cluster");
   add_state_dir(down);
   down->callback([&ctx, flags] { run_down(ctx, *flags); });
 
-  auto* status = cmd->add_subcommand("status", "Show whether the local API server runs");
+  auto* status = cmd->add_subcommand("status", "Show whether the local cluster runs");
   add_state_dir(status);
   status->callback([&ctx, flags] { run_status(ctx, *flags); });
 

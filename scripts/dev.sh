@@ -12,12 +12,13 @@ build_dir=${KPT_BUILD_DIR:-build}
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
-packages=(cmake ninja-build g++ pkg-config git ca-certificates
+# kubectl itself is expected on PATH (the plugin's host); python3-torch runs the main job.
+packages=(cmake ninja-build g++ pkg-config git ca-certificates ccache
   libyaml-dev libcurl4-openssl-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libcpp-httplib-dev libspdlog-dev libbenchmark-dev libssl-dev zlib1g-dev
-  golang-k8s-kube-openapi-dev python3 openssl libnss-wrapper)
+  golang-k8s-kube-openapi-dev python3 openssl libnss-wrapper python3-torch)
 if [ "$mode" = test ]; then
-  packages+=(bats python3-torch python3-jsonschema python3-yaml)
+  packages+=(bats python3-jsonschema python3-yaml util-linux procps)
 fi
 
 missing=()
@@ -31,17 +32,17 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPT_WERROR=ON >/dev/null
-cmake --build "$build_dir" -j "$(nproc)"
+if [ "$mode" = main ]; then
+  cmake --build "$build_dir" -j "$(nproc)" --target kubectl-pytorch
+else
+  cmake --build "$build_dir" -j "$(nproc)"
+fi
 
 case "$mode" in
   main)
-    # The main job: validate the seed example (its two misplaced fields are findings).
-    set +e
-    "$build_dir/bin/kubectl-pytorch" validate testdata/mnist-dp.yaml
-    rc=$?
-    set -e
-    echo "validate exited $rc (1 = findings of error severity, as expected for the seed)" >&2
-    [ "$rc" -le 1 ]
+    # The main job: the corrected seed trains with DDP on two workers, run as local
+    # processes by the embedded cluster (started for the run, stopped after it).
+    "$build_dir/bin/kubectl-pytorch" run --local testdata/mnist-dp/mnist-dp.yaml
     ;;
   test)
     ctest --test-dir "$build_dir" --output-on-failure -j 2
