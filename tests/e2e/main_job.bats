@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # The main job: the corrected seed trains with DDP on two local workers, the loss falling,
 # with the cluster started for the run and stopped after it.
+bats_require_minimum_version 1.5.0
 load helpers
 
 setup() {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # run --local end to end: the embedded API server, our controller and the local node,
 # driven by the built binary and checked with the real kubectl.
+bats_require_minimum_version 1.5.0
 load helpers
 
 setup_file() {
@@ -81,7 +82,7 @@ teardown() { teardown_workdir; }
   wait "$pid" || status=$?
   [ "$status" -eq 130 ]
   grep -q "interrupted: the job keeps running" "$KPT_WORK/err"
-  grep -q "follow again: kubectl-pytorch logs sleeper -f --local" "$KPT_WORK/err"
+  grep -q "follow again: kubectl pytorch logs sleeper -f --local" "$KPT_WORK/err"
   kubectl delete pytorchjob sleeper --wait=false >/dev/null
 }
 
