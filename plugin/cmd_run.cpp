@@ -190,7 +190,14 @@ int run_job(Context& ctx, const RunFlags& f) {
     return invalid ? exit_code::findings : exit_code::usage;
   }
   json job = std::move(prepared->job);
-  if (f.local) annotate_workdir(job, f.workdir.empty() ? prepared->folder : std::filesystem::absolute(f.workdir).string());
+  if (f.local) {
+    const std::string workdir = f.workdir.empty() ? prepared->folder : std::filesystem::absolute(f.workdir).string();
+    annotate_workdir(job, workdir);
+    if (f.dry_run != "client") {
+      ctx.err << "note: --local ignores container images: each container's command runs as a local process in '"
+              << workdir << "'\n";
+    }
+  }
   if (f.dry_run == "client") {
     ctx.out << (f.output == "json" ? job.dump(2) + "\n" : to_yaml(job));
     return exit_code::ok;
