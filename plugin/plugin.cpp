@@ -84,7 +84,6 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
     add_run_command(app, ctx);
     add_logs_command(app, ctx);
     add_status_command(app, ctx);
-    add_doctor_command(app, ctx);
     add_local_command(app, ctx);
     add_controller_command(app, ctx);
     add_completion_command(app, ctx);
