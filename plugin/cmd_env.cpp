@@ -7,7 +7,9 @@
 #include "controller/model/env_style.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/env_live.hpp"
 #include "plugin/env_output.hpp"
+#include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
 #include "schema/input_files.hpp"
 #include "schema/manifest_reader.hpp"
@@ -25,6 +27,7 @@ struct EnvOptions {
   std::string pod;
   std::string output = "table";
   bool live = false;
+  bool local = false;
 };
 
 /// The one PyTorchJob in FILE ("-" = stdin). Reader findings of error severity are printed and fail.
@@ -58,6 +61,16 @@ Expected<nlohmann::json> read_job(Context& ctx, const std::string& path) {
   return std::move(jobs.front());
 }
 
+/// True when TARGET names a job in the cluster rather than a manifest file.
+bool is_job_name(const std::string& target) {
+  if (target == "-" || target.find('/') != std::string::npos) return false;
+  for (const char* ext : {".yaml", ".yml", ".json"}) {
+    const std::string e = ext;
+    if (target.size() > e.size() && target.compare(target.size() - e.size(), e.size(), e) == 0) return false;
+  }
+  return schema::make_disk_reader()->kind(target) == schema::FileReader::Kind::missing;
+}
+
 Expected<model::EnvStyle> chosen_style(const EnvOptions& o) {
   if (!o.operator_release.empty()) {
     const auto release = model::parse_release(o.operator_release);
@@ -76,6 +89,7 @@ Expected<model::EnvStyle> chosen_style(const EnvOptions& o) {
     return *style;
   }
   // TODO(doctor): default to the release `doctor` detects on the cluster.
+  if (o.live) return model::EnvStyle{model::StyleKind::worker_only, model::k_newest_release};  // our controller
   return model::EnvStyle{model::StyleKind::operator_release, model::k_newest_release};
 }
 
@@ -89,21 +103,18 @@ int run_env(Context& ctx, const EnvOptions& o) {
     return fail(ctx, make_error(ErrorCode::usage, "unknown output format " + util::quote(o.output) +
                                                       " (known: table, json, dotenv)"), exit_code::usage);
   }
-  if (o.live) {
-    return fail(ctx, make_error(ErrorCode::usage, "--live needs the cluster client, which this build does not have yet"),
-                exit_code::usage);
-  }
   const auto style = chosen_style(o);
   if (!style) return fail(ctx, style.error(), exit_code::usage);
-  auto disk = schema::make_disk_reader();
-  if (o.target != "-" && disk->kind(o.target) == schema::FileReader::Kind::missing &&
-      o.target.find('/') == std::string::npos && o.target.find('.') == std::string::npos) {
-    return fail(ctx, make_error(ErrorCode::usage, "reading job " + util::quote(o.target) +
-                                                      " from the cluster is not available yet: pass a manifest file"),
-                exit_code::usage);
+  const bool from_cluster = is_job_name(o.target);
+  std::optional<JobTarget> cluster;
+  if (from_cluster || o.live) {
+    cluster = open_job_target(ctx, o.local);
+    if (!cluster) return exit_code::usage;
   }
-  const auto job = read_job(ctx, o.target);
-  if (!job) return fail(ctx, job.error(), exit_code::usage);
+  Expected<nlohmann::json> job = from_cluster
+                                     ? cluster->api->get(kube::resources::pytorchjobs(), cluster->ns, o.target)
+                                     : read_job(ctx, o.target);
+  if (!job) return fail(ctx, job.error(), from_cluster ? exit_code::findings : exit_code::usage);
   const auto spec = model::parse_job(*job);
   if (!spec) return fail(ctx, spec.error().context(util::quote(o.target)), exit_code::usage);
   auto plan = model::plan_replica_pods(*job, *style);
@@ -123,6 +134,21 @@ int run_env(Context& ctx, const EnvOptions& o) {
                                                         util::join(names, ", ") + ")"), exit_code::usage);
     }
     pods = std::move(picked);
+  }
+  if (o.live) {
+    kube::ListOptions opts;
+    opts.label_selector = "training.kubeflow.org/job-name=" + spec->name;
+    auto listed = cluster->api->list(kube::resources::pods(), cluster->ns, opts);
+    if (!listed) return fail(ctx, listed.error(), exit_code::findings);
+    std::vector<LivePod> live;
+    for (const auto& item : listed->items) {
+      auto pod = live_pod_from_json(item);
+      if (o.pod.empty() || pod.name == o.pod) live.push_back(std::move(pod));
+    }
+    const auto result = compare_live_env(pods, live);
+    ctx.out << "style: " << model::to_string(*style) << "\n";
+    for (const auto& line : result.lines) ctx.out << line << "\n";
+    return result.differs ? exit_code::findings : exit_code::ok;
   }
   if (o.output == "dotenv") {
     if (o.pod.empty()) {
@@ -149,13 +175,17 @@ int run_env(Context& ctx, const EnvOptions& o) {
 void add_env_command(CLI::App& app, Context& ctx) {
   auto opts = std::make_shared<EnvOptions>();
   auto* cmd = app.add_subcommand("env", "Show the exact env of every replica pod of a PyTorchJob, and why");
-  cmd->add_option("target", opts->target, "Manifest file with one PyTorchJob ('-' for stdin)")->required();
+  cmd->add_option("target", opts->target,
+                  "Manifest file with one PyTorchJob ('-' for stdin), or the name of a PyTorchJob in the cluster")->required();
   auto* op = cmd->add_option("--operator", opts->operator_release,
                              "Operator release to model, v1.3.0 ... v1.9.4 (default v1.9.4)");
   cmd->add_option("--style", opts->style, "Env style: worker-only, legacy, torchrun or operator@vX.Y.Z")->excludes(op);
   cmd->add_option("--pod", opts->pod, "Only this pod (required for -o dotenv)");
   cmd->add_option("-o,--output", opts->output, "Output format: table, json or dotenv");
-  cmd->add_flag("--live", opts->live, "Compare with the job's pods in the cluster (not available yet)");
+  cmd->add_flag("--live", opts->live,
+                "Compare each pod's env in the cluster with the expectation (default style worker-only); "
+                "exit 1 on any difference");
+  cmd->add_flag("--local", opts->local, "Read the job and its pods from the embedded cluster");
   cmd->footer(
       "The table shows each pod's variables in pod-spec order: the user's own env first, then what the\n"
       "style injects. Notes below the table say which init method works and what is missing.\n"

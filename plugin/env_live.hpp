@@ -1,0 +1,31 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "controller/model/env.hpp"
+
+namespace kpt::plugin {
+
+/// One pod as the cluster has it: its name and the env of its `pytorch` container in pod-spec order.
+struct LivePod {
+  std::string name;
+  std::vector<model::EnvVar> env;  ///< entries with valueFrom have the value "(valueFrom)"
+};
+
+/// The result of comparing the expected pods with the live ones.
+struct LiveComparison {
+  std::vector<std::string> lines;  ///< "pod X: env matches" or one line per difference
+  bool differs = false;
+};
+
+/// The pod's name and the env of its `pytorch` container (the first container when none is named so).
+LivePod live_pod_from_json(const nlohmann::json& pod);
+
+/// Compares each expected pod's effective env (the last entry of a name wins) with the live pod of the
+/// same name: missing vars, extra vars, different values, missing pods and pods the style does not expect.
+LiveComparison compare_live_env(const std::vector<model::ReplicaPodPlan>& expected, const std::vector<LivePod>& live);
+
+}  // namespace kpt::plugin
