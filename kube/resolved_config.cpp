@@ -1,5 +1,7 @@
 #include "kube/resolved_config.hpp"
 
+#include "util/strings.hpp"
+
 #include <cctype>
 
 namespace kpt::kube {
@@ -195,30 +197,12 @@ const char* auth_kind_name(AuthKind kind) {
 }
 
 Expected<std::chrono::milliseconds> parse_duration(const std::string& text) {
-  const Error bad = make_error(ErrorCode::usage,
-                  "invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a "
-                  "corresponding time unit (e.g. 1s | 2m | 3h)");
-  if (text.empty() || text == "0") return std::chrono::milliseconds{0};
-  bool all_digits = true;
-  for (char ch : text) all_digits = all_digits && std::isdigit(static_cast<unsigned char>(ch));
-  if (all_digits) return std::chrono::milliseconds{std::stoll(text) * 1000};
-  double total_ms = 0;
-  std::size_t i = 0;
-  while (i < text.size()) {
-    std::size_t start = i;
-    while (i < text.size() && (std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '.')) ++i;
-    if (start == i) return bad;
-    const double n = std::stod(text.substr(start, i - start));
-    std::size_t ustart = i;
-    while (i < text.size() && std::isalpha(static_cast<unsigned char>(text[i]))) ++i;
-    const std::string unit = text.substr(ustart, i - ustart);
-    if (unit == "ms") total_ms += n;
-    else if (unit == "s") total_ms += n * 1000;
-    else if (unit == "m") total_ms += n * 60'000;
-    else if (unit == "h") total_ms += n * 3'600'000;
-    else return bad;
-  }
-  return std::chrono::milliseconds{static_cast<long long>(total_ms)};
+  // kubectl's --request-timeout: "0" or empty is no timeout; a bare integer is seconds.
+  if (text.empty()) return std::chrono::milliseconds{0};
+  if (auto ms = util::parse_duration_ms(text)) return std::chrono::milliseconds{*ms};
+  return make_error(ErrorCode::usage,
+                    "invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a "
+                    "corresponding time unit (e.g. 1s | 2m | 3h)");
 }
 
 Expected<ResolvedConfig> resolve_config(const Kubeconfig& config, const ResolveInputs& in, const FileSystem& fs) {

@@ -195,5 +195,16 @@ TEST(ResolveConfig, RequestTimeoutAcceptsSecondsAndUnits) {
   }
 }
 
+TEST(ResolveConfig, RequestTimeoutRefusesWhatIsNotADurationWithoutThrowing) {
+  for (const char* text : {"99999999999999999999", "-1s", "1m30", "abc"}) {
+    SCOPED_TRACE(text);
+    auto d = parse_duration(text);
+    ASSERT_FALSE(d);
+    EXPECT_EQ(d.error().message,
+              "invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a "
+              "corresponding time unit (e.g. 1s | 2m | 3h)");
+  }
+}
+
 }  // namespace
 }  // namespace kpt::kube
