@@ -91,16 +91,22 @@ std::string redact(std::string text, const std::vector<std::string>& secrets) {
   return text;
 }
 
-Expected<std::unique_ptr<ApiClient>> make_client(const ConnectionFlags& flags,
-                                                 const std::map<std::string, std::string>& env,
-                                                 const ClientOptions& options) {
+// make_client and resolved_namespace resolve the same inputs the same way.
+static Expected<ResolvedConfig> resolve_for(const ConnectionFlags& flags, const std::map<std::string, std::string>& env,
+                                            const ClientOptions& options) {
   ResolveInputs in;
   in.flags = flags;
   in.env = env;
   in.cwd = options.cwd.empty() ? current_dir() : options.cwd;
   in.service_account_dir = options.service_account_dir;
   RealFileSystem fs;
-  auto config = load_and_resolve(in, fs);
+  return load_and_resolve(in, fs);
+}
+
+Expected<std::unique_ptr<ApiClient>> make_client(const ConnectionFlags& flags,
+                                                 const std::map<std::string, std::string>& env,
+                                                 const ClientOptions& options) {
+  auto config = resolve_for(flags, env, options);
   if (!config) return config.error();
   TransportOptions t;
   t.ca_file = config->ca_file;
@@ -124,13 +130,7 @@ Expected<std::unique_ptr<ApiClient>> make_client(const ConnectionFlags& flags,
 
 std::string resolved_namespace(const ConnectionFlags& flags, const std::map<std::string, std::string>& env,
                                const ClientOptions& options) {
-  ResolveInputs in;
-  in.flags = flags;
-  in.env = env;
-  in.cwd = options.cwd.empty() ? current_dir() : options.cwd;
-  in.service_account_dir = options.service_account_dir;
-  RealFileSystem fs;
-  auto config = load_and_resolve(in, fs);
+  auto config = resolve_for(flags, env, options);
   if (!config) return flags.namespace_.empty() ? "default" : flags.namespace_;
   return config->namespace_;
 }

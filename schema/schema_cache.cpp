@@ -1,4 +1,5 @@
 #include "schema/schema_cache.hpp"
+#include "util/file_io.hpp"
 
 #include <cstdio>
 #include <fstream>
@@ -9,14 +10,10 @@ namespace {
 constexpr int k_cache_format = 1;  // follows the SchemaSet binary format version
 
 bool read_file(const std::filesystem::path& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return false;
-  const auto size = in.tellg();
-  if (size < 0) return false;
-  out.resize(static_cast<std::size_t>(size));
-  in.seekg(0);
-  in.read(out.data(), static_cast<std::streamsize>(out.size()));
-  return static_cast<bool>(in);
+  auto text = kpt::util::read_whole_file(path.string());
+  if (!text) return false;
+  out = std::move(*text);
+  return true;
 }
 }  // namespace
 

@@ -17,6 +17,7 @@
 #include "schema/manifest_reader.hpp"
 #include "schema/node_json.hpp"
 #include "schema/structural_schema.hpp"
+#include "util/file_io.hpp"
 
 namespace {
 
@@ -25,14 +26,10 @@ constexpr const char* k_usage =
     "                          --out FILE.cpp --symbol NAME [--origin TEXT]\n";
 
 bool read_text(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return false;
-  const auto size = in.tellg();
-  if (size < 0) return false;
-  out.resize(static_cast<std::size_t>(size));
-  in.seekg(0);
-  in.read(out.data(), static_cast<std::streamsize>(out.size()));
-  return static_cast<bool>(in);
+  auto text = kpt::util::read_whole_file(path);
+  if (!text) return false;
+  out = std::move(*text);
+  return true;
 }
 
 kpt::Expected<kpt::schema::SchemaSet> compile(std::map<std::string, std::string>& args) {
