@@ -126,7 +126,13 @@ TEST(Kubeconfig, MalformedFilesGiveKubectlsPrefixAndThePlaceOfTheProblem) {
     const char* text;
     const char* message;
   } cases[] = {
-      {"yaml syntax", "clusters: [\n", "error loading config file \"/k.yaml\": '/k.yaml' line 2, column 1: did not find expected node content"},
+      {"yaml syntax", "clusters: [\n", "error loading config file \"/k.yaml\": '/k.yaml' line 2, column 1: did not find expected node content (while parsing a flow node at line 2)"},
+      {"duplicate key", "current-context: a\ncurrent-context: b\n",
+       "error loading config file \"/k.yaml\": '/k.yaml' line 2, column 1: duplicate key 'current-context' (first at line 1)"},
+      {"alias bomb", "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                     "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+                     "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+       "error loading config file \"/k.yaml\": '/k.yaml' line 6, column 36: alias '*e' expands the document past 1000000 nodes"},
       {"wrong type", "users:\n- name: u\n  user: {password: yes}\n",
        "error loading config file \"/k.yaml\": users[0].user.password: expected a string"},
       {"bad base64", "clusters:\n- name: c\n  cluster: {certificate-authority-data: '%%%'}\n",
@@ -139,6 +145,15 @@ TEST(Kubeconfig, MalformedFilesGiveKubectlsPrefixAndThePlaceOfTheProblem) {
     ASSERT_FALSE(k);
     EXPECT_EQ(k.error().message, c.message);
   }
+}
+
+TEST(Kubeconfig, AnchorsAndAliasesResolveAsKubectlsYamlReaderDoes) {
+  auto k = parse_kubeconfig("/k.yaml",
+                            "clusters:\n- name: a\n  cluster: &c {server: 'https://10.0.0.1:6443'}\n"
+                            "- name: b\n  cluster: *c\n");
+  ASSERT_TRUE(k) << k.error().message;
+  ASSERT_EQ(k->clusters.size(), 2u);
+  EXPECT_EQ(k->clusters.at("b").server, "https://10.0.0.1:6443");
 }
 
 }  // namespace
