@@ -1,0 +1,94 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "controller/model/env_style.hpp"
+#include "controller/model/release.hpp"
+
+namespace kpt::plugin {
+
+/// What an operator image reference says about the release (facts §6 table). Pure.
+struct ImageMatch {
+  enum class Kind {
+    release,    ///< the tag maps to `releases` (one release; v1.8.0 and v1.8.1 differ by tag)
+    untagged,   ///< no tag: what v1.9.1's manifests deploy (#2583), so `releases` = {v1.9.1}
+    latest,     ///< ":latest" names no release
+    digest,     ///< pinned by "@sha256:" only: no tag to map
+    unknown,    ///< a tag that is in no release's manifests
+  };
+  Kind kind = Kind::unknown;
+  std::vector<model::Release> releases;
+  std::string tag;  ///< as written, "" when none
+};
+
+/// Maps a container image ("[registry[:port]/]path[:tag][@sha256:...]") to releases by its tag.
+/// A registry mirror or path prefix does not matter: the `v1-<sha>` tags are unique.
+ImageMatch match_operator_image(std::string_view image);
+
+/// The Trainer v2 release in an image tag ("ghcr.io/kubeflow/trainer/trainer-controller-manager:v2.1.0"
+/// → "v2.1.0"); "" when the tag is not a v2 semver.
+std::string trainer_version_from_image(std::string_view image);
+
+/// The releases a `controller-gen.kubebuilder.io/version` annotation implies (facts §6 step 2), oldest
+/// first; empty when the generator version is not one of the operator's.
+std::vector<model::Release> releases_from_generator(std::string_view controller_gen_version);
+
+/// "v1.9.0–v1.9.4", "v1.6.0", "v1.3.0, v1.5.0" (consecutive known releases collapse to a range).
+std::string releases_text(const std::vector<model::Release>& releases);
+
+/// The evidence doctor gathered; nullopt = that source was not available (not installed, not allowed).
+struct DetectionInput {
+  std::optional<ImageMatch> image;                         ///< the operator Deployment's image
+  std::optional<std::vector<model::Release>> crd;          ///< releases_matching_crd of the installed CRD
+  std::optional<bool> webhook;                             ///< the v1.8+ ValidatingWebhookConfiguration exists
+};
+
+struct Verdict {
+  enum class Kind {
+    agree,     ///< image and CRD point at a common release
+    image,     ///< only the image says which release (no readable CRD)
+    crd,       ///< only the CRD says (no Deployment, or an image tag that maps to nothing)
+    disagree,  ///< both speak and have no release in common
+    unknown,   ///< nothing says which release
+  };
+  Kind kind = Kind::unknown;
+  std::optional<model::Release> release;  ///< what validate and env default to; nullopt for unknown
+  std::vector<model::Release> candidates; ///< every release the evidence allows (for the report)
+  std::string summary;                    ///< one line, lower-case, for the verdict line
+  std::vector<std::string> notes;         ///< secondary findings (webhook mismatch, untagged image ...)
+};
+
+/// Combines the evidence (rules in doctor_detect.cpp, each unit-tested):
+/// - image and CRD intersect → agree, the newest common release;
+/// - both speak but do not intersect → disagree, the image's release (the running controller decides
+///   env and rules; live validate uses the installed CRD itself), with both named in the summary;
+/// - one speaks → that one's newest release; neither → unknown.
+/// The webhook only adds notes: present on a release before v1.8, or missing on v1.8+.
+Verdict combine(const DetectionInput& in);
+
+/// The env style pods of the detected release get: operator@<release>.
+model::EnvStyle style_for(const model::Release& release);
+/// One-line description of what that release's env looks like.
+std::string env_style_summary(const model::Release& release);
+
+/// Cluster add-ons recognised from CRD names.
+struct AddOns {
+  bool trainer_v2 = false;          ///< trainjobs.trainer.kubeflow.org
+  bool v1_9_0_trainjob = false;     ///< trainjobs.kubeflow.org (v1.9.0's experimental v2alpha1)
+  bool volcano = false;             ///< podgroups.scheduling.volcano.sh
+  bool scheduler_plugins = false;   ///< podgroups.scheduling.x-k8s.io or podgroups.scheduling.sigs.k8s.io
+  std::string scheduler_plugins_group;  ///< which of the two groups
+  bool kueue = false;               ///< workloads.kueue.x-k8s.io or clusterqueues.kueue.x-k8s.io
+};
+AddOns add_ons_from_crd_names(const std::vector<std::string>& crd_names);
+
+/// Deployment recognition from its metadata (facts §6).
+bool is_training_operator_deployment(std::string_view name,
+                                     const std::vector<std::pair<std::string, std::string>>& labels);
+bool is_trainer_v2_deployment(std::string_view name,
+                              const std::vector<std::pair<std::string, std::string>>& labels);
+
+}  // namespace kpt::plugin
