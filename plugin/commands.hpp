@@ -12,6 +12,7 @@ struct Context;
 // ctx.exit_code. Keep this list in step with plugin/CMakeLists.txt.
 void add_validate_command(CLI::App& app, Context& ctx);
 void add_env_command(CLI::App& app, Context& ctx);
+void add_doctor_command(CLI::App& app, Context& ctx);
 void add_local_command(CLI::App& app, Context& ctx);
 void add_controller_command(CLI::App& app, Context& ctx);
 void add_run_command(CLI::App& app, Context& ctx);

@@ -81,6 +81,7 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
     add_connection_flags(app, ctx.connection, ctx.verbosity);
     add_validate_command(app, ctx);
     add_env_command(app, ctx);
+    add_doctor_command(app, ctx);
     add_run_command(app, ctx);
     add_logs_command(app, ctx);
     add_status_command(app, ctx);

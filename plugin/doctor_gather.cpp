@@ -1,0 +1,220 @@
+#include "plugin/doctor_gather.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "schema/crd_fingerprint.hpp"
+#include "schema/node_json.hpp"
+
+namespace kpt::plugin {
+
+namespace {
+
+using nlohmann::json;
+
+kube::ResourceRef webhooks() {
+  return {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration",
+          false};
+}
+
+bool unreachable(const Error& e) { return e.code == ErrorCode::http || e.code == ErrorCode::timeout; }
+
+/// The state an error leaves a check in, with its message.
+CheckState state_of(const Error& e, std::string& message) {
+  if (kube::is_not_found(e)) return CheckState::not_installed;
+  message = e.message;
+  if (e.code == ErrorCode::api && (e.http_status == 401 || e.http_status == 403)) return CheckState::forbidden;
+  return CheckState::failed;
+}
+
+std::vector<std::pair<std::string, std::string>> labels_of(const json& obj) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const auto meta = obj.find("metadata");
+  if (meta == obj.end() || !meta->is_object()) return out;
+  const auto labels = meta->find("labels");
+  if (labels == meta->end() || !labels->is_object()) return out;
+  for (const auto& [k, v] : labels->items()) {
+    if (v.is_string()) out.emplace_back(k, v.get<std::string>());
+  }
+  return out;
+}
+
+/// The first container's image ("" when none); the operator Deployment has one container.
+std::string image_of(const json& deployment, const std::string& preferred_container) {
+  const json* containers = nullptr;
+  if (auto p = json::json_pointer("/spec/template/spec/containers"); deployment.contains(p)) {
+    containers = &deployment.at(p);
+  }
+  if (containers == nullptr || !containers->is_array() || containers->empty()) return {};
+  for (const auto& c : *containers) {
+    if (c.value("name", "") == preferred_container && c.contains("image")) return c.value("image", "");
+  }
+  return containers->front().value("image", "");
+}
+
+DeploymentInfo to_info(const json& d, const std::string& container) {
+  DeploymentInfo info;
+  info.state = CheckState::found;
+  const auto& meta = d.value("metadata", json::object());
+  info.ns = meta.value("namespace", "");
+  info.name = meta.value("name", "");
+  info.image = image_of(d, container);
+  return info;
+}
+
+struct DeploymentsFound {
+  DeploymentInfo training_operator;
+  DeploymentInfo trainer;
+};
+
+Expected<DeploymentsFound> find_deployments(kube::ApiClient& api) {
+  DeploymentsFound out;
+  auto list = api.list(kube::resources::deployments(), "", {});
+  if (!list) {
+    if (unreachable(list.error())) return list.error();
+    std::string message;
+    const auto state = state_of(list.error(), message);
+    out.training_operator.state = out.trainer.state = state;
+    out.training_operator.message = out.trainer.message = message;
+    return out;
+  }
+  for (const auto& d : list->items) {
+    const auto name = d.value("metadata", json::object()).value("name", "");
+    const auto labels = labels_of(d);
+    if (out.training_operator.state != CheckState::found && is_training_operator_deployment(name, labels)) {
+      out.training_operator = to_info(d, "training-operator");
+    } else if (out.trainer.state != CheckState::found && is_trainer_v2_deployment(name, labels)) {
+      out.trainer = to_info(d, "manager");
+    }
+  }
+  return out;
+}
+
+CrdInfo read_crd(kube::ApiClient& api) {
+  CrdInfo info;
+  auto crd = api.get(kube::resources::crds(), "", k_pytorchjob_crd);
+  if (!crd) {
+    info.state = state_of(crd.error(), info.message);
+    return info;
+  }
+  info.state = CheckState::found;
+  const auto& meta = crd->value("metadata", json::object());
+  info.resource_version = meta.value("resourceVersion", "");
+  info.controller_gen = meta.value("annotations", json::object()).value("controller-gen.kubebuilder.io/version", "");
+  info.generator_releases = releases_from_generator(info.controller_gen);
+  if (auto p = json::json_pointer("/spec/versions"); crd->contains(p) && crd->at(p).is_array()) {
+    for (const auto& v : crd->at(p)) {
+      if (v.value("served", false)) info.served_versions.push_back(v.value("name", ""));
+    }
+  }
+  info.fingerprint = schema::releases_matching_crd(schema::from_json(*crd));
+  return info;
+}
+
+CheckState read_webhook(kube::ApiClient& api, std::string& message) {
+  auto hook = api.get(webhooks(), "", k_webhook_name);
+  if (hook) return CheckState::found;
+  return state_of(hook.error(), message);
+}
+
+Permission ask(kube::ApiClient& api, const std::string& ns, const std::string& group, const std::string& resource) {
+  Permission p;
+  p.verb = "create";
+  p.resource = group.empty() ? resource : resource + "." + group;
+  const json body = {{"apiVersion", "authorization.k8s.io/v1"},
+                     {"kind", "SelfSubjectAccessReview"},
+                     {"spec",
+                      {{"resourceAttributes",
+                        {{"namespace", ns}, {"verb", "create"}, {"group", group}, {"resource", resource}}}}}};
+  auto review = api.post_raw("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", body);
+  if (!review) {
+    p.state = state_of(review.error(), p.message);
+    if (p.state == CheckState::not_installed) {
+      p.state = CheckState::failed;
+      p.message = "the server has no SelfSubjectAccessReview API";
+    }
+    return p;
+  }
+  p.state = CheckState::found;
+  const auto& status = review->value("status", json::object());
+  p.allowed = status.value("allowed", false);
+  p.reason = status.value("reason", "");
+  return p;
+}
+
+DetectionInput evidence(const DeploymentInfo& op, const CrdInfo& crd, CheckState webhook) {
+  DetectionInput in;
+  if (op.state == CheckState::found) in.image = match_operator_image(op.image);
+  if (crd.state == CheckState::found) in.crd = crd.fingerprint;
+  if (webhook == CheckState::found || webhook == CheckState::not_installed) in.webhook = webhook == CheckState::found;
+  return in;
+}
+
+}  // namespace
+
+const char* to_string(CheckState s) {
+  switch (s) {
+    case CheckState::found: return "found";
+    case CheckState::not_installed: return "not installed";
+    case CheckState::forbidden: return "not allowed to read";
+    case CheckState::failed: return "failed";
+  }
+  return "failed";
+}
+
+const char* json_name(CheckState s) {
+  switch (s) {
+    case CheckState::found: return "found";
+    case CheckState::not_installed: return "notInstalled";
+    case CheckState::forbidden: return "forbidden";
+    case CheckState::failed: return "failed";
+  }
+  return "failed";
+}
+
+Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::string& server, const std::string& ns) {
+  DoctorReport r;
+  r.server = server;
+  r.ns = ns;
+  auto deployments = find_deployments(api);
+  if (!deployments) return deployments.error();
+  r.operator_deployment = std::move(deployments->training_operator);
+  r.trainer_deployment = std::move(deployments->trainer);
+  if (r.operator_deployment.state == CheckState::found) r.operator_image = match_operator_image(r.operator_deployment.image);
+  if (r.trainer_deployment.state == CheckState::found) {
+    r.trainer_version = trainer_version_from_image(r.trainer_deployment.image);
+  }
+  r.crd = read_crd(api);
+  r.webhook = read_webhook(api, r.webhook_message);
+
+  auto crds = api.list(kube::resources::crds(), "", {});
+  if (crds) {
+    r.crd_list = CheckState::found;
+    std::vector<std::string> names;
+    for (const auto& c : crds->items) names.push_back(c.value("metadata", json::object()).value("name", ""));
+    r.add_ons = add_ons_from_crd_names(names);
+  } else {
+    r.crd_list = state_of(crds.error(), r.crd_list_message);
+  }
+  r.permissions.push_back(ask(api, ns, "kubeflow.org", "pytorchjobs"));
+  r.permissions.push_back(ask(api, ns, "", "pods"));
+  r.verdict = combine(evidence(r.operator_deployment, r.crd, r.webhook));
+  if (r.crd_list == CheckState::found && r.add_ons.trainer_v2 && r.verdict.kind == Verdict::Kind::unknown &&
+      r.crd.state == CheckState::not_installed) {
+    r.verdict.summary = "no Training Operator v1; Kubeflow Trainer v2 is installed (TrainJob, not PyTorchJob)";
+  }
+  return r;
+}
+
+std::optional<model::Release> detected_release(const DoctorReport& report) { return report.verdict.release; }
+
+Expected<Verdict> detect_release(kube::ApiClient& api) {
+  auto deployments = find_deployments(api);
+  if (!deployments) return deployments.error();
+  const auto crd = read_crd(api);
+  std::string message;
+  const auto webhook = read_webhook(api, message);
+  return combine(evidence(deployments->training_operator, crd, webhook));
+}
+
+}  // namespace kpt::plugin

@@ -1,0 +1,80 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kube/api_client.hpp"
+#include "plugin/doctor_detect.hpp"
+#include "util/expected.hpp"
+
+namespace kpt::plugin {
+
+/// How one check went. Every check has one; none aborts the report.
+enum class CheckState {
+  found,          ///< read and present
+  not_installed,  ///< read and absent (404, or no matching object)
+  forbidden,      ///< 401/403: the user may not read it
+  failed,         ///< any other error; `message` says which
+};
+const char* to_string(CheckState s);  ///< "found", "not installed", "not allowed to read", "failed"
+const char* json_name(CheckState s);  ///< "found", "notInstalled", "forbidden", "failed"
+
+struct DeploymentInfo {
+  CheckState state = CheckState::not_installed;
+  std::string message;
+  std::string ns;
+  std::string name;
+  std::string image;
+};
+
+struct CrdInfo {
+  CheckState state = CheckState::not_installed;
+  std::string message;
+  std::vector<std::string> served_versions;
+  std::string controller_gen;                     ///< the annotation, "" when absent
+  std::vector<model::Release> generator_releases; ///< what the annotation alone implies
+  std::vector<model::Release> fingerprint;        ///< releases_matching_crd (annotation and schema probes)
+  std::string resource_version;
+};
+
+struct Permission {
+  std::string verb;
+  std::string resource;  ///< "pytorchjobs.kubeflow.org", "pods"
+  CheckState state = CheckState::failed;
+  std::string message;
+  bool allowed = false;
+  std::string reason;
+};
+
+struct DoctorReport {
+  std::string server;
+  std::string ns;  ///< where the permissions were asked for
+  DeploymentInfo operator_deployment;
+  ImageMatch operator_image;
+  DeploymentInfo trainer_deployment;
+  std::string trainer_version;  ///< from the image tag
+  CrdInfo crd;
+  CheckState webhook = CheckState::not_installed;
+  std::string webhook_message;
+  CheckState crd_list = CheckState::not_installed;
+  std::string crd_list_message;
+  AddOns add_ons;
+  std::vector<Permission> permissions;
+  Verdict verdict;
+};
+
+inline constexpr const char* k_webhook_name = "validator.training-operator.kubeflow.org";
+inline constexpr const char* k_pytorchjob_crd = "pytorchjobs.kubeflow.org";
+
+/// Asks the cluster everything doctor reports, through `api` only. A transport failure on the first
+/// request (the cluster cannot be reached) is the only error; everything else lands in a CheckState.
+Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::string& server, const std::string& ns);
+
+/// The release validate and env default to, from a report: the verdict's, else nullopt.
+std::optional<model::Release> detected_release(const DoctorReport& report);
+
+/// Only the release detection (Deployments, CRD, webhook): what validate and env need.
+Expected<Verdict> detect_release(kube::ApiClient& api);
+
+}  // namespace kpt::plugin

@@ -1,0 +1,233 @@
+#include "plugin/doctor_output.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "util/strings.hpp"
+
+namespace kpt::plugin {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* k_green = "\033[32m";
+constexpr const char* k_yellow = "\033[33m";
+constexpr const char* k_red = "\033[31m";
+constexpr const char* k_reset = "\033[0m";
+
+enum class Tone { good, absent, bad, plain };
+
+struct Row {
+  std::string check;
+  std::string status;
+  std::string detail;
+  Tone tone = Tone::plain;
+};
+
+Tone tone_of(CheckState s) {
+  switch (s) {
+    case CheckState::found: return Tone::good;
+    case CheckState::not_installed: return Tone::absent;
+    default: return Tone::bad;
+  }
+}
+
+/// A row for a check: its state's words, or the detail when found; errors show their message.
+Row row(const std::string& check, CheckState s, const std::string& found_detail, const std::string& message) {
+  Row r{check, to_string(s), found_detail, tone_of(s)};
+  if (s == CheckState::forbidden || s == CheckState::failed) r.detail = message;
+  if (s == CheckState::not_installed) r.detail.clear();
+  return r;
+}
+
+Row present_row(const std::string& check, const DoctorReport& rep, bool present, const std::string& detail) {
+  if (rep.crd_list != CheckState::found) return row(check, rep.crd_list, "", rep.crd_list_message);
+  return row(check, present ? CheckState::found : CheckState::not_installed, detail, "");
+}
+
+std::string image_detail(const DoctorReport& r) {
+  const auto& d = r.operator_deployment;
+  std::string out = d.ns + "/" + d.name + ", image " + d.image;
+  if (!r.operator_image.releases.empty()) out += " -> " + releases_text(r.operator_image.releases);
+  return out;
+}
+
+std::string crd_detail(const CrdInfo& c) {
+  std::string out = "served " + (c.served_versions.empty() ? std::string("none") : util::join(c.served_versions, ","));
+  out += "; controller-gen " + (c.controller_gen.empty() ? std::string("absent") : c.controller_gen);
+  if (!c.generator_releases.empty()) out += " (" + releases_text(c.generator_releases) + ")";
+  out += "; schema " + (c.fingerprint.empty() ? std::string("matches no release") : releases_text(c.fingerprint));
+  return out;
+}
+
+std::vector<Row> rows_of(const DoctorReport& r) {
+  std::vector<Row> rows;
+  rows.push_back({"server", "reachable", r.server, Tone::good});
+  rows.push_back(row("operator deployment", r.operator_deployment.state, image_detail(r), r.operator_deployment.message));
+  rows.push_back(row("pytorchjob CRD", r.crd.state, crd_detail(r.crd), r.crd.message));
+  Row hook = row("validating webhook", r.webhook, k_webhook_name, r.webhook_message);
+  if (r.webhook == CheckState::not_installed) hook.detail = k_webhook_name;
+  rows.push_back(std::move(hook));
+  if (r.verdict.release) {
+    rows.push_back({"env style", model::to_string(style_for(*r.verdict.release)),
+                    env_style_summary(*r.verdict.release), Tone::plain});
+  } else {
+    rows.push_back({"env style", "unknown", "", Tone::absent});
+  }
+  std::string trainer_detail = "trainjobs.trainer.kubeflow.org";
+  if (r.trainer_deployment.state == CheckState::found) {
+    trainer_detail += "; " + r.trainer_deployment.ns + "/" + r.trainer_deployment.name + ", image " +
+                      r.trainer_deployment.image;
+  }
+  rows.push_back(present_row("trainer v2", r, r.add_ons.trainer_v2, trainer_detail));
+  rows.push_back(present_row("volcano", r, r.add_ons.volcano, "podgroups.scheduling.volcano.sh"));
+  rows.push_back(present_row("scheduler-plugins", r, r.add_ons.scheduler_plugins,
+                             "podgroups." + r.add_ons.scheduler_plugins_group));
+  rows.push_back(present_row("kueue", r, r.add_ons.kueue, "kueue.x-k8s.io"));
+  for (const auto& p : r.permissions) {
+    Row pr{p.verb + " " + p.resource, p.allowed ? "allowed" : "denied", "in namespace " + util::quote(r.ns),
+           p.allowed ? Tone::good : Tone::bad};
+    if (p.state != CheckState::found) pr = Row{pr.check, "unknown", p.message, Tone::bad};
+    rows.push_back(std::move(pr));
+  }
+  return rows;
+}
+
+const char* colour_of(Tone t) {
+  switch (t) {
+    case Tone::good: return k_green;
+    case Tone::absent: return k_yellow;
+    case Tone::bad: return k_red;
+    case Tone::plain: return "";
+  }
+  return "";
+}
+
+json releases_json(const std::vector<model::Release>& rs) {
+  json out = json::array();
+  for (const auto& r : rs) out.push_back(r.to_string());
+  return out;
+}
+
+void add_state(json& j, CheckState s, const std::string& message) {
+  j["state"] = json_name(s);
+  if (!message.empty() && (s == CheckState::forbidden || s == CheckState::failed)) j["message"] = message;
+}
+
+const char* image_kind_name(ImageMatch::Kind k) {
+  switch (k) {
+    case ImageMatch::Kind::release: return "release";
+    case ImageMatch::Kind::untagged: return "untagged";
+    case ImageMatch::Kind::latest: return "latest";
+    case ImageMatch::Kind::digest: return "digest";
+    case ImageMatch::Kind::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+const char* verdict_kind_name(Verdict::Kind k) {
+  switch (k) {
+    case Verdict::Kind::agree: return "agree";
+    case Verdict::Kind::image: return "image";
+    case Verdict::Kind::crd: return "crd";
+    case Verdict::Kind::disagree: return "disagree";
+    case Verdict::Kind::unknown: return "unknown";
+  }
+  return "unknown";
+}
+
+json deployment_json(const DeploymentInfo& d) {
+  json j = json::object();
+  add_state(j, d.state, d.message);
+  if (d.state == CheckState::found) {
+    j["namespace"] = d.ns;
+    j["name"] = d.name;
+    j["image"] = d.image;
+  }
+  return j;
+}
+
+}  // namespace
+
+void write_doctor_table(std::ostream& out, const DoctorReport& report, bool colour) {
+  const auto rows = rows_of(report);
+  std::size_t w_check = 5;
+  std::size_t w_status = 6;
+  for (const auto& r : rows) {
+    w_check = std::max(w_check, r.check.size());
+    w_status = std::max(w_status, r.status.size());
+  }
+  const auto pad = [](const std::string& s, std::size_t w) { return s + std::string(w - s.size() + 2, ' '); };
+  out << pad("CHECK", w_check) << pad("STATUS", w_status) << "DETAIL\n";
+  for (const auto& r : rows) {
+    std::string status = pad(r.status, w_status);
+    if (colour && r.tone != Tone::plain) {
+      status = colour_of(r.tone) + r.status + k_reset + std::string(w_status - r.status.size() + 2, ' ');
+    }
+    std::string line = pad(r.check, w_check) + status + r.detail;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  }
+  if (!report.verdict.notes.empty()) out << "\n";
+  for (const auto& n : report.verdict.notes) out << "note: " << n << "\n";
+  out << "\nverdict: " << report.verdict.summary << "\n";
+}
+
+void write_doctor_json(std::ostream& out, const DoctorReport& r) {
+  json j;
+  j["server"] = r.server;
+  j["namespace"] = r.ns;
+  json op = deployment_json(r.operator_deployment);
+  if (r.operator_deployment.state == CheckState::found) {
+    op["imageTag"] = r.operator_image.tag;
+    op["imageKind"] = image_kind_name(r.operator_image.kind);
+    op["imageReleases"] = releases_json(r.operator_image.releases);
+  }
+  j["operator"] = op;
+  json crd = json::object();
+  add_state(crd, r.crd.state, r.crd.message);
+  if (r.crd.state == CheckState::found) {
+    crd["servedVersions"] = r.crd.served_versions;
+    crd["controllerGen"] = r.crd.controller_gen;
+    crd["controllerGenReleases"] = releases_json(r.crd.generator_releases);
+    crd["fingerprintReleases"] = releases_json(r.crd.fingerprint);
+    crd["resourceVersion"] = r.crd.resource_version;
+  }
+  j["crd"] = crd;
+  json hook = json::object();
+  add_state(hook, r.webhook, r.webhook_message);
+  hook["name"] = k_webhook_name;
+  j["webhook"] = hook;
+  const bool listed = r.crd_list == CheckState::found;
+  j["trainerV2"] = {{"crd", listed && r.add_ons.trainer_v2},
+                    {"deployment", deployment_json(r.trainer_deployment)},
+                    {"version", r.trainer_version}};
+  json gang = json::object();
+  add_state(gang, r.crd_list, r.crd_list_message);
+  gang["volcano"] = listed && r.add_ons.volcano;
+  gang["schedulerPlugins"] = listed && r.add_ons.scheduler_plugins;
+  gang["schedulerPluginsGroup"] = r.add_ons.scheduler_plugins_group;
+  gang["kueue"] = listed && r.add_ons.kueue;
+  j["gangScheduling"] = gang;
+  json perms = json::array();
+  for (const auto& p : r.permissions) {
+    json pj = {{"verb", p.verb}, {"resource", p.resource}, {"namespace", r.ns}};
+    add_state(pj, p.state, p.message);
+    pj["allowed"] = p.allowed;
+    pj["reason"] = p.reason;
+    perms.push_back(std::move(pj));
+  }
+  j["permissions"] = perms;
+  const auto& v = r.verdict;
+  j["verdict"] = {{"kind", verdict_kind_name(v.kind)},
+                  {"release", v.release ? json(v.release->to_string()) : json(nullptr)},
+                  {"candidates", releases_json(v.candidates)},
+                  {"envStyle", v.release ? json(model::to_string(style_for(*v.release))) : json(nullptr)},
+                  {"summary", v.summary},
+                  {"notes", v.notes}};
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace kpt::plugin
