@@ -3,28 +3,26 @@
 #include <httplib.h>
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <thread>
 #include <vector>
 
+#include "controller/expectations.hpp"
 #include "controller/informer.hpp"
 #include "controller/instrumented_client.hpp"
 #include "controller/logger.hpp"
 #include "controller/metrics.hpp"
+#include "controller/model/labels.hpp"
+#include "controller/object_cache.hpp"
 #include "controller/work_queue.hpp"
 
 namespace kpt::controller {
 
 namespace {
 
-std::string job_key_of_pod(const nlohmann::json& pod) {
-  const auto& meta = pod.value("metadata", nlohmann::json::object());
-  for (const auto& ref : meta.value("ownerReferences", nlohmann::json::array())) {
-    if (ref.value("kind", "") == "PyTorchJob" && ref.value("controller", false)) {
-      return meta.value("namespace", std::string{}) + "/" + ref.value("name", std::string{});
-    }
-  }
-  return {};
-}
+/// Lists in pages: a re-list of thousands of pods never sits in memory whole.
+constexpr std::int64_t k_list_page_size = 500;
 
 std::string key_of(const nlohmann::json& obj) {
   const auto& meta = obj.value("metadata", nlohmann::json::object());
@@ -127,20 +125,59 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
   }
 
   WorkQueue queue(clock);
-  Reconciler reconciler(client, clock, config.reconciler, &metrics);
-  informers.push_back(std::make_unique<Informer>(
+  JobCache jobs;
+  ChildCache pods(ChildCache::Kind::pods);
+  ChildCache services(ChildCache::Kind::services);
+  Expectations expectations(clock);
+  const ReconcilerCaches caches{jobs, pods, services, expectations};
+  Reconciler reconciler(client, clock, config.reconciler, &metrics, &caches);
+
+  auto job_informer = std::make_unique<Informer>(
       client, kube::resources::pytorchjobs(), config.namespace_, "",
-      [&queue](kube::WatchEvent::Type, const nlohmann::json& job) { queue.add(key_of(job)); }, log, config.resync));
-  informers.push_back(std::make_unique<Informer>(
-      client, kube::resources::pods(), config.namespace_, "training.kubeflow.org/operator-name=pytorchjob-controller",
-      [&queue](kube::WatchEvent::Type, const nlohmann::json& pod) {
-        if (auto key = job_key_of_pod(pod); !key.empty()) queue.add(key);
+      [&](kube::WatchEvent::Type type, const nlohmann::json& job) {
+        const auto key = jobs.apply(type, job);
+        if (type == kube::WatchEvent::Type::deleted) expectations.forget(key);
+        queue.add(key);
       },
-      log, config.resync));
+      log, config.resync);
+  job_informer->set_list_handler([&](const std::vector<nlohmann::json>& page, bool first, bool last) {
+    for (const auto& key : jobs.list_page(page, first, last)) queue.add(key);
+  });
+  informers.push_back(std::move(job_informer));
+
+  // Children: cache first, then meet expectations, then enqueue, so the pass the event triggers
+  // sees what the event said.
+  auto on_change = [&](const ChildChange& change) {
+    if (change.job_key.empty()) return;
+    if (change.created) expectations.observe_creation(change.job_key);
+    if (change.deleted) expectations.observe_deletion(change.job_key);
+    queue.add(change.job_key);
+  };
+  auto selector = model::job_selector("", config.reconciler.style);
+  std::erase_if(selector, [](const auto& kv) { return kv.first.find("job-name") != std::string::npos; });
+  for (auto* cache : {&pods, &services}) {
+    auto informer = std::make_unique<Informer>(
+        client, cache == &pods ? kube::resources::pods() : kube::resources::services(), config.namespace_,
+        model::selector_string(selector),
+        [cache, on_change](kube::WatchEvent::Type type, const nlohmann::json& obj) { on_change(cache->apply(type, obj)); },
+        log, config.resync);
+    informer->set_list_handler([cache, on_change](const std::vector<nlohmann::json>& page, bool first, bool last) {
+      for (const auto& change : cache->list_page(page, first, last)) on_change(change);
+    });
+    informer->set_page_size(k_list_page_size);
+    informers.push_back(std::move(informer));
+  }
+  informers.front()->set_page_size(k_list_page_size);
 
   std::atomic<bool> stop_informers{false};
   std::vector<std::thread> threads;
   for (auto& inf : informers) threads.emplace_back([&inf, &stop_informers] { inf->run(stop_informers); });
+  // Workers start once every cache holds a full list: a pass over a half-filled cache would try
+  // to create what already exists.
+  auto synced = [&] {
+    return std::all_of(informers.begin(), informers.end(), [](const auto& inf) { return inf->synced(); });
+  };
+  while (!stop.load() && !synced()) std::this_thread::sleep_for(std::chrono::milliseconds{10});
   for (int i = 0; i < std::max(1, config.workers); ++i) {
     threads.emplace_back([&] { work(queue, reconciler, metrics, clock, log); });
   }

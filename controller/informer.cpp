@@ -21,14 +21,27 @@ Informer::Informer(kube::ApiClient& client, kube::ResourceRef ref, std::string n
 bool Informer::list_once(std::string& resource_version) {
   kube::ListOptions opts;
   opts.label_selector = m_selector;
-  auto listed = m_client.list(m_ref, m_ns, opts);
-  if (!listed) {
-    m_log.error("list failed", {{"resource", m_ref.resource}, {"error", listed.error().message}});
-    return false;
-  }
+  opts.limit = m_page_size;
+  std::string list_rv;
+  bool first = true;
+  do {
+    auto listed = m_client.list(m_ref, m_ns, opts);
+    if (!listed) {
+      m_log.error("list failed", {{"resource", m_ref.resource}, {"error", listed.error().message}});
+      return false;
+    }
+    // The first page's version is the snapshot's: watching from it replays anything later.
+    if (first) list_rv = listed->resource_version;
+    opts.continue_token = m_page_size > 0 ? listed->continue_token : std::string{};
+    if (m_on_list) {
+      m_on_list(listed->items, first, opts.continue_token.empty());
+    } else {
+      for (const auto& obj : listed->items) m_on_object(kube::WatchEvent::Type::added, obj);
+    }
+    first = false;
+  } while (!opts.continue_token.empty());
   ++m_lists;
-  for (const auto& obj : listed->items) m_on_object(kube::WatchEvent::Type::added, obj);
-  resource_version = listed->resource_version;
+  resource_version = list_rv;
   m_synced = true;
   return true;
 }

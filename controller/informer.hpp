@@ -4,6 +4,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "kube/api_client.hpp"
 
@@ -18,9 +19,16 @@ class Logger;
 class Informer {
  public:
   using Handler = std::function<void(kube::WatchEvent::Type, const nlohmann::json&)>;
+  /// Receives a (re-)list page by page (`first`, `last`: where the page is), so a store can drop
+  /// what is gone once the last page is in; when set, `on_object` sees only watch events.
+  using ListHandler = std::function<void(const std::vector<nlohmann::json>& page, bool first, bool last)>;
 
   Informer(kube::ApiClient& client, kube::ResourceRef ref, std::string ns, std::string label_selector,
            Handler on_object, Logger& log, std::chrono::seconds resync = std::chrono::minutes{5});
+
+  void set_list_handler(ListHandler on_list) { m_on_list = std::move(on_list); }
+  /// Lists in pages of `limit` objects (0: one request), bounding the memory a list takes.
+  void set_page_size(std::int64_t limit) { m_page_size = limit; }
 
   /// Runs until `stop` is set.
   void run(const std::atomic<bool>& stop);
@@ -37,6 +45,8 @@ class Informer {
   std::string m_ns;
   std::string m_selector;
   Handler m_on_object;
+  ListHandler m_on_list;
+  std::int64_t m_page_size = 0;
   Logger& m_log;
   std::chrono::seconds m_resync;
   std::atomic<bool> m_synced{false};

@@ -8,6 +8,7 @@ if(TARGET kpt_kube)
       ${CMAKE_CURRENT_LIST_DIR}/instrumented_client.cpp
       ${CMAKE_CURRENT_LIST_DIR}/work_queue.cpp
       ${CMAKE_CURRENT_LIST_DIR}/expectations.cpp
+      ${CMAKE_CURRENT_LIST_DIR}/object_cache.cpp
       ${CMAKE_CURRENT_LIST_DIR}/informer.cpp
       ${CMAKE_CURRENT_LIST_DIR}/logger.cpp
       ${CMAKE_CURRENT_LIST_DIR}/leader_election.cpp

@@ -1,8 +1,11 @@
 #include "controller/reconciler.hpp"
 
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 #include <set>
 
+#include "controller/expectations.hpp"
 #include "controller/metrics.hpp"
 #include "controller/model/desired_state.hpp"
 #include "controller/model/env.hpp"
@@ -47,8 +50,9 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
   return {key.substr(0, slash), key.substr(slash + 1)};
 }
 
-Reconciler::Reconciler(kube::ApiClient& client, const Clock& clock, ReconcilerOptions options, Metrics* metrics)
-    : m_client(client), m_clock(clock), m_options(std::move(options)), m_metrics(metrics) {}
+Reconciler::Reconciler(kube::ApiClient& client, const Clock& clock, ReconcilerOptions options, Metrics* metrics,
+                       const ReconcilerCaches* caches)
+    : m_client(client), m_clock(clock), m_options(std::move(options)), m_metrics(metrics), m_caches(caches) {}
 
 bool Reconciler::owns(const nlohmann::json& job) const {
   std::string managed_by;
@@ -66,20 +70,69 @@ bool Reconciler::owns(const nlohmann::json& job) const {
 
 ReconcileResult Reconciler::reconcile(const std::string& key) {
   const auto [ns, name] = split_key(key);
-  auto job = m_client.get(kube::resources::pytorchjobs(), ns, name);
-  if (!job) {
-    if (kube::is_not_found(job.error())) {
+  nlohmann::json job;
+  if (m_caches != nullptr) {
+    auto cached = m_caches->jobs.get(key);
+    if (!cached) {
       if (m_metrics != nullptr) m_metrics->forget_job(key);
+      m_caches->expectations.forget(key);
       return {};  // deleted: the garbage collector removes its children through ownerReferences
     }
-    return failed(job.error().context("reading PyTorchJob '" + key + "'"));
+    job = std::move(*cached);
+  } else {
+    auto got = m_client.get(kube::resources::pytorchjobs(), ns, name);
+    if (!got) {
+      if (kube::is_not_found(got.error())) {
+        if (m_metrics != nullptr) m_metrics->forget_job(key);
+        return {};
+      }
+      return failed(got.error().context("reading PyTorchJob '" + key + "'"));
+    }
+    job = std::move(got).value();
   }
-  if (!owns(*job)) {
+  if (!owns(job)) {
     if (m_metrics != nullptr) m_metrics->forget_job(key);
     return {};
   }
-  if (job->at("metadata").contains("deletionTimestamp")) return {};
-  return reconcile_job(std::move(job).value());
+  if (job.at("metadata").contains("deletionTimestamp")) return {};
+  // The caches have not yet shown what the last pass created or deleted: acting now would
+  // create twice or count a restart twice. The informer event that meets the expectation
+  // enqueues the job again (and the expectation expires after its TTL if an event is lost).
+  if (m_caches != nullptr && !m_caches->expectations.satisfied(key)) return {};
+  return reconcile_job(std::move(job));
+}
+
+Expected<std::pair<std::vector<CachedChild>, std::vector<CachedChild>>> Reconciler::children(
+    const nlohmann::json& job) {
+  const auto& meta = job.at("metadata");
+  const std::string ns = meta.value("namespace", std::string{});
+  const std::string name = meta.value("name", std::string{});
+  const std::string key = ns + "/" + name;
+  std::vector<CachedChild> pods;
+  std::vector<CachedChild> services;
+  if (m_caches != nullptr) {
+    pods = m_caches->pods.of_job(key);
+    services = m_caches->services.of_job(key);
+  } else {
+    kube::ListOptions opts;
+    opts.label_selector = model::selector_string(model::job_selector(name, m_options.style));
+    auto listed_pods = m_client.list(kube::resources::pods(), ns, opts);
+    if (!listed_pods) return listed_pods.error().context("listing pods of '" + key + "'");
+    auto listed_services = m_client.list(kube::resources::services(), ns, opts);
+    if (!listed_services) return listed_services.error().context("listing services of '" + key + "'");
+    ChildCache pod_view(ChildCache::Kind::pods);
+    (void)pod_view.list_page(listed_pods->items, true, true);
+    pods = pod_view.of_job(key);
+    ChildCache service_view(ChildCache::Kind::services);
+    (void)service_view.list_page(listed_services->items, true, true);
+    services = service_view.of_job(key);
+  }
+  // Never touch what another job (or a predecessor with our name) owns.
+  const std::string uid = meta.value("uid", std::string{});
+  auto foreign = [&uid](const CachedChild& c) { return c.owner_uid != uid; };
+  pods.erase(std::remove_if(pods.begin(), pods.end(), foreign), pods.end());
+  services.erase(std::remove_if(services.begin(), services.end(), foreign), services.end());
+  return std::make_pair(std::move(pods), std::move(services));
 }
 
 ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
@@ -87,32 +140,18 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   const std::string ns = meta.value("namespace", std::string{});
   const std::string name = meta.value("name", std::string{});
   const std::string key = ns + "/" + name;
-
-  kube::ListOptions opts;
-  opts.label_selector = model::selector_string(model::job_selector(name, m_options.style));
-  auto pods = m_client.list(kube::resources::pods(), ns, opts);
-  if (!pods) return failed(pods.error().context("listing pods of '" + key + "'"));
-  auto services = m_client.list(kube::resources::services(), ns, opts);
-  if (!services) return failed(services.error().context("listing services of '" + key + "'"));
-
   const std::string uid = meta.value("uid", std::string{});
-  auto owned = [&uid](const nlohmann::json& obj) {
-    for (const auto& ref : obj["metadata"].value("ownerReferences", nlohmann::json::array())) {
-      if (ref.value("uid", std::string{}) == uid && ref.value("controller", false)) return true;
-    }
-    return false;
-  };
+
+  auto kids = children(job);
+  if (!kids) return failed(kids.error());
   std::vector<model::PodObservation> observed;
   std::set<std::string> pod_names;
-  for (const auto& p : pods->items) {
-    if (!owned(p)) continue;  // never touch what another job (or a predecessor with our name) owns
-    observed.push_back(model::pod_observation_from_json(p));
-    pod_names.insert(observed.back().name);
+  for (auto& c : kids->first) {
+    pod_names.insert(c.pod.name);
+    observed.push_back(std::move(c.pod));
   }
   std::vector<std::string> service_names;
-  for (const auto& s : services->items) {
-    if (owned(s)) service_names.push_back(s["metadata"].value("name", std::string{}));
-  }
+  for (const auto& c : kids->second) service_names.push_back(c.pod.name);
 
   const auto policy = model::job_policy_from_json(job);
   const auto old_status = model::job_status_from_json(job.value("status", nlohmann::json::object()));
@@ -127,55 +166,79 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     auto r = m_client.remove(kube::resources::pytorchjobs(), ns, name, del);
     if (!r && !kube::is_not_found(r.error())) return failed(r.error().context("deleting expired job '" + key + "'"));
     if (m_metrics != nullptr) m_metrics->forget_job(key);
+    if (m_caches != nullptr) m_caches->expectations.forget(key);
     return {};
   }
+
+  // Everything this pass will create, decided before the first write so that the expectations
+  // are recorded before any informer event can meet them.
+  std::optional<Expected<std::vector<model::ReplicaPodPlan>>> plans;
+  std::vector<const model::ReplicaPodPlan*> new_services;
+  std::vector<const model::ReplicaPodPlan*> new_pods;
+  if (d.create_missing) {
+    plans = model::plan_replica_pods(job, m_options.style);
+    if (*plans) {
+      const std::set<std::string> have_services(service_names.begin(), service_names.end());
+      for (const auto& plan : **plans) {
+        if (have_services.count(plan.service) == 0) new_services.push_back(&plan);
+        // Pods deleted for a restart in this pass come back on a later one, once they are gone.
+        const bool deleted_now =
+            std::find(d.delete_pods.begin(), d.delete_pods.end(), plan.name) != d.delete_pods.end();
+        if (pod_names.count(plan.name) == 0 && !deleted_now) new_pods.push_back(&plan);
+      }
+    }
+  }
+  Expectations* expectations = m_caches != nullptr ? &m_caches->expectations : nullptr;
+  if (expectations != nullptr) {
+    expectations->expect(key, static_cast<int>(new_services.size() + new_pods.size()),
+                         static_cast<int>(d.delete_pods.size() + d.delete_services.size()));
+  }
+  // A pass that stops half-way has writes the caches will never show: forget the expectations
+  // (the next pass may then try a create again, which AlreadyExists makes harmless).
+  auto fail = [&](Error e, bool retriable = true) {
+    if (expectations != nullptr) expectations->forget(key);
+    return failed(std::move(e), retriable);
+  };
 
   // Record re-creations before deleting, so a crash in between over-counts rather than under-counts.
   if (d.recreations != policy.recreations) {
     const nlohmann::json patch = {
         {"metadata", {{"annotations", {{model::k_recreations_annotation, std::to_string(d.recreations)}}}}}};
     auto patched = m_client.patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::merge, patch.dump());
-    if (!patched) return failed(patched.error().context("recording re-creations of '" + key + "'"));
+    if (!patched) return fail(patched.error().context("recording re-creations of '" + key + "'"));
     job["metadata"]["resourceVersion"] = patched->at("metadata").at("resourceVersion");
+    if (m_caches != nullptr) m_caches->jobs.put_newer(*patched);
   }
   for (const auto& pod : d.delete_pods) {
     auto r = m_client.remove(kube::resources::pods(), ns, pod);
-    if (!r && !kube::is_not_found(r.error())) return failed(r.error().context("deleting pod '" + pod + "'"));
+    if (!r && !kube::is_not_found(r.error())) return fail(r.error().context("deleting pod '" + pod + "'"));
+    if (!r && expectations != nullptr) expectations->observe_deletion(key);
     event(job, "Normal", "SuccessfulDeletePod", "Deleted pod: " + pod);
-    pod_names.erase(pod);
   }
   for (const auto& svc : d.delete_services) {
     auto r = m_client.remove(kube::resources::services(), ns, svc);
-    if (!r && !kube::is_not_found(r.error())) return failed(r.error().context("deleting service '" + svc + "'"));
+    if (!r && !kube::is_not_found(r.error())) return fail(r.error().context("deleting service '" + svc + "'"));
+    if (!r && expectations != nullptr) expectations->observe_deletion(key);
     event(job, "Normal", "SuccessfulDeleteService", "Deleted service: " + svc);
   }
 
-  if (d.create_missing) {
-    auto plans = model::plan_replica_pods(job, m_options.style);
-    if (!plans) {
-      event(job, "Warning", "PyTorchJobFailedValidation", plans.error().message);
-      return failed(plans.error().context("planning pods of '" + key + "'"), false);
+  if (plans && !*plans) {
+    event(job, "Warning", "PyTorchJobFailedValidation", plans->error().message);
+    return fail(plans->error().context("planning pods of '" + key + "'"), false);
+  }
+  for (const auto* plan : new_services) {
+    auto r = m_client.create(kube::resources::services(), ns, model::desired_service(job, *plan, m_options.style));
+    if (!r && !kube::is_already_exists(r.error())) {
+      return fail(r.error().context("creating service '" + plan->service + "'"));
     }
-    const std::set<std::string> have_services(service_names.begin(), service_names.end());
-    for (const auto& plan : *plans) {
-      // Pods just deleted for a restart come back on a later pass, once they are gone.
-      const bool deleted_now =
-          std::find(d.delete_pods.begin(), d.delete_pods.end(), plan.name) != d.delete_pods.end();
-      if (have_services.count(plan.service) == 0) {
-        auto r = m_client.create(kube::resources::services(), ns, model::desired_service(job, plan, m_options.style));
-        if (!r && !kube::is_already_exists(r.error())) {
-          return failed(r.error().context("creating service '" + plan.service + "'"));
-        }
-        if (r) event(job, "Normal", "SuccessfulCreateService", "Created service: " + plan.service);
-      }
-      if (pod_names.count(plan.name) == 0 && !deleted_now) {
-        auto r = m_client.create(kube::resources::pods(), ns, model::desired_pod(job, plan, m_options.style));
-        if (!r && !kube::is_already_exists(r.error())) {
-          return failed(r.error().context("creating pod '" + plan.name + "'"));
-        }
-        if (r) event(job, "Normal", "SuccessfulCreatePod", "Created pod: " + plan.name);
-      }
-    }
+    if (!r && expectations != nullptr) expectations->observe_creation(key);
+    if (r) event(job, "Normal", "SuccessfulCreateService", "Created service: " + plan->service);
+  }
+  for (const auto* plan : new_pods) {
+    auto r = m_client.create(kube::resources::pods(), ns, model::desired_pod(job, *plan, m_options.style));
+    if (!r && !kube::is_already_exists(r.error())) return fail(r.error().context("creating pod '" + plan->name + "'"));
+    if (!r && expectations != nullptr) expectations->observe_creation(key);
+    if (r) event(job, "Normal", "SuccessfulCreatePod", "Created pod: " + plan->name);
   }
 
   for (const auto& e : d.events) event(job, e.type, e.reason, e.message);
@@ -183,6 +246,7 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     job["status"] = model::job_status_to_json(d.status);
     auto r = m_client.update_status(kube::resources::pytorchjobs(), ns, job);
     if (!r) return failed(r.error().context("updating status of '" + key + "'"));
+    if (m_caches != nullptr) m_caches->jobs.put_newer(*r);
   }
   ReconcileResult out;
   if (d.requeue_after_seconds) out.requeue_after = std::chrono::seconds{*d.requeue_after_seconds};

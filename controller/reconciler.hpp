@@ -7,12 +7,25 @@
 
 #include "controller/clock.hpp"
 #include "controller/model/env_style.hpp"
+#include "controller/object_cache.hpp"
 #include "kube/api_client.hpp"
 #include "util/expected.hpp"
 
 namespace kpt::controller {
 
 class Metrics;
+class JobCache;
+class ChildCache;
+class Expectations;
+
+/// The informers' stores a reconcile reads instead of asking the API server, and the
+/// expectations that keep it from acting on a store that has not yet seen its own writes.
+struct ReconcilerCaches {
+  JobCache& jobs;
+  ChildCache& pods;
+  ChildCache& services;
+  Expectations& expectations;
+};
 
 /// Which jobs are ours and how their pods are built.
 struct ReconcilerOptions {
@@ -36,7 +49,10 @@ struct ReconcileResult {
 /// writes status through /status only when it changed.
 class Reconciler {
  public:
-  Reconciler(kube::ApiClient& client, const Clock& clock, ReconcilerOptions options, Metrics* metrics = nullptr);
+  /// Without `caches` every pass reads the job, its pods and its Services from the API server;
+  /// with them, it reads only the caches (the controller's mode) and writes through `client`.
+  Reconciler(kube::ApiClient& client, const Clock& clock, ReconcilerOptions options, Metrics* metrics = nullptr,
+             const ReconcilerCaches* caches = nullptr);
 
   /// `key` is "namespace/name".
   ReconcileResult reconcile(const std::string& key);
@@ -46,6 +62,8 @@ class Reconciler {
 
  private:
   ReconcileResult reconcile_job(nlohmann::json job);
+  /// The job's pods and Service names, from the caches or the API server.
+  Expected<std::pair<std::vector<CachedChild>, std::vector<CachedChild>>> children(const nlohmann::json& job);
   void event(const nlohmann::json& job, const std::string& type, const std::string& reason,
              const std::string& message);
 
@@ -53,6 +71,7 @@ class Reconciler {
   const Clock& m_clock;
   ReconcilerOptions m_options;
   Metrics* m_metrics;
+  const ReconcilerCaches* m_caches;
   std::atomic<unsigned long> m_event_seq{0};
 };
 
