@@ -194,7 +194,7 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
   stop_informers = true;
   queue.shut_down();
   for (auto& t : threads) t.join();
-  if (elector && exit_code == 0) elector->release();
+  if (elector && exit_code == 0 && config.lease.release_on_stop) elector->release();
   stop_http();
   return exit_code;
 }

@@ -19,6 +19,9 @@ struct LeaseConfig {
   std::chrono::seconds lease_duration{15};
   std::chrono::seconds renew_deadline{10};
   std::chrono::seconds retry_period{2};
+  /// Give the lease up on a clean stop (the next candidate need not wait for it to expire).
+  /// Off, a stop looks to the others like a crash: tests of takeover use that.
+  bool release_on_stop = true;
 };
 
 /// "lease duration must be greater than renew deadline" ... as client-go checks them
