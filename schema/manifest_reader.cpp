@@ -1,6 +1,7 @@
 #include "schema/manifest_reader.hpp"
 
 #include "schema/alias_budget.hpp"
+#include "schema/simple_yaml.hpp"
 #include "schema/text_checks.hpp"
 #include "schema/yaml_scalar.hpp"
 #include "schema/yaml_tree_builder.hpp"
@@ -90,29 +91,30 @@ Diagnostic syntax_finding(const std::string& name, std::string_view text, const 
   return file_finding(name, pos, "yaml.syntax", std::move(message), {});
 }
 
-}  // namespace
-
-ReadResult read_manifests(const std::string& name, std::shared_ptr<const std::string> text,
-                          const ReadLimits& limits) {
-  ReadResult result;
-  if (!text) text = std::make_shared<const std::string>();
-  if (text->size() > limits.max_bytes) {
+/// The checks on the bytes that come before any parsing; false when the text is not parsed.
+bool check_bytes(const std::string& name, const std::string& text, const ReadLimits& limits, ReadResult& result) {
+  if (text.size() > limits.max_bytes) {
     result.findings.push_back(file_finding(name, Position{1, 1}, "input.too-large",
                                            "file is larger than the limit of " + std::to_string(limits.max_bytes) +
                                                " bytes",
                                            "raise the limit with --max-bytes"));
-    return result;
+    return false;
   }
-  if (auto problem = check_text(*text)) {
+  if (auto problem = check_text(text)) {
     result.findings.push_back(file_finding(name, problem->pos, std::move(problem->rule_id),
                                            std::move(problem->message), std::move(problem->hint)));
-    return result;
+    return false;
   }
+  return true;
+}
 
+/// libyaml's events into the tree builder.
+void parse_with_libyaml(const std::string& name, const std::shared_ptr<const std::string>& text,
+                        const ReadLimits& limits, ReadResult& result) {
   Parser parser(*text);
   if (!parser.ok()) {
     result.findings.push_back(file_finding(name, Position{1, 1}, "yaml.syntax", "out of memory while parsing", {}));
-    return result;
+    return;
   }
   std::vector<std::size_t> bombs;
   if (may_contain_aliases(*text)) bombs = documents_over_node_limit(*text, limits.max_nodes, limits.max_depth);
@@ -176,6 +178,25 @@ ReadResult read_manifests(const std::string& name, std::shared_ptr<const std::st
     }
     if (builder.stop_file()) break;
   }
+}
+
+}  // namespace
+
+ReadResult read_manifests(const std::string& name, std::shared_ptr<const std::string> text,
+                          const ReadLimits& limits) {
+  ReadResult result;
+  if (!text) text = std::make_shared<const std::string>();
+  if (!check_bytes(name, *text, limits, result)) return result;
+  if (auto simple = read_simple_yaml(name, text, limits)) return std::move(*simple);
+  parse_with_libyaml(name, text, limits, result);
+  return result;
+}
+
+ReadResult read_manifests_with_libyaml(const std::string& name, std::shared_ptr<const std::string> text,
+                                       const ReadLimits& limits) {
+  ReadResult result;
+  if (!text) text = std::make_shared<const std::string>();
+  if (check_bytes(name, *text, limits, result)) parse_with_libyaml(name, text, limits, result);
   return result;
 }
 

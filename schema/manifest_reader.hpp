@@ -38,6 +38,11 @@ struct ReadResult {
 ReadResult read_manifests(const std::string& name, std::shared_ptr<const std::string> text,
                           const ReadLimits& limits = {});
 
+/// read_manifests without the fast path of simple_yaml.hpp: all text goes through libyaml.
+/// Tests compare the two; the results must be equal.
+ReadResult read_manifests_with_libyaml(const std::string& name, std::shared_ptr<const std::string> text,
+                                       const ReadLimits& limits = {});
+
 /// Same for a collected input; an input cut at --max-bytes (InputFile::too_large) gives
 /// one input.too-large finding and no documents.
 ReadResult read_manifests(const InputFile& input, const ReadLimits& limits = {});
