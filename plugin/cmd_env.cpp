@@ -7,6 +7,7 @@
 #include "controller/model/env_style.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/doctor_defaults.hpp"
 #include "plugin/env_live.hpp"
 #include "plugin/env_output.hpp"
 #include "plugin/job_target.hpp"
@@ -28,6 +29,7 @@ struct EnvOptions {
   std::string output = "table";
   bool live = false;
   bool local = false;
+  bool offline = false;
 };
 
 /// The one PyTorchJob in FILE ("-" = stdin). Reader findings of error severity are printed and fail.
@@ -71,7 +73,7 @@ bool is_job_name(const std::string& target) {
   return schema::make_disk_reader()->kind(target) == schema::FileReader::Kind::missing;
 }
 
-Expected<model::EnvStyle> chosen_style(const EnvOptions& o) {
+Expected<model::EnvStyle> chosen_style(const EnvOptions& o, Context& ctx) {
   if (!o.operator_release.empty()) {
     const auto release = model::parse_release(o.operator_release);
     if (!release) {
@@ -88,9 +90,14 @@ Expected<model::EnvStyle> chosen_style(const EnvOptions& o) {
     }
     return *style;
   }
-  // TODO(doctor): default to the release `doctor` detects on the cluster.
-  if (o.live) return model::EnvStyle{model::StyleKind::worker_only, model::k_newest_release};  // our controller
-  return model::EnvStyle{model::StyleKind::operator_release, model::k_newest_release};
+  // The release doctor detects in the cluster; --local and --offline never ask it.
+  ClusterDefaults cluster;
+  if (!o.local && !o.offline) cluster = consult_cluster(ctx);
+  const bool detected = cluster.detection && cluster.detection->verdict.release;
+  if (o.live && !detected) {
+    return model::EnvStyle{model::StyleKind::worker_only, model::k_newest_release};  // our controller made the pods
+  }
+  return model::EnvStyle{model::StyleKind::operator_release, default_release(cluster, ctx)};
 }
 
 int fail(Context& ctx, const Error& e, int code) {
@@ -103,7 +110,7 @@ int run_env(Context& ctx, const EnvOptions& o) {
     return fail(ctx, make_error(ErrorCode::usage, "unknown output format " + util::quote(o.output) +
                                                       " (known: table, json, dotenv)"), exit_code::usage);
   }
-  const auto style = chosen_style(o);
+  const auto style = chosen_style(o, ctx);
   if (!style) return fail(ctx, style.error(), exit_code::usage);
   const bool from_cluster = is_job_name(o.target);
   std::optional<JobTarget> cluster;
@@ -178,7 +185,8 @@ void add_env_command(CLI::App& app, Context& ctx) {
   cmd->add_option("target", opts->target,
                   "Manifest file with one PyTorchJob ('-' for stdin), or the name of a PyTorchJob in the cluster")->required();
   auto* op = cmd->add_option("--operator", opts->operator_release,
-                             "Operator release to model, v1.3.0 ... v1.9.4 (default v1.9.4)");
+                             "Operator release to model, v1.3.0 ... v1.9.4 (default: the one detected in the "
+                             "cluster, else v1.9.4; with --live and no operator: worker-only)");
   cmd->add_option("--style", opts->style, "Env style: worker-only, legacy, torchrun or operator@vX.Y.Z")->excludes(op);
   cmd->add_option("--pod", opts->pod, "Only this pod (required for -o dotenv)");
   cmd->add_option("-o,--output", opts->output, "Output format: table, json or dotenv");
@@ -186,6 +194,7 @@ void add_env_command(CLI::App& app, Context& ctx) {
                 "Compare each pod's env in the cluster with the expectation (default style worker-only); "
                 "exit 1 on any difference");
   cmd->add_flag("--local", opts->local, "Read the job and its pods from the embedded cluster");
+  cmd->add_flag("--offline", opts->offline, "Do not ask the cluster which operator release it runs");
   cmd->footer(
       "The table shows each pod's variables in pod-spec order: the user's own env first, then what the\n"
       "style injects. Notes below the table say which init method works and what is missing.\n"

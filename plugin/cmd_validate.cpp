@@ -1,14 +1,20 @@
 // `validate FILE|DIR|- ...`: structural schema, operator rules, lints; findings on stdout.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <ostream>
 #include <thread>
+#include <tuple>
 
 #include "controller/model/release.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/cluster_client.hpp"
 #include "plugin/diagnostic_output.hpp"
+#include "plugin/doctor_defaults.hpp"
+#include "plugin/live_validate.hpp"
+#include "plugin/plugin.hpp"
 #include "plugin/validate_runner.hpp"
 #include "schema/carried/carried_schema.hpp"
 #include "schema/input_files.hpp"
@@ -27,28 +33,18 @@ struct ValidateFlags {
   std::vector<std::string> paths;
   std::string output = "text";
   std::string crd;
-  std::string operator_release = model::k_newest_release.to_string();
+  std::string operator_release;  ///< "" = detected in the cluster, else v1.9.4
   bool strict = true;
   bool quiet = false;
   bool offline = false;
+  bool server_dry_run = false;
   std::size_t max_bytes = schema::ReadLimits{}.max_bytes;
   std::vector<std::string> disabled;
   unsigned jobs = 0;
 };
 
-/// $KUBECACHEDIR, --cache-dir or ~/.kube/cache, then "kubectl-pytorch".
 std::filesystem::path cache_dir(const Context& ctx) {
-  std::filesystem::path base;
-  if (!ctx.connection.cache_dir.empty()) {
-    base = ctx.connection.cache_dir;
-  } else if (auto dir = ctx.getenv("KUBECACHEDIR"); dir && !dir->empty()) {
-    base = *dir;
-  } else if (auto home = ctx.getenv("HOME"); home && !home->empty()) {
-    base = std::filesystem::path(*home) / ".kube" / "cache";
-  } else {
-    base = std::filesystem::temp_directory_path() / "kube-cache";
-  }
-  return base / "kubectl-pytorch";
+  return schema_cache_dir(ctx.connection.cache_dir, ctx.getenv("KUBECACHEDIR"), ctx.getenv("HOME"));
 }
 
 /// Compiles (or takes from the cache) the CRD in `path`.
@@ -91,7 +87,21 @@ Expected<schema::SchemaSet> load_crd(const std::string& path, const Context& ctx
 
 int run_validate(const ValidateFlags& flags, Context& ctx) {
   ValidateSettings settings;
-  const auto release = model::parse_release(flags.operator_release);
+  if (flags.server_dry_run && flags.offline) {
+    ctx.err << "error: --server-dry-run needs the cluster: drop --offline\n";
+    return 2;
+  }
+  // --offline: no network at all; without a kubeconfig consult_cluster makes no request either.
+  ClusterDefaults cluster;
+  if (!flags.offline) cluster = consult_cluster(ctx);
+  if (flags.server_dry_run && !cluster.api) {
+    ctx.err << "error: --server-dry-run needs a reachable cluster"
+            << (cluster.server.empty() ? std::string(": no kubeconfig") : " (" + util::quote(cluster.server) + ")")
+            << "\n";
+    return 2;
+  }
+  const auto release = flags.operator_release.empty() ? std::optional<model::Release>(default_release(cluster, ctx))
+                                                      : model::parse_release(flags.operator_release);
   if (!release) {
     ctx.err << "error: unknown operator release " << util::quote(flags.operator_release)
             << "; known: " << model::known_releases_list() << "\n";
@@ -112,6 +122,12 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
 
   schema::SchemaSet from_crd;
   settings.schemas = &schema::carried_schema();
+  if (flags.crd.empty() && cluster.detection) {
+    if (auto live = cluster_schema(cluster, cache_dir(ctx), ctx)) {
+      from_crd = std::move(live->set);
+      settings.schemas = &from_crd;
+    }
+  }
   if (!flags.crd.empty()) {
     auto set = load_crd(flags.crd, ctx);
     if (!set) {
@@ -128,7 +144,8 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
     ctx.err << "error: " << inputs.error().message << "\n";
     return 2;
   }
-  const Report report = validate_inputs(*inputs, settings);
+  Report report = validate_inputs(*inputs, settings);
+  if (flags.server_dry_run) add_server_findings(*cluster.api, *inputs, settings, target_namespace(ctx), report);
   OutputOptions out_opts;
   out_opts.format = flags.output == "json" ? OutputFormat::json
                     : flags.output == "junit" ? OutputFormat::junit
@@ -152,6 +169,9 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       "  file:line:col: error|warning: <field>: <message> [rule]\n"
       "then the source line with a caret and '  hint: ...', then a summary line. Operational errors\n"
       "(unreadable file, bad flag) go to stderr. Documents of other kinds are skipped and counted.\n"
+      "With a reachable cluster (kubeconfig, unless --offline) the schema is the installed CRD (or\n"
+      "/openapi/v3 when CRDs may not be read), cached per server and CRD resourceVersion, and the\n"
+      "default --operator is the release doctor detects; --crd FILE wins over the cluster's CRD.\n"
       "Lints (--disable ID): " + util::join(schema::rules::lint_ids(), ", ") + "\n"
       "Exit codes: 0 no findings of error severity, 1 findings of error severity, 2 usage or I/O error.");
   cmd->add_option("paths", flags->paths, "Files, directories (recursive: .yaml .yml .json) or - for stdin")
@@ -162,9 +182,10 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--crd", flags->crd, "Validate against this CustomResourceDefinition file (compiled once, cached)")
       ->type_name("FILE");
-  cmd->add_option("--operator", flags->operator_release, "Training Operator release the jobs are for")
-      ->type_name("vX.Y.Z")
-      ->capture_default_str();
+  cmd->add_option("--operator", flags->operator_release,
+                  "Training Operator release the jobs are for (default: the one detected in the cluster, else "
+                  "v1.9.4)")
+      ->type_name("vX.Y.Z");
   cmd->add_flag("--strict,!--no-strict", flags->strict,
                 "Unknown fields are errors (kubectl --validate=strict, the default); --strict=false makes them "
                 "warnings");
@@ -173,7 +194,11 @@ void add_validate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--disable", flags->disabled, "Turn off a lint (repeatable)")->type_name("ID");
   cmd->add_option("-j,--jobs", flags->jobs, "Files validated in parallel (default: number of cores)")
       ->check(CLI::Range(1u, 256u));
-  cmd->add_flag("--offline", flags->offline, "Do not contact a cluster (validate uses --crd or the carried schema)");
+  cmd->add_flag("--offline", flags->offline,
+                "Do not contact a cluster (validate uses --crd or the carried schema, and --operator or v1.9.4)");
+  cmd->add_flag("--server-dry-run", flags->server_dry_run,
+                "Also send each PyTorchJob to the cluster with dryRun=All and fieldValidation=Strict and add "
+                "the server's verdict to the findings");
   cmd->callback([flags, &ctx] { ctx.exit_code = run_validate(*flags, ctx); });
 }
 

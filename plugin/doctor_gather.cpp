@@ -90,9 +90,8 @@ Expected<DeploymentsFound> find_deployments(kube::ApiClient& api) {
   return out;
 }
 
-CrdInfo read_crd(kube::ApiClient& api) {
+CrdInfo crd_info(const Expected<json>& crd) {
   CrdInfo info;
-  auto crd = api.get(kube::resources::crds(), "", k_pytorchjob_crd);
   if (!crd) {
     info.state = state_of(crd.error(), info.message);
     return info;
@@ -110,6 +109,8 @@ CrdInfo read_crd(kube::ApiClient& api) {
   info.fingerprint = schema::releases_matching_crd(schema::from_json(*crd));
   return info;
 }
+
+Expected<json> get_crd(kube::ApiClient& api) { return api.get(kube::resources::crds(), "", k_pytorchjob_crd); }
 
 CheckState read_webhook(kube::ApiClient& api, std::string& message) {
   auto hook = api.get(webhooks(), "", k_webhook_name);
@@ -184,7 +185,7 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   if (r.trainer_deployment.state == CheckState::found) {
     r.trainer_version = trainer_version_from_image(r.trainer_deployment.image);
   }
-  r.crd = read_crd(api);
+  r.crd = crd_info(get_crd(api));
   r.webhook = read_webhook(api, r.webhook_message);
 
   auto crds = api.list(kube::resources::crds(), "", {});
@@ -208,13 +209,20 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
 
 std::optional<model::Release> detected_release(const DoctorReport& report) { return report.verdict.release; }
 
-Expected<Verdict> detect_release(kube::ApiClient& api) {
+Expected<ReleaseDetection> detect_release(kube::ApiClient& api) {
   auto deployments = find_deployments(api);
   if (!deployments) return deployments.error();
-  const auto crd = read_crd(api);
+  ReleaseDetection out;
+  auto crd = get_crd(api);
+  if (crd) {
+    out.crd = *crd;
+  } else {
+    out.crd_error = crd.error();
+  }
   std::string message;
   const auto webhook = read_webhook(api, message);
-  return combine(evidence(deployments->training_operator, crd, webhook));
+  out.verdict = combine(evidence(deployments->training_operator, crd_info(crd), webhook));
+  return out;
 }
 
 }  // namespace kpt::plugin

@@ -74,7 +74,14 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
 /// The release validate and env default to, from a report: the verdict's, else nullopt.
 std::optional<model::Release> detected_release(const DoctorReport& report);
 
-/// Only the release detection (Deployments, CRD, webhook): what validate and env need.
-Expected<Verdict> detect_release(kube::ApiClient& api);
+/// Only the release detection (Deployments, CRD, webhook): what validate and env need. The CRD
+/// object read on the way is kept for live validation, or the error reading it.
+struct ReleaseDetection {
+  Verdict verdict;
+  std::optional<nlohmann::json> crd;  ///< the PyTorchJob CRD as the server sent it
+  std::optional<Error> crd_error;     ///< why it is missing (404, 403 ...)
+};
+/// Fails only when the cluster cannot be reached (transport error on the first request).
+Expected<ReleaseDetection> detect_release(kube::ApiClient& api);
 
 }  // namespace kpt::plugin

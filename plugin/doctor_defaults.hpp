@@ -1,0 +1,30 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "kube/api_client.hpp"
+#include "plugin/doctor_gather.hpp"
+
+namespace kpt::plugin {
+
+struct Context;
+
+/// What validate and env learn from the cluster before they start.
+struct ClusterDefaults {
+  std::unique_ptr<kube::ApiClient> api;      ///< null when no cluster is configured or it is unreachable
+  std::string server;
+  std::optional<ReleaseDetection> detection; ///< set when the cluster answered
+  std::string unreachable;                   ///< why the configured cluster could not be reached, else ""
+};
+
+/// Connects only when the kubeconfig (flags, $KUBECONFIG, ~/.kube/config, in-cluster) resolves, so no
+/// kubeconfig means no network attempt, then detects the release as doctor does. Prints nothing.
+ClusterDefaults consult_cluster(const Context& ctx);
+
+/// The release a command defaults to, saying once on stderr where it came from:
+/// "using operator release v1.7.0 detected in the cluster". v1.9.4 when nothing was detected.
+model::Release default_release(const ClusterDefaults& cluster, Context& ctx);
+
+}  // namespace kpt::plugin

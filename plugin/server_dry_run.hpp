@@ -1,0 +1,33 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "kube/api_client.hpp"
+#include "schema/diagnostic.hpp"
+#include "schema/node.hpp"
+
+namespace kpt::plugin {
+
+/// The field paths a Kubernetes Status message names, each with its part of the message:
+///   `unknown field "spec.foo"` (strict decoding) and `spec.x.y: Invalid value: ...` (422 Invalid: any
+///   path from spec, metadata or status followed by ": ").
+struct StatusCause {
+  std::string field;    ///< "spec.pytorchReplicaSpecs.Worker.replicas", "" when none is named
+  std::string message;  ///< that cause's words
+};
+std::vector<StatusCause> causes_from_status_message(const std::string& message);
+
+/// Where `field` ("spec.a.b[0].c") is in the document: the deepest node of the path that exists.
+schema::Location location_of_field(const schema::Document& doc, const std::string& field);
+
+/// Findings from the server's answer to a dry run: each cause at its field's position (rule
+/// "server.dry-run", severity error), each warning at the document start (rule "server.warning").
+schema::Diagnostics findings_from_server(const schema::Document& doc, const std::string& error_message,
+                                         const std::vector<std::string>& warnings);
+
+/// Sends the PyTorchJob `doc` with dryRun=All and fieldValidation=Strict (server-side apply when it has
+/// a name, else create) into its namespace or `default_ns`, and returns the server's verdict as findings.
+schema::Diagnostics server_dry_run(kube::ApiClient& api, const schema::Document& doc, const std::string& default_ns);
+
+}  // namespace kpt::plugin
