@@ -76,6 +76,7 @@ ReconcileResult Reconciler::reconcile(const std::string& key) {
     if (!cached) {
       if (m_metrics != nullptr) m_metrics->forget_job(key);
       m_caches->expectations.forget(key);
+      forget_pod_group(key);
       return {};  // deleted: the garbage collector removes its children through ownerReferences
     }
     job = std::move(*cached);
@@ -84,6 +85,7 @@ ReconcileResult Reconciler::reconcile(const std::string& key) {
     if (!got) {
       if (kube::is_not_found(got.error())) {
         if (m_metrics != nullptr) m_metrics->forget_job(key);
+        forget_pod_group(key);
         return {};
       }
       return failed(got.error().context("reading PyTorchJob '" + key + "'"));
@@ -156,7 +158,24 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   const auto policy = model::job_policy_from_json(job);
   const auto old_status = model::job_status_from_json(job.value("status", nlohmann::json::object()));
   const auto now = std::chrono::floor<std::chrono::seconds>(m_clock.now());
-  const auto d = model::decide_lifecycle(policy, old_status, observed, service_names, now);
+  auto d = model::decide_lifecycle(policy, old_status, observed, service_names, now);
+
+  // Gang scheduling: a PodGroup while the job runs; without its CRD, say so once (an Event and a
+  // note on the Created condition, which then stays, so nothing is rewritten) and run ungrouped.
+  const auto gang = model::gang_for_job(job, m_options.gang);
+  const bool grouped = gang.kind != model::GangKind::none && pod_groups_served(gang.kind);
+  if (gang.kind != model::GangKind::none && !grouped) {
+    const std::string note = " Gang scheduling was asked for but the CRD '" +
+                             model::pod_group_api(gang.kind).crd_name +
+                             "' is missing; the pods are scheduled without a PodGroup.";
+    for (auto& c : d.status.conditions) {
+      if (c.type != "Created" || c.message.find(note) != std::string::npos) continue;
+      c.message += note;
+      d.events.push_back({"Warning", "GangSchedulingUnavailable", "Gang scheduling was asked for but the CRD '" +
+                                                                      model::pod_group_api(gang.kind).crd_name +
+                                                                      "' is missing"});
+    }
+  }
   if (m_metrics != nullptr) m_metrics->set_job_state(key, job_state(d.status));
 
   if (d.delete_job) {
@@ -222,6 +241,10 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     event(job, "Normal", "SuccessfulDeleteService", "Deleted service: " + svc);
   }
 
+  if (grouped) {
+    const bool wanted = !model::is_finished(d.status) && !policy.suspend;
+    if (auto r = sync_pod_group(job, gang, wanted); !r) return fail(r.error());
+  }
   if (plans && !*plans) {
     event(job, "Warning", "PyTorchJobFailedValidation", plans->error().message);
     return fail(plans->error().context("planning pods of '" + key + "'"), false);
@@ -235,7 +258,9 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     if (r) event(job, "Normal", "SuccessfulCreateService", "Created service: " + plan->service);
   }
   for (const auto* plan : new_pods) {
-    auto r = m_client.create(kube::resources::pods(), ns, model::desired_pod(job, *plan, m_options.style));
+    auto pod = model::desired_pod(job, *plan, m_options.style);
+    if (grouped) model::decorate_gang_pod(pod, name, plan->replica_type, gang);
+    auto r = m_client.create(kube::resources::pods(), ns, pod);
     if (!r && !kube::is_already_exists(r.error())) return fail(r.error().context("creating pod '" + plan->name + "'"));
     if (!r && expectations != nullptr) expectations->observe_creation(key);
     if (r) event(job, "Normal", "SuccessfulCreatePod", "Created pod: " + plan->name);
@@ -251,6 +276,66 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   ReconcileResult out;
   if (d.requeue_after_seconds) out.requeue_after = std::chrono::seconds{*d.requeue_after_seconds};
   return out;
+}
+
+bool Reconciler::pod_groups_served(model::GangKind kind) {
+  constexpr auto k_recheck = std::chrono::minutes{1};
+  const auto now = m_clock.steady_now();
+  {
+    std::lock_guard lock(m_gang_mutex);
+    const auto it = m_served.find(kind);
+    if (it != m_served.end() && now - it->second.second < k_recheck) return it->second.first;
+  }
+  const auto api = model::pod_group_api(kind);
+  auto doc = m_client.get_raw("/apis/" + api.group + "/" + api.version);
+  bool served = false;
+  if (doc) {
+    const auto parsed = nlohmann::json::parse(*doc, nullptr, false);
+    if (!parsed.is_discarded()) {
+      for (const auto& r : parsed.value("resources", nlohmann::json::array())) {
+        served = served || r.value("name", std::string{}) == api.plural;
+      }
+    }
+  } else if (!kube::is_not_found(doc.error())) {
+    return false;  // unknown (a transient error): ask again on the next pass
+  }
+  std::lock_guard lock(m_gang_mutex);
+  m_served[kind] = {served, now};
+  return served;
+}
+
+Expected<void> Reconciler::sync_pod_group(const nlohmann::json& job, const model::GangScheduler& gang, bool wanted) {
+  const auto& meta = job.at("metadata");
+  const std::string ns = meta.value("namespace", std::string{});
+  const std::string name = meta.value("name", std::string{});
+  const std::string key = ns + "/" + name;
+  const std::string uid = meta.value("uid", std::string{});
+  {
+    std::lock_guard lock(m_gang_mutex);
+    const auto it = m_pod_groups.find(key);
+    if (it != m_pod_groups.end() && it->second.first == uid && it->second.second == wanted) return {};
+  }
+  const auto api = model::pod_group_api(gang.kind);
+  const kube::ResourceRef ref{api.group, api.version, api.plural, "PodGroup", true};
+  if (wanted) {
+    auto r = m_client.create(ref, ns, model::desired_pod_group(job, gang));
+    if (!r && !kube::is_already_exists(r.error())) {
+      return r.error().context("creating PodGroup '" + name + "'");
+    }
+    if (r) event(job, "Normal", "SuccessfulCreatePodGroup", "Created PodGroup: " + name);
+  } else {
+    auto r = m_client.remove(ref, ns, name);
+    if (!r && !kube::is_not_found(r.error())) return r.error().context("deleting PodGroup '" + name + "'");
+    if (r) event(job, "Normal", "SuccessfulDeletePodGroup", "Deleted PodGroup: " + name);
+  }
+  std::lock_guard lock(m_gang_mutex);
+  m_pod_groups[key] = {uid, wanted};
+  return {};
+}
+
+void Reconciler::forget_pod_group(const std::string& key) {
+  std::lock_guard lock(m_gang_mutex);
+  m_pod_groups.erase(key);
 }
 
 void Reconciler::event(const nlohmann::json& job, const std::string& type, const std::string& reason,

@@ -2,11 +2,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "controller/clock.hpp"
 #include "controller/model/env_style.hpp"
+#include "controller/model/gang.hpp"
 #include "controller/object_cache.hpp"
 #include "kube/api_client.hpp"
 #include "util/expected.hpp"
@@ -34,6 +37,8 @@ struct ReconcilerOptions {
                                      ///< or "kubeflow.org/training-operator"
   std::string job_selector;          ///< "k=v,..." equality terms the job's labels must match
   bool emit_events = true;           ///< write core v1 Events for what we do
+  model::GangScheduler gang;         ///< --gang-scheduler: PodGroups for every job (else only for
+                                     ///< jobs that set runPolicy.schedulingPolicy, with Volcano)
 };
 
 /// What reconcile(key) tells the work queue.
@@ -64,6 +69,12 @@ class Reconciler {
   ReconcileResult reconcile_job(nlohmann::json job);
   /// The job's pods and Service names, from the caches or the API server.
   Expected<std::pair<std::vector<CachedChild>, std::vector<CachedChild>>> children(const nlohmann::json& job);
+  /// Whether the API server serves the PodGroups of `kind` (discovery; asked again after a minute).
+  bool pod_groups_served(model::GangKind kind);
+  /// Creates the job's PodGroup while it runs and deletes it once it is finished or suspended,
+  /// each at most once per job and process (AlreadyExists and NotFound count as success).
+  Expected<void> sync_pod_group(const nlohmann::json& job, const model::GangScheduler& gang, bool wanted);
+  void forget_pod_group(const std::string& key);
   void event(const nlohmann::json& job, const std::string& type, const std::string& reason,
              const std::string& message);
 
@@ -73,6 +84,9 @@ class Reconciler {
   Metrics* m_metrics;
   const ReconcilerCaches* m_caches;
   std::atomic<unsigned long> m_event_seq{0};
+  std::mutex m_gang_mutex;
+  std::map<model::GangKind, std::pair<bool, std::chrono::steady_clock::time_point>> m_served;
+  std::map<std::string, std::pair<std::string, bool>> m_pod_groups;  ///< job key -> {uid, exists}
 };
 
 /// "ns/name" -> {ns, name}; a key without '/' has an empty namespace.

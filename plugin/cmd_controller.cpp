@@ -10,6 +10,7 @@
 #include "controller/logger.hpp"
 #include "controller/manifests.hpp"
 #include "controller/model/env_style.hpp"
+#include "controller/model/gang.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/controller_client.hpp"
@@ -35,6 +36,7 @@ struct ControllerFlags {
   std::string job_selector;
   std::string resync = "5m";
   bool no_events = false;
+  std::string gang_scheduler;
   std::string image = std::string("ghcr.io/kubectl-pytorch/kubectl-pytorch:") + k_version;
 };
 
@@ -73,6 +75,7 @@ int run(Context& ctx, const ControllerFlags& f) {
   config.reconciler.managed_by = f.managed_by;
   config.reconciler.job_selector = f.job_selector;
   config.reconciler.emit_events = !f.no_events;
+  config.reconciler.gang = model::parse_gang_scheduler(f.gang_scheduler);
   config.namespace_ = ctx.connection.namespace_;
   config.workers = f.workers;
   config.leader_elect = f.leader_elect;
@@ -147,6 +150,9 @@ void add_controller_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--managed-by", flags->managed_by,
                   "Reconcile only jobs whose spec.runPolicy.managedBy is this value");
   cmd->add_option("--job-selector", flags->job_selector, "Reconcile only jobs whose labels match (k=v,...)");
+  cmd->add_option("--gang-scheduler", flags->gang_scheduler,
+                  "PodGroups for every job: 'volcano', or a scheduler-plugins scheduler name (default: only jobs "
+                  "with runPolicy.schedulingPolicy, with Volcano)");
   cmd->add_option("--resync", flags->resync, "Re-list everything this often")->capture_default_str();
   cmd->add_flag("--no-events", flags->no_events, "Do not record Events");
   cmd->callback([&ctx, flags, cmd] {
