@@ -67,25 +67,53 @@ struct DeploymentsFound {
   DeploymentInfo trainer;
 };
 
-Expected<DeploymentsFound> find_deployments(kube::ApiClient& api) {
+using Recognise = bool (*)(std::string_view, const std::vector<std::pair<std::string, std::string>>&);
+
+/// The first Deployment in any namespace with `label_selector`, else named `name` (two small lists
+/// rather than every Deployment of the cluster). nullopt when there is none.
+Expected<std::optional<json>> find_deployment(kube::ApiClient& api, const std::string& label_selector,
+                                              const std::string& name, Recognise recognise) {
+  for (const bool by_label : {true, false}) {
+    kube::ListOptions opts;
+    if (by_label) {
+      opts.label_selector = label_selector;
+    } else {
+      opts.field_selector = "metadata.name=" + name;
+    }
+    auto list = api.list(kube::resources::deployments(), "", opts);
+    if (!list) return list.error();
+    for (const auto& d : list->items) {
+      if (recognise(d.value("metadata", json::object()).value("name", ""), labels_of(d))) return std::optional<json>(d);
+    }
+  }
+  return std::optional<json>{};
+}
+
+/// The training operator's Deployment (and Trainer v2's when `with_trainer`). Fails only when the
+/// cluster cannot be reached; 403 and the like become the checks' states.
+Expected<DeploymentsFound> find_deployments(kube::ApiClient& api, bool with_trainer) {
   DeploymentsFound out;
-  auto list = api.list(kube::resources::deployments(), "", {});
-  if (!list) {
-    if (unreachable(list.error())) return list.error();
+  const auto fail_all = [&out](const Error& e) {
     std::string message;
-    const auto state = state_of(list.error(), message);
+    const auto state = state_of(e, message);
     out.training_operator.state = out.trainer.state = state;
     out.training_operator.message = out.trainer.message = message;
+  };
+  auto op = find_deployment(api, "control-plane=kubeflow-training-operator", "training-operator",
+                            &is_training_operator_deployment);
+  if (!op) {
+    if (unreachable(op.error())) return op.error();
+    fail_all(op.error());
     return out;
   }
-  for (const auto& d : list->items) {
-    const auto name = d.value("metadata", json::object()).value("name", "");
-    const auto labels = labels_of(d);
-    if (out.training_operator.state != CheckState::found && is_training_operator_deployment(name, labels)) {
-      out.training_operator = to_info(d, "training-operator");
-    } else if (out.trainer.state != CheckState::found && is_trainer_v2_deployment(name, labels)) {
-      out.trainer = to_info(d, "manager");
-    }
+  if (*op) out.training_operator = to_info(**op, "training-operator");
+  if (!with_trainer) return out;
+  auto trainer = find_deployment(api, "app.kubernetes.io/name=trainer,app.kubernetes.io/component=manager",
+                                 "kubeflow-trainer-controller-manager", &is_trainer_v2_deployment);
+  if (!trainer) {
+    out.trainer.state = state_of(trainer.error(), out.trainer.message);
+  } else if (*trainer) {
+    out.trainer = to_info(**trainer, "manager");
   }
   return out;
 }
@@ -177,13 +205,19 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   DoctorReport r;
   r.server = server;
   r.ns = ns;
-  auto deployments = find_deployments(api);
+  auto deployments = find_deployments(api, true);
   if (!deployments) return deployments.error();
   r.operator_deployment = std::move(deployments->training_operator);
   r.trainer_deployment = std::move(deployments->trainer);
   if (r.operator_deployment.state == CheckState::found) r.operator_image = match_operator_image(r.operator_deployment.image);
   if (r.trainer_deployment.state == CheckState::found) {
     r.trainer_version = trainer_version_from_image(r.trainer_deployment.image);
+    if (r.trainer_version.empty()) {
+      // v2.2+ publishes its version in a ConfigMap beside the Deployment.
+      const kube::ResourceRef configmaps{"", "v1", "configmaps", "ConfigMap", true};
+      auto cm = api.get(configmaps, r.trainer_deployment.ns, "kubeflow-trainer-public");
+      if (cm) r.trainer_version = cm->value("data", json::object()).value("kubeflow_trainer_version", "");
+    }
   }
   r.crd = crd_info(get_crd(api));
   r.webhook = read_webhook(api, r.webhook_message);
@@ -210,7 +244,7 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
 std::optional<model::Release> detected_release(const DoctorReport& report) { return report.verdict.release; }
 
 Expected<ReleaseDetection> detect_release(kube::ApiClient& api) {
-  auto deployments = find_deployments(api);
+  auto deployments = find_deployments(api, false);
   if (!deployments) return deployments.error();
   ReleaseDetection out;
   auto crd = get_crd(api);

@@ -125,6 +125,22 @@ TEST(DoctorGather, TheImageSpeaksWhenTheCrdMayNotBeRead) {
   EXPECT_EQ(r->verdict.release->to_string(), "v1.7.0");
 }
 
+TEST(DoctorGather, TrainerV2IsFoundByNameAndItsVersionReadFromItsConfigMapWhenTheTagSaysNothing) {
+  ScriptedClient api;
+  api.lists.emplace("deployments",
+                    kube::ListResult{{deployment("kubeflow-system", "kubeflow-trainer-controller-manager",
+                                                 "ghcr.io/kubeflow/trainer/trainer-controller-manager:latest")},
+                                     "1", ""});
+  api.objects.emplace("configmaps/kubeflow-trainer-public",
+                      json{{"data", {{"kubeflow_trainer_version", "v2.2.0"}}}});
+  auto r = gather_doctor_report(api, "https://k", "default");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->operator_deployment.state, CheckState::not_installed);
+  EXPECT_EQ(r->trainer_deployment.state, CheckState::found);
+  EXPECT_EQ(r->trainer_deployment.ns, "kubeflow-system");
+  EXPECT_EQ(r->trainer_version, "v2.2.0");
+}
+
 TEST(DoctorGather, OnlyAnUnreachableClusterIsAnError) {
   ScriptedClient api;
   api.lists.emplace("deployments", ScriptedClient::error(0, "GET https://k/apis: Couldn't connect", ErrorCode::http));
