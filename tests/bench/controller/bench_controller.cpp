@@ -1,11 +1,17 @@
-// bench_controller [jobs] [replicas]: creates `jobs` worker-only PyTorchJobs of `replicas`
-// workers in the embedded API server and runs the controller against it in a process of its own
-// (forked before the server starts, so the child is single-threaded at fork), then reports the
-// time until every pod exists, API writes per job against the minimum, and the controller
-// process's peak RSS (VmHWM) next to the server process's.
+// bench_controller [jobs] [replicas] [--exec BINARY]: creates `jobs` worker-only PyTorchJobs of
+// `replicas` workers in the embedded API server and runs the controller against it in a process of
+// its own, then reports the time until every pod exists (counted from a pod watch), API writes per
+// job against the minimum, and the controller process's peak RSS (VmHWM) next to the server's.
+// Without --exec the controller is the library, forked before the server starts (the child is
+// single-threaded at fork); with --exec it is `BINARY controller --kubeconfig ...` (the shipped
+// plugin), its writes read from its /metrics and its VmHWM from /proc/PID/status.
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "apiserver/api_server.hpp"
 #include "controller/controller_main.hpp"
@@ -27,9 +34,9 @@ namespace {
 
 using namespace kpt;
 
-/// A field of /proc/self/status in kB (VmHWM: peak resident set, VmRSS: current).
-long proc_status_kb(const std::string& field) {
-  std::ifstream in("/proc/self/status");
+/// A field of /proc/<pid>/status in kB (VmHWM: peak resident set, VmRSS: current).
+long proc_status_kb(const std::string& field, const std::string& pid = "self") {
+  std::ifstream in("/proc/" + pid + "/status");
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind(field + ":", 0) == 0) return std::atol(line.c_str() + field.size() + 1);
@@ -51,9 +58,55 @@ nlohmann::json job(int i, int replicas) {
           {"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", replicas}, {"template", tmpl}}}}}}}};
 }
 
-std::size_t count_pods(kube::ApiClient& api) {
-  auto listed = api.list(kube::resources::pods(), "default", {});
-  return listed ? listed->items.size() : 0;
+/// Blocks until `want` pods were added (a watch: no repeated full lists that would load the server).
+void wait_for_pods(kube::ApiClient& api, std::size_t want) {
+  std::size_t added = 0;
+  std::string rv;
+  if (auto listed = api.list(kube::resources::pods(), "default", {})) {
+    added = listed->items.size();
+    rv = listed->resource_version;
+  }
+  while (added < want) {
+    kube::ListOptions opts;
+    opts.resource_version = rv;
+    opts.timeout_seconds = 60;
+    (void)api.watch(kube::resources::pods(), "default", opts, [&](const kube::WatchEvent& ev) {
+      if (ev.type == kube::WatchEvent::Type::added) ++added;
+      if (ev.object.contains("metadata")) rv = ev.object["metadata"].value("resourceVersion", rv);
+      return added < want;
+    }, nullptr);
+  }
+}
+
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+/// Sum of the write verbs of kpt_controller_api_requests_total in a /metrics text.
+long writes_from_metrics(const std::string& text) {
+  long n = 0;
+  std::istringstream in(text);
+  std::string line;
+  for (const char* verb : {"create", "update", "update_status", "patch", "delete"}) {
+    in.clear();
+    in.seekg(0);
+    const std::string prefix = std::string("kpt_controller_api_requests_total{verb=\"") + verb + "\"";
+    while (std::getline(in, line)) {
+      if (line.rfind(prefix, 0) == 0) n += std::atol(line.c_str() + line.rfind(' ') + 1);
+    }
+  }
+  return n;
 }
 
 /// The controller process: reads the server URL from `in`, runs until `in` closes, then writes
@@ -92,20 +145,29 @@ int controller_child(int in, int out) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int jobs = argc > 1 ? std::atoi(argv[1]) : 1000;
-  const int replicas = argc > 2 ? std::atoi(argv[2]) : 4;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  std::string exec_binary;
+  if (const auto it = std::find(args.begin(), args.end(), "--exec"); it != args.end() && it + 1 != args.end()) {
+    exec_binary = *(it + 1);
+    args.erase(it, it + 2);
+  }
+  const int jobs = args.size() > 0 ? std::atoi(args[0].c_str()) : 1000;
+  const int replicas = args.size() > 1 ? std::atoi(args[1].c_str()) : 4;
   int to_child[2];
   int from_child[2];
   if (::pipe(to_child) != 0 || ::pipe(from_child) != 0) return 2;
-  const pid_t pid = ::fork();
-  if (pid < 0) return 2;
-  if (pid == 0) {
-    ::close(to_child[1]);
-    ::close(from_child[0]);
-    ::_exit(controller_child(to_child[0], from_child[1]));
+  pid_t pid = -1;
+  if (exec_binary.empty()) {
+    pid = ::fork();
+    if (pid < 0) return 2;
+    if (pid == 0) {
+      ::close(to_child[1]);
+      ::close(from_child[0]);
+      ::_exit(controller_child(to_child[0], from_child[1]));
+    }
+    ::close(to_child[0]);
+    ::close(from_child[1]);
   }
-  ::close(to_child[0]);
-  ::close(from_child[1]);
 
   apiserver::ServerOptions options;
   options.tls = false;
@@ -119,34 +181,85 @@ int main(int argc, char** argv) {
     if (!api->create(kube::resources::pytorchjobs(), "default", job(i, replicas))) return 2;
   }
 
+  const int metrics_port = exec_binary.empty() ? 0 : free_port();
+  std::vector<std::string> command;
+  if (!exec_binary.empty()) {
+    char dir[] = "/tmp/bench-controller-XXXXXX";
+    if (::mkdtemp(dir) == nullptr) return 2;
+    const std::string kubeconfig = std::string(dir) + "/kubeconfig";
+    std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: "
+                              << server.url()
+                              << "\ncontexts:\n- name: bench\n  context:\n    cluster: bench\n    user: bench\n"
+                                 "    namespace: default\ncurrent-context: bench\nusers:\n- name: bench\n  user: {}\n";
+    command = {exec_binary, "controller", "--kubeconfig", kubeconfig, "--workers", "4", "--no-events",
+               "--metrics-addr", "127.0.0.1:" + std::to_string(metrics_port), "--log-format", "json"};
+  }
+  int log_fd = -1;  // the controller's log goes to a file beside the kubeconfig
+  std::string log_path;
+  if (!command.empty()) {
+    log_path = command[3].substr(0, command[3].rfind('/')) + "/controller.log";
+    log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  }
+  std::vector<char*> exec_argv;
+  for (auto& a : command) exec_argv.push_back(a.data());
+  exec_argv.push_back(nullptr);
+
   const auto start = std::chrono::steady_clock::now();
-  const std::string line = server.url() + "\n";
-  (void)!::write(to_child[1], line.data(), line.size());
+  if (exec_binary.empty()) {
+    const std::string line = server.url() + "\n";
+    (void)!::write(to_child[1], line.data(), line.size());
+  } else {
+    pid = ::fork();
+    if (pid < 0) return 2;
+    if (pid == 0) {
+      if (log_fd >= 0) ::dup2(log_fd, 2);
+      ::execv(exec_argv[0], exec_argv.data());
+      ::_exit(127);
+    }
+  }
   const std::size_t want = static_cast<std::size_t>(jobs) * replicas;
-  while (count_pods(*api) < want) std::this_thread::sleep_for(std::chrono::milliseconds{100});
+  wait_for_pods(*api, want);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   std::this_thread::sleep_for(std::chrono::seconds{2});  // let the status writes settle
-  ::close(to_child[1]);  // tells the controller to stop
-  std::string report;
-  char c = 0;
-  while (::read(from_child[0], &c, 1) == 1) report += c;
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  const long server_hwm = proc_status_kb("VmHWM");
-  server.stop();
 
   long writes = 0;
   long hwm = 0;
   long rss = 0;
   long hwm_start = 0;
-  std::istringstream(report) >> writes >> hwm >> rss >> hwm_start;
+  int status = 0;
+  if (exec_binary.empty()) {
+    ::close(to_child[1]);  // tells the controller to stop
+    std::string report;
+    char c = 0;
+    while (::read(from_child[0], &c, 1) == 1) report += c;
+    ::waitpid(pid, &status, 0);
+    std::istringstream(report) >> writes >> hwm >> rss >> hwm_start;
+  } else {
+    kube::ResolvedConfig metrics_config;
+    metrics_config.server = "http://127.0.0.1:" + std::to_string(metrics_port);
+    kube::RestClient metrics_client(metrics_config, kube::make_curl_transport({}));
+    auto text = metrics_client.get_raw("/metrics");
+    writes = text ? writes_from_metrics(*text) : -1;
+    hwm = proc_status_kb("VmHWM", std::to_string(pid));
+    rss = proc_status_kb("VmRSS", std::to_string(pid));
+    ::kill(pid, SIGTERM);
+    ::waitpid(pid, &status, 0);
+  }
+  const long server_hwm = proc_status_kb("VmHWM");
+  server.stop();
+
   const int minimum = 2 * replicas + 1;  // Services + Pods + the Created status
   std::printf("jobs %d x replicas %d: every pod existed after %.2f s (%.0f pods/s)\n", jobs, replicas, took.count(),
               static_cast<double>(want) / took.count());
   std::printf("API writes per job: %.2f (minimum %d: %d Services, %d Pods, 1 status)\n",
               static_cast<double>(writes) / jobs, minimum, replicas, replicas);
-  std::printf("controller process: peak RSS (VmHWM) %ld KB, RSS at the end %ld KB (%ld KB before it connected)\n", hwm,
-              rss, hwm_start);
+  if (exec_binary.empty()) {
+    std::printf("controller process (library, forked): peak RSS (VmHWM) %ld KB, RSS at the end %ld KB (%ld KB before it connected)\n",
+                hwm, rss, hwm_start);
+  } else {
+    std::printf("controller process ('%s controller'): peak RSS (VmHWM) %ld KB, RSS at the end %ld KB (log: %s)\n",
+                exec_binary.c_str(), hwm, rss, log_path.c_str());
+  }
   std::printf("API server process (benchmark driver included): peak RSS %ld KB\n", server_hwm);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
