@@ -7,6 +7,7 @@
 #include "controller/clock.hpp"
 #include "controller/expectations.hpp"
 #include "controller/metrics.hpp"
+#include "controller/model/lifecycle_json.hpp"
 #include "controller/reconciler.hpp"
 #include "tests/support/fake_api_client.hpp"
 
@@ -148,6 +149,30 @@ TEST_F(CachedReconcilerTest, ReadsNothingFromTheServerAndWaitsUntilTheCachesShow
   ASSERT_FALSE(reconciler.reconcile("ns/mnist").error.has_value());
   EXPECT_EQ(api.count("create"), 0);
   EXPECT_EQ(api.count("update_status"), 0);  // the Created status write is cached already
+}
+
+TEST_F(CachedReconcilerTest, ARestartIsCountedOnceWhileTheCacheStillShowsTheDeletedPod) {
+  (void)jobs.apply(Type::added, job());
+  ASSERT_FALSE(reconciler.reconcile("ns/mnist").error.has_value());
+  sync();
+  api.merge("pods", "ns", "mnist-worker-1", {{"status", {{"phase", "Failed"}}}});
+  const auto failed_pod = api.object("pods", "ns", "mnist-worker-1");
+  (void)pods.apply(Type::modified, failed_pod);
+  api.clear_calls();
+  ASSERT_FALSE(reconciler.reconcile("ns/mnist").error.has_value());
+  EXPECT_EQ(api.count("delete", "pods"), 1);
+  EXPECT_EQ(api.count("patch"), 1);  // the re-creation is recorded on the job
+  api.clear_calls();
+  // The watch has not shown the deletion yet: the cache still holds the failed pod.
+  ASSERT_FALSE(reconciler.reconcile("ns/mnist").error.has_value());
+  EXPECT_EQ(api.count("delete"), 0);
+  EXPECT_EQ(api.count("patch"), 0);
+  // Now it has: the pod comes back, and the job says one re-creation.
+  if (pods.apply(Type::deleted, failed_pod).deleted) expectations.observe_deletion("ns/mnist");
+  ASSERT_FALSE(reconciler.reconcile("ns/mnist").error.has_value());
+  EXPECT_EQ(api.count("create", "pods"), 1);
+  EXPECT_EQ(api.count("patch"), 0);
+  EXPECT_EQ(api.object("pytorchjobs", "ns", "mnist")["metadata"]["annotations"][model::k_recreations_annotation], "1");
 }
 
 TEST_F(CachedReconcilerTest, AJobGoneFromTheCacheIsNotAnError) {
