@@ -79,51 +79,9 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
     }
   }
 
-  std::atomic<bool> leading{!config.leader_elect};
+  // Everything the informers feed exists before the health server starts, so /readyz never
+  // reads the informer list while it grows.
   std::vector<std::unique_ptr<Informer>> informers;
-  httplib::Server http;
-  std::thread http_thread;
-  if (config.metrics_addr != "0") {
-    http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
-    http.Get("/readyz", [&](const httplib::Request&, httplib::Response& res) {
-      bool ready = leading.load() || config.leader_elect;  // a standby is ready to take over
-      for (const auto& inf : informers) ready = ready && (inf->synced() || !leading.load());
-      res.status = ready ? 200 : 503;
-      res.set_content(ready ? "ok" : "not ready", "text/plain");
-    });
-    http.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
-      res.set_content(metrics.render(), "text/plain; version=0.0.4");
-    });
-    const auto colon = config.metrics_addr.rfind(':');
-    std::string host = colon == std::string::npos ? "" : config.metrics_addr.substr(0, colon);
-    const int port = std::stoi(colon == std::string::npos ? config.metrics_addr : config.metrics_addr.substr(colon + 1));
-    if (host.empty()) host = "0.0.0.0";
-    const int bound = port == 0 ? http.bind_to_any_port(host) : (http.bind_to_port(host, port) ? port : -1);
-    if (bound < 0) {
-      log.error("cannot listen on '" + config.metrics_addr + "'");
-      return 1;
-    }
-    http_thread = std::thread([&http] { http.listen_after_bind(); });
-    log.info("serving health and metrics", {{"addr", host + ":" + std::to_string(bound)}});
-    if (on_listening) on_listening(bound);
-  }
-  auto stop_http = [&] {
-    if (http_thread.joinable()) {
-      http.stop();
-      http_thread.join();
-    }
-  };
-
-  std::unique_ptr<LeaderElector> elector;
-  if (config.leader_elect) {
-    elector = std::make_unique<LeaderElector>(client, clock, config.lease);
-    if (!elector->acquire(stop, log)) {
-      stop_http();
-      return 0;
-    }
-    leading = true;
-  }
-
   WorkQueue queue(clock);
   JobCache jobs;
   ChildCache pods(ChildCache::Kind::pods);
@@ -168,6 +126,51 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
     informers.push_back(std::move(informer));
   }
   informers.front()->set_page_size(k_list_page_size);
+
+  std::atomic<bool> leading{!config.leader_elect};
+  httplib::Server http;
+  std::thread http_thread;
+  if (config.metrics_addr != "0") {
+    http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+    http.Get("/readyz", [&](const httplib::Request&, httplib::Response& res) {
+      bool ready = leading.load() || config.leader_elect;  // a standby is ready to take over
+      for (const auto& inf : informers) ready = ready && (inf->synced() || !leading.load());
+      res.status = ready ? 200 : 503;
+      res.set_content(ready ? "ok" : "not ready", "text/plain");
+    });
+    http.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
+      res.set_content(metrics.render(), "text/plain; version=0.0.4");
+    });
+    const auto colon = config.metrics_addr.rfind(':');
+    std::string host = colon == std::string::npos ? "" : config.metrics_addr.substr(0, colon);
+    const int port = std::stoi(colon == std::string::npos ? config.metrics_addr : config.metrics_addr.substr(colon + 1));
+    if (host.empty()) host = "0.0.0.0";
+    const int bound = port == 0 ? http.bind_to_any_port(host) : (http.bind_to_port(host, port) ? port : -1);
+    if (bound < 0) {
+      log.error("cannot listen on '" + config.metrics_addr + "'");
+      return 1;
+    }
+    http_thread = std::thread([&http] { http.listen_after_bind(); });
+    log.info("serving health and metrics", {{"addr", host + ":" + std::to_string(bound)}});
+    if (on_listening) on_listening(bound);
+  }
+  auto stop_http = [&] {
+    if (http_thread.joinable()) {
+      http.stop();
+      http_thread.join();
+    }
+  };
+
+  std::unique_ptr<LeaderElector> elector;
+  if (config.leader_elect) {
+    elector = std::make_unique<LeaderElector>(client, clock, config.lease);
+    if (!elector->acquire(stop, log)) {
+      stop_http();
+      return 0;
+    }
+    leading = true;
+  }
+
 
   std::atomic<bool> stop_informers{false};
   std::vector<std::thread> threads;
