@@ -1,6 +1,7 @@
 #include "plugin/doctor_gather.hpp"
 
 #include <algorithm>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 
 #include "schema/crd_fingerprint.hpp"
@@ -69,10 +70,11 @@ struct DeploymentsFound {
 
 using Recognise = bool (*)(std::string_view, const std::vector<std::pair<std::string, std::string>>&);
 
-/// The first Deployment in any namespace with `label_selector`, else named `name` (two small lists
-/// rather than every Deployment of the cluster). nullopt when there is none.
-Expected<std::optional<json>> find_deployment(kube::ApiClient& api, const std::string& label_selector,
-                                              const std::string& name, Recognise recognise) {
+/// The first Deployment in `ns` ("" = all namespaces) with `label_selector`, else named `name` (two
+/// small lists rather than every Deployment of the cluster). nullopt when there is none.
+Expected<std::optional<json>> find_deployment_in(kube::ApiClient& api, const std::string& ns,
+                                                 const std::string& label_selector, const std::string& name,
+                                                 Recognise recognise) {
   for (const bool by_label : {true, false}) {
     kube::ListOptions opts;
     if (by_label) {
@@ -80,13 +82,30 @@ Expected<std::optional<json>> find_deployment(kube::ApiClient& api, const std::s
     } else {
       opts.field_selector = "metadata.name=" + name;
     }
-    auto list = api.list(kube::resources::deployments(), "", opts);
+    auto list = api.list(kube::resources::deployments(), ns, opts);
     if (!list) return list.error();
     for (const auto& d : list->items) {
       if (recognise(d.value("metadata", json::object()).value("name", ""), labels_of(d))) return std::optional<json>(d);
     }
   }
   return std::optional<json>{};
+}
+
+/// find_deployment_in all namespaces; when the user may not list them all (403, common for ML
+/// engineers), in the namespaces the manifests install into, which a namespaced role may allow.
+Expected<std::optional<json>> find_deployment(kube::ApiClient& api, const std::string& label_selector,
+                                              const std::string& name, Recognise recognise,
+                                              std::initializer_list<const char*> install_namespaces) {
+  auto everywhere = find_deployment_in(api, "", label_selector, name, recognise);
+  if (everywhere || !(everywhere.error().code == ErrorCode::api &&
+                      (everywhere.error().http_status == 401 || everywhere.error().http_status == 403))) {
+    return everywhere;
+  }
+  for (const char* ns : install_namespaces) {
+    auto here = find_deployment_in(api, ns, label_selector, name, recognise);
+    if (here && *here) return here;
+  }
+  return everywhere;
 }
 
 /// The training operator's Deployment (and Trainer v2's when `with_trainer`). Fails only when the
@@ -100,7 +119,7 @@ Expected<DeploymentsFound> find_deployments(kube::ApiClient& api, bool with_trai
     out.training_operator.message = out.trainer.message = message;
   };
   auto op = find_deployment(api, "control-plane=kubeflow-training-operator", "training-operator",
-                            &is_training_operator_deployment);
+                            &is_training_operator_deployment, {"kubeflow"});
   if (!op) {
     if (unreachable(op.error())) return op.error();
     fail_all(op.error());
@@ -109,7 +128,8 @@ Expected<DeploymentsFound> find_deployments(kube::ApiClient& api, bool with_trai
   if (*op) out.training_operator = to_info(**op, "training-operator");
   if (!with_trainer) return out;
   auto trainer = find_deployment(api, "app.kubernetes.io/name=trainer,app.kubernetes.io/component=manager",
-                                 "kubeflow-trainer-controller-manager", &is_trainer_v2_deployment);
+                                 "kubeflow-trainer-controller-manager", &is_trainer_v2_deployment,
+                                 {"kubeflow-system", "kubeflow"});
   if (!trainer) {
     out.trainer.state = state_of(trainer.error(), out.trainer.message);
   } else if (*trainer) {

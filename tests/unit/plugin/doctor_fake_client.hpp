@@ -37,9 +37,13 @@ class ScriptedClient final : public kube::ApiClient {
     if (it == objects.end()) return error(404, ref.resource + " '" + name + "' not found");
     return it->second;
   }
-  Expected<kube::ListResult> list(const kube::ResourceRef& ref, const std::string&, const kube::ListOptions&) override {
-    calls.push_back("list " + ref.resource);
-    const auto it = lists.find(ref.resource);
+  /// lists["deployments@ns"] answers for one namespace, lists["deployments"] for the rest.
+  Expected<kube::ListResult> list(const kube::ResourceRef& ref, const std::string& ns,
+                                  const kube::ListOptions&) override {
+    const std::string key = ns.empty() ? ref.resource : ref.resource + "@" + ns;
+    calls.push_back("list " + key);
+    auto it = lists.find(key);
+    if (it == lists.end()) it = lists.find(ref.resource);
     if (it == lists.end()) return kube::ListResult{};
     return it->second;
   }

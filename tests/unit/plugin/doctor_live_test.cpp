@@ -104,7 +104,8 @@ TEST(DoctorGather, AForbiddenCheckSaysSoAndTheReportGoesOn) {
   EXPECT_EQ(r->permissions[1].resource, "pods");
   EXPECT_EQ(r->verdict.kind, Verdict::Kind::unknown);  // the hand-made CRD matches no release
   EXPECT_EQ(api.calls, (std::vector<std::string>{
-                           "list deployments", "get customresourcedefinitions/pytorchjobs.kubeflow.org",
+                           "list deployments", "list deployments@kubeflow",
+                           "get customresourcedefinitions/pytorchjobs.kubeflow.org",
                            "get validatingwebhookconfigurations/validator.training-operator.kubeflow.org",
                            "list customresourcedefinitions",
                            "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pytorchjobs",
@@ -123,6 +124,21 @@ TEST(DoctorGather, TheImageSpeaksWhenTheCrdMayNotBeRead) {
   EXPECT_EQ(r->crd.state, CheckState::forbidden);
   EXPECT_EQ(r->verdict.kind, Verdict::Kind::image);
   EXPECT_EQ(r->verdict.release->to_string(), "v1.7.0");
+}
+
+TEST(DoctorGather, WhenDeploymentsMayNotBeListedEverywhereTheInstallNamespacesAreTried) {
+  ScriptedClient api;
+  api.lists.emplace("deployments", ScriptedClient::error(403, "deployments.apps is forbidden"));
+  api.lists.emplace("deployments@kubeflow",
+                    kube::ListResult{{deployment("kubeflow", "training-operator", "kubeflow/training-operator:v1-04f9f13")},
+                                     "1", ""});
+  auto r = gather_doctor_report(api, "https://k", "default");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->operator_deployment.state, CheckState::found);
+  EXPECT_EQ(r->operator_deployment.ns, "kubeflow");
+  EXPECT_EQ(r->trainer_deployment.state, CheckState::forbidden);
+  EXPECT_EQ(r->trainer_deployment.message, "deployments.apps is forbidden");
+  EXPECT_EQ(r->verdict.release->to_string(), "v1.8.1");
 }
 
 TEST(DoctorGather, TrainerV2IsFoundByNameAndItsVersionReadFromItsConfigMapWhenTheTagSaysNothing) {
