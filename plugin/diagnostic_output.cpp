@@ -1,7 +1,5 @@
 #include "plugin/diagnostic_output.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <ostream>
 
 #include "schema/node.hpp"
@@ -155,47 +153,6 @@ void write_text(const Report& report, const OutputOptions& opts, std::ostream& o
     for (const auto& d : f.documents) emit(d.findings);
   }
   if (!opts.quiet) out << summary_line(summarize(report)) << "\n";
-}
-
-void write_json(const Report& report, std::ostream& out) {
-  auto files = nlohmann::ordered_json::array();
-  auto diags = nlohmann::ordered_json::array();
-  const auto add = [&diags](const schema::Diagnostic& d) {
-    diags.push_back({{"file", d.location.file},
-                     {"line", d.location.line},
-                     {"column", d.location.col},
-                     {"severity", severity_word(d.severity)},
-                     {"field", d.field_path},
-                     {"rule", d.rule_id},
-                     {"message", d.message},
-                     {"hint", d.hint}});
-  };
-  for (const auto& f : report.files) {
-    Report one;
-    one.files.push_back(FileReport{f.name, nullptr, f.documents, f.file_findings});
-    const auto s = summarize(one);
-    files.push_back({{"name", f.name},
-                     {"documents", s.documents},
-                     {"skipped", s.skipped},
-                     {"errors", s.errors},
-                     {"warnings", s.warnings}});
-    for (const auto& d : f.file_findings) add(d);
-    for (const auto& doc : f.documents) {
-      for (const auto& d : doc.findings) add(d);
-    }
-  }
-  const auto s = summarize(report);
-  nlohmann::ordered_json root{{"version", 1},
-                      {"files", std::move(files)},
-                      {"summary",
-                       {{"errors", s.errors},
-                        {"warnings", s.warnings},
-                        {"infos", s.infos},
-                        {"documents", s.documents},
-                        {"skipped", s.skipped},
-                        {"files", s.files}}},
-                      {"diagnostics", std::move(diags)}};
-  out << root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
 void write_report(const Report& report, const OutputOptions& opts, std::ostream& out) {

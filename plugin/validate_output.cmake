@@ -2,6 +2,7 @@
 target_sources(kpt_plugin PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/diagnostic_output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diagnostic_junit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/diagnostic_json.cpp
 )
 target_sources(kpt_plugin PRIVATE ${CMAKE_CURRENT_LIST_DIR}/validate_runner.cpp)
 find_package(Threads REQUIRED)

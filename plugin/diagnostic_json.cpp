@@ -1,0 +1,190 @@
+// `validate -o json`: written directly into one buffer. The bytes are those of
+// nlohmann::ordered_json::dump(2, ' ', false, replace) on the same values (a test compares
+// them); nlohmann escapes only the strings that are not plain ASCII.
+#include "plugin/diagnostic_output.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <string>
+#include <string_view>
+
+namespace kpt::plugin {
+
+namespace {
+
+const char* severity_word(schema::Severity s) {
+  switch (s) {
+    case schema::Severity::error: return "error";
+    case schema::Severity::warning: return "warning";
+    case schema::Severity::info: break;
+  }
+  return "info";
+}
+
+void add_counts(const schema::Diagnostics& ds, Summary& s) {
+  for (const auto& d : ds) {
+    switch (d.severity) {
+      case schema::Severity::error: ++s.errors; break;
+      case schema::Severity::warning: ++s.warnings; break;
+      case schema::Severity::info: ++s.infos; break;
+    }
+  }
+}
+
+Summary summarize_file(const FileReport& f) {
+  Summary s;
+  s.files = 1;
+  add_counts(f.file_findings, s);
+  for (const auto& d : f.documents) {
+    if (d.skipped) {
+      ++s.skipped;
+      continue;
+    }
+    ++s.documents;
+    add_counts(d.findings, s);
+  }
+  return s;
+}
+
+class JsonWriter {
+ public:
+  void string(std::string_view s) {
+    bool ascii = true;
+    for (const char c : s) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+    if (!ascii) {  // UTF-8 (or invalid bytes, replaced): nlohmann's own escaping
+      m_out += nlohmann::ordered_json(std::string(s)).dump(-1, ' ', false,
+                                                           nlohmann::ordered_json::error_handler_t::replace);
+      return;
+    }
+    m_out += '"';
+    for (const char c : s) {
+      switch (c) {
+        case '\b': m_out += "\\b"; break;
+        case '\t': m_out += "\\t"; break;
+        case '\n': m_out += "\\n"; break;
+        case '\f': m_out += "\\f"; break;
+        case '\r': m_out += "\\r"; break;
+        case '"': m_out += "\\\""; break;
+        case '\\': m_out += "\\\\"; break;
+        default:
+          if (static_cast<unsigned char>(c) <= 0x1f) {
+            static constexpr char k_hex[] = "0123456789abcdef";
+            m_out += "\\u00";
+            m_out += k_hex[(c >> 4) & 0xf];
+            m_out += k_hex[c & 0xf];
+          } else {
+            m_out += c;
+          }
+      }
+    }
+    m_out += '"';
+  }
+
+  /// `"key": ` at `depth` levels of indentation, after a comma unless it is the first member.
+  void key(std::string_view k, int depth, bool first) {
+    m_out += first ? "\n" : ",\n";
+    m_out.append(static_cast<std::size_t>(depth) * 2, ' ');
+    string(k);
+    m_out += ": ";
+  }
+  void member(std::string_view k, std::string_view v, int depth, bool first = false) {
+    key(k, depth, first);
+    string(v);
+  }
+  void member(std::string_view k, std::size_t v, int depth, bool first = false) {
+    key(k, depth, first);
+    m_out += std::to_string(v);
+  }
+  /// `{` or `[` opening an element of an array at `depth`.
+  void element(char open, int depth, bool first) {
+    m_out += first ? "\n" : ",\n";
+    m_out.append(static_cast<std::size_t>(depth) * 2, ' ');
+    m_out += open;
+  }
+  void close(char c, int depth) {
+    m_out += '\n';
+    m_out.append(static_cast<std::size_t>(depth) * 2, ' ');
+    m_out += c;
+  }
+  std::string& out() { return m_out; }
+
+ private:
+  std::string m_out;
+};
+
+void write_diagnostic(JsonWriter& w, const schema::Diagnostic& d, bool first) {
+  w.element('{', 2, first);
+  w.member("file", d.location.file, 3, true);
+  w.member("line", d.location.line, 3);
+  w.member("column", d.location.col, 3);
+  w.member("severity", severity_word(d.severity), 3);
+  w.member("field", d.field_path, 3);
+  w.member("rule", d.rule_id, 3);
+  w.member("message", d.message, 3);
+  w.member("hint", d.hint, 3);
+  w.close('}', 2);
+}
+
+}  // namespace
+
+void write_json(const Report& report, std::ostream& out) {
+  JsonWriter w;
+  w.out().reserve(4096 + report.files.size() * 160);
+  w.out() += '{';
+  w.member("version", std::size_t{1}, 1, true);
+  w.key("files", 1, false);
+  if (report.files.empty()) {
+    w.out() += "[]";
+  } else {
+    w.out() += '[';
+    bool first = true;
+    for (const auto& f : report.files) {
+      const auto s = summarize_file(f);
+      w.element('{', 2, first);
+      first = false;
+      w.member("name", f.name, 3, true);
+      w.member("documents", s.documents, 3);
+      w.member("skipped", s.skipped, 3);
+      w.member("errors", s.errors, 3);
+      w.member("warnings", s.warnings, 3);
+      w.close('}', 2);
+    }
+    w.close(']', 1);
+  }
+  const auto s = summarize(report);
+  w.key("summary", 1, false);
+  w.out() += '{';
+  w.member("errors", s.errors, 2, true);
+  w.member("warnings", s.warnings, 2);
+  w.member("infos", s.infos, 2);
+  w.member("documents", s.documents, 2);
+  w.member("skipped", s.skipped, 2);
+  w.member("files", s.files, 2);
+  w.close('}', 1);
+  w.key("diagnostics", 1, false);
+  bool first = true;
+  w.out() += '[';
+  for (const auto& f : report.files) {
+    for (const auto& d : f.file_findings) {
+      write_diagnostic(w, d, first);
+      first = false;
+    }
+    for (const auto& doc : f.documents) {
+      for (const auto& d : doc.findings) {
+        write_diagnostic(w, d, first);
+        first = false;
+      }
+    }
+  }
+  if (first) {
+    w.out() += ']';
+  } else {
+    w.close(']', 1);
+  }
+  w.close('}', 0);
+  w.out() += '\n';
+  out.write(w.out().data(), static_cast<std::streamsize>(w.out().size()));
+}
+
+}  // namespace kpt::plugin

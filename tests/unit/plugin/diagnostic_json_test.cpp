@@ -1,0 +1,87 @@
+// write_json writes by hand the bytes nlohmann's dump(2) gives for the same values.
+#include "plugin/diagnostic_output.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace kpt::plugin {
+namespace {
+
+/// The documented shape built with nlohmann, as write_json produced it before it wrote by hand.
+std::string reference_json(const Report& report) {
+  auto files = nlohmann::ordered_json::array();
+  auto diags = nlohmann::ordered_json::array();
+  const auto add = [&diags](const schema::Diagnostic& d) {
+    diags.push_back({{"file", d.location.file}, {"line", d.location.line}, {"column", d.location.col},
+                     {"severity", d.severity == schema::Severity::error     ? "error"
+                                  : d.severity == schema::Severity::warning ? "warning"
+                                                                            : "info"},
+                     {"field", d.field_path}, {"rule", d.rule_id}, {"message", d.message}, {"hint", d.hint}});
+  };
+  for (const auto& f : report.files) {
+    Report one;
+    one.files.push_back(f);
+    const auto s = summarize(one);
+    files.push_back({{"name", f.name}, {"documents", s.documents}, {"skipped", s.skipped}, {"errors", s.errors},
+                     {"warnings", s.warnings}});
+    for (const auto& d : f.file_findings) add(d);
+    for (const auto& doc : f.documents) {
+      for (const auto& d : doc.findings) add(d);
+    }
+  }
+  const auto s = summarize(report);
+  nlohmann::ordered_json root{{"version", 1},
+                              {"files", std::move(files)},
+                              {"summary",
+                               {{"errors", s.errors}, {"warnings", s.warnings}, {"infos", s.infos},
+                                {"documents", s.documents}, {"skipped", s.skipped}, {"files", s.files}}},
+                              {"diagnostics", std::move(diags)}};
+  return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+schema::Diagnostic finding(schema::Severity sev, std::string file, std::string text) {
+  return schema::Diagnostic{sev, schema::Location{std::move(file), 3, 14}, "spec.x", "rule.id", text, "hint " + text};
+}
+
+std::string written(const Report& r) {
+  std::ostringstream out;
+  write_json(r, out);
+  return out.str();
+}
+
+TEST(DiagnosticJson, WritesTheBytesNlohmannWouldForEveryKindOfString) {
+  const std::vector<std::string> texts = {
+      "plain", "", "quote \" backslash \\ slash /", "controls \b\f\n\r\t \x01\x1f \x7f",
+      "utf-8 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "invalid \xff\xfe and cut \xe2\x82", "nul \0 inside"};
+  Report r;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    FileReport f;
+    f.name = "jobs/" + texts[i] + ".yaml";
+    f.file_findings.push_back(finding(schema::Severity::warning, f.name, texts[i]));
+    DocumentReport doc;
+    doc.findings.push_back(finding(schema::Severity::error, f.name, texts[i]));
+    doc.findings.push_back(finding(schema::Severity::info, f.name, texts[i]));
+    f.documents.push_back(doc);
+    DocumentReport skipped;
+    skipped.skipped = true;
+    f.documents.push_back(skipped);
+    r.files.push_back(f);
+  }
+  r.files[6].name += std::string("\0x", 2);
+  EXPECT_EQ(written(r), reference_json(r));
+}
+
+TEST(DiagnosticJson, WritesEmptyListsAsNlohmannDoes) {
+  Report none;
+  EXPECT_EQ(written(none), reference_json(none));
+  Report clean;
+  clean.files.push_back(FileReport{"a.yaml", nullptr, {DocumentReport{}}, {}});
+  EXPECT_EQ(written(clean), reference_json(clean));
+}
+
+}  // namespace
+}  // namespace kpt::plugin
