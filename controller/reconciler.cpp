@@ -207,6 +207,17 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
       }
     }
   }
+  bool held = false;  // Volcano has not admitted the PodGroup yet: no pods for now
+  if (grouped) {
+    const bool wanted = !model::is_finished(d.status) && !policy.suspend;
+    if (auto r = sync_pod_group(job, gang, wanted); !r) return failed(r.error());
+    if (wanted && gang.kind == model::GangKind::volcano && !new_pods.empty()) {
+      auto admitted = volcano_admitted(job);
+      if (!admitted) return failed(admitted.error());
+      held = !*admitted;
+      if (held) new_pods.clear();
+    }
+  }
   Expectations* expectations = m_caches != nullptr ? &m_caches->expectations : nullptr;
   if (expectations != nullptr) {
     expectations->expect(key, static_cast<int>(new_services.size() + new_pods.size()),
@@ -241,10 +252,6 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     event(job, "Normal", "SuccessfulDeleteService", "Deleted service: " + svc);
   }
 
-  if (grouped) {
-    const bool wanted = !model::is_finished(d.status) && !policy.suspend;
-    if (auto r = sync_pod_group(job, gang, wanted); !r) return fail(r.error());
-  }
   if (plans && !*plans) {
     event(job, "Warning", "PyTorchJobFailedValidation", plans->error().message);
     return fail(plans->error().context("planning pods of '" + key + "'"), false);
@@ -275,7 +282,21 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   }
   ReconcileResult out;
   if (d.requeue_after_seconds) out.requeue_after = std::chrono::seconds{*d.requeue_after_seconds};
+  // PodGroups are not watched: while Volcano holds the group, look again every few seconds.
+  constexpr std::chrono::seconds k_pod_group_poll{5};
+  if (held && (!out.requeue_after || *out.requeue_after > k_pod_group_poll)) out.requeue_after = k_pod_group_poll;
   return out;
+}
+
+Expected<bool> Reconciler::volcano_admitted(const nlohmann::json& job) {
+  const auto& meta = job.at("metadata");
+  const std::string name = meta.value("name", std::string{});
+  const auto api = model::pod_group_api(model::GangKind::volcano);
+  const kube::ResourceRef ref{api.group, api.version, api.plural, "PodGroup", true};
+  auto pg = m_client.get(ref, meta.value("namespace", std::string{}), name);
+  if (!pg) return pg.error().context("reading PodGroup '" + name + "'");
+  const auto phase = pg->value("status", nlohmann::json::object()).value("phase", std::string{});
+  return !phase.empty() && phase != "Pending";
 }
 
 bool Reconciler::pod_groups_served(model::GangKind kind) {

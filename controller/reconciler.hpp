@@ -74,6 +74,9 @@ class Reconciler {
   /// Creates the job's PodGroup while it runs and deletes it once it is finished or suspended,
   /// each at most once per job and process (AlreadyExists and NotFound count as success).
   Expected<void> sync_pod_group(const nlohmann::json& job, const model::GangScheduler& gang, bool wanted);
+  /// Volcano only: whether the job's PodGroup left phase Pending (facts §4.7: the operator
+  /// creates no pods before, DelayPodCreationDueToPodGroup).
+  Expected<bool> volcano_admitted(const nlohmann::json& job);
   void forget_pod_group(const std::string& key);
   void event(const nlohmann::json& job, const std::string& type, const std::string& reason,
              const std::string& message);

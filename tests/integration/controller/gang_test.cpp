@@ -39,7 +39,7 @@ class GangScheduling : public ControllerIntegration {
   }
 };
 
-TEST_F(GangScheduling, WithVolcanoTheJobGetsAPodGroupItsPodsJoinAndItGoesWhenTheJobEnds) {
+TEST_F(GangScheduling, WithVolcanoPodsWaitForThePodGroupToBeAdmittedJoinItAndItGoesWhenTheJobEnds) {
   install("podgroup-crd-volcano.yaml", k_volcano);
   auto c = config();
   c.reconciler.gang = model::parse_gang_scheduler("volcano");
@@ -48,9 +48,14 @@ TEST_F(GangScheduling, WithVolcanoTheJobGetsAPodGroupItsPodsJoinAndItGoesWhenThe
   auto j = job(0);
   j["spec"]["runPolicy"] = {{"schedulingPolicy", {{"queue", "research"}}}};
   ASSERT_TRUE(api->create(kube::resources::pytorchjobs(), "default", j));
-  ASSERT_TRUE(eventually([&] { return count(kube::resources::pods()) == 3; }));
-  const auto pg = api->get(k_volcano, "default", "job0");
+  // Volcano has not admitted the group: Services, but no pods yet (facts §4.7).
+  ASSERT_TRUE(eventually([&] { return count(kube::resources::services()) == 3; }));
+  auto pg = api->get(k_volcano, "default", "job0");
   ASSERT_TRUE(pg.has_value());
+  EXPECT_EQ(count(kube::resources::pods()), 0u);
+  (*pg)["status"] = {{"phase", "Inqueue"}};  // plays Volcano's enqueue action
+  ASSERT_TRUE(api->update_status(k_volcano, "default", *pg).has_value());
+  ASSERT_TRUE(eventually([&] { return count(kube::resources::pods()) == 3; }));
   EXPECT_EQ(pg->at("spec").at("minMember"), 3);
   EXPECT_EQ(pg->at("spec").at("queue"), "research");
   EXPECT_EQ(pg->at("metadata").at("ownerReferences").at(0).at("name"), "job0");
