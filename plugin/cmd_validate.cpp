@@ -87,6 +87,23 @@ Expected<schema::SchemaSet> load_crd(const std::string& path, const Context& ctx
 
 int run_validate(const ValidateFlags& flags, Context& ctx) {
   ValidateSettings settings;
+  std::optional<model::Release> release;
+  if (!flags.operator_release.empty()) {
+    release = model::parse_release(flags.operator_release);
+    if (!release) {
+      ctx.err << "error: unknown operator release " << util::quote(flags.operator_release)
+              << "; known: " << model::known_releases_list() << "\n";
+      return 2;
+    }
+  }
+  for (const auto& id : flags.disabled) {
+    if (!schema::rules::is_lint_id(id)) {
+      ctx.err << "error: --disable: unknown lint " << util::quote(id) << "; lints: "
+              << util::join(schema::rules::lint_ids(), ", ") << "\n";
+      return 2;
+    }
+    settings.rules.disabled.insert(id);
+  }
   if (flags.server_dry_run && flags.offline) {
     ctx.err << "error: --server-dry-run needs the cluster: drop --offline\n";
     return 2;
@@ -100,23 +117,14 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
             << "\n";
     return 2;
   }
-  const auto release = flags.operator_release.empty() ? std::optional<model::Release>(default_release(cluster, ctx))
-                                                      : model::parse_release(flags.operator_release);
   if (!release) {
-    ctx.err << "error: unknown operator release " << util::quote(flags.operator_release)
-            << "; known: " << model::known_releases_list() << "\n";
-    return 2;
+    release = default_release(cluster, ctx);
+  } else if (!cluster.unreachable.empty() && flags.crd.empty()) {
+    ctx.err << "warning: cannot reach the cluster at " << util::quote(cluster.server)
+            << ": using the carried schemas\n";
   }
   settings.rules.release = *release;
   settings.rules.strict = flags.strict;
-  for (const auto& id : flags.disabled) {
-    if (!schema::rules::is_lint_id(id)) {
-      ctx.err << "error: --disable: unknown lint " << util::quote(id) << "; lints: "
-              << util::join(schema::rules::lint_ids(), ", ") << "\n";
-      return 2;
-    }
-    settings.rules.disabled.insert(id);
-  }
   settings.limits.max_bytes = flags.max_bytes;
   settings.jobs = flags.jobs != 0 ? flags.jobs : std::max(1u, std::thread::hardware_concurrency());
 
