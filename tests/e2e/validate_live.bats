@@ -104,6 +104,12 @@ install() {
   [ "$stderr" = "warning: cannot reach the cluster at 'https://127.0.0.1:1': using operator release v1.9.4" ]
 }
 
+@test "an unreachable cluster with --operator given: the warning names the carried schemas" {
+  run --separate-stderr "$KPT_BIN" validate job.yaml --operator v1.7.0 --server https://127.0.0.1:1 --insecure-skip-tls-verify
+  [ "$status" -eq 0 ]
+  [ "$stderr" = "warning: cannot reach the cluster at 'https://127.0.0.1:1': using the carried schemas" ]
+}
+
 @test "--server-dry-run adds what only the server knows: the namespace does not exist" {
   install v1.9.4
   sed -i 's/^  name: big/  name: big\n  namespace: nosuch/' job.yaml
