@@ -58,7 +58,12 @@ class JsonWriter {
       return;
     }
     m_out += '"';
-    for (const char c : s) {
+    std::size_t run = 0;  // characters copied as they are, appended at once
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const char c = s[i];
+      if (c != '"' && c != '\\' && static_cast<unsigned char>(c) > 0x1f) continue;
+      m_out.append(s.data() + run, i - run);
+      run = i + 1;
       switch (c) {
         case '\b': m_out += "\\b"; break;
         case '\t': m_out += "\\t"; break;
@@ -67,17 +72,15 @@ class JsonWriter {
         case '\r': m_out += "\\r"; break;
         case '"': m_out += "\\\""; break;
         case '\\': m_out += "\\\\"; break;
-        default:
-          if (static_cast<unsigned char>(c) <= 0x1f) {
-            static constexpr char k_hex[] = "0123456789abcdef";
-            m_out += "\\u00";
-            m_out += k_hex[(c >> 4) & 0xf];
-            m_out += k_hex[c & 0xf];
-          } else {
-            m_out += c;
-          }
+        default: {  // the other control characters
+          static constexpr char k_hex[] = "0123456789abcdef";
+          m_out += "\\u00";
+          m_out += k_hex[(c >> 4) & 0xf];
+          m_out += k_hex[c & 0xf];
+        }
       }
     }
+    m_out.append(s.data() + run, s.size() - run);
     m_out += '"';
   }
 

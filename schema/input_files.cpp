@@ -2,6 +2,10 @@
 
 #include "schema/manifest_extensions.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -35,25 +39,32 @@ class DiskReader final : public FileReader {
     }
   }
 
+  // One open, one fstat, reads straight into the string: no stdio buffer, no second copy.
   Expected<std::string> read(const std::string& path, std::size_t max_bytes) override {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return make_error(ErrorCode::io, std::strerror(errno));
-    std::string out;
-    std::error_code ec;
-    const auto size = std::filesystem::file_size(path, ec);
-    if (!ec) out.reserve(static_cast<std::size_t>(std::min<std::uintmax_t>(size, max_bytes) + 1));
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return make_error(ErrorCode::io, std::strerror(errno));
     const std::size_t limit = max_bytes + 1;  // one byte more tells "too large" without reading it all
-    char buf[k_chunk];
-    while (out.size() < limit) {
-      const auto want = std::min(k_chunk, limit - out.size());
-      const auto got = std::fread(buf, 1, want, f);
-      out.append(buf, got);
-      if (got < want) break;
+    std::size_t capacity = k_chunk;
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) capacity = static_cast<std::size_t>(st.st_size) + 1;
+    std::string out;
+    out.resize(std::min(capacity, limit));
+    std::size_t size = 0;
+    int err = 0;
+    while (size < limit) {
+      if (size == out.size()) out.resize(std::min(limit, out.size() * 2));
+      const auto got = ::read(fd, out.data() + size, out.size() - size);
+      if (got < 0) {
+        if (errno == EINTR) continue;
+        err = errno;
+        break;
+      }
+      if (got == 0) break;
+      size += static_cast<std::size_t>(got);
     }
-    const bool failed = std::ferror(f) != 0;
-    const int err = errno;
-    std::fclose(f);
-    if (failed) return make_error(ErrorCode::io, std::strerror(err));
+    ::close(fd);
+    if (err != 0) return make_error(ErrorCode::io, std::strerror(err));
+    out.resize(size);
     return out;
   }
 

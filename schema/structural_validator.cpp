@@ -185,16 +185,16 @@ class StructuralValidator {
   }
 
   void check_string(const Node& v, const StructuralSchema& s, const std::string& path) {
-    const std::string quoted = util::quote(v.text);
+    const auto quoted = [&v] { return util::quote(v.text); };  // only when a finding needs it
     if (s.compiled_pattern) {
       switch (match_pattern(*s.compiled_pattern, v.text)) {
         case PatternResult::match: break;
         case PatternResult::no_match:
           if (is_quantity_pattern(s.pattern)) {
-            m_sink.error(v.pos, path, "schema.quantity", "invalid quantity " + quoted, quantity_hint(v.text));
+            m_sink.error(v.pos, path, "schema.quantity", "invalid quantity " + quoted(), quantity_hint(v.text));
           } else {
             m_sink.error(v.pos, path, "schema.pattern",
-                         "invalid value " + quoted + ": should match " + util::quote(s.pattern, 200));
+                         "invalid value " + quoted() + ": should match " + util::quote(s.pattern, 200));
           }
           break;
         case PatternResult::too_long:
@@ -212,7 +212,7 @@ class StructuralValidator {
       const std::size_t n = utf8_length(v.text);
       if (s.min_length && n < *s.min_length) {
         m_sink.error(v.pos, path, "schema.min-length",
-                     "invalid value " + quoted + ": should be at least " + std::to_string(*s.min_length) + " chars long");
+                     "invalid value " + quoted() + ": should be at least " + std::to_string(*s.min_length) + " chars long");
       }
       if (s.max_length && n > *s.max_length) {
         m_sink.error(v.pos, path, "schema.max-length",
@@ -224,20 +224,20 @@ class StructuralValidator {
 
   void check_number(const Node& v, const StructuralSchema& s, const std::string& path) {
     const double x = v.kind == NodeKind::integer ? static_cast<double>(v.integer) : v.number;
-    const std::string quoted = util::quote(v.text);
+    const auto quoted = [&v] { return util::quote(v.text); };  // only when a finding needs it
     std::int64_t i = 0;
     if (s.format == "int32" && integral_value(v, i) &&
         (i < std::numeric_limits<std::int32_t>::min() || i > std::numeric_limits<std::int32_t>::max())) {
-      m_sink.error(v.pos, path, "schema.format", "integer " + quoted + " is out of range for int32");
+      m_sink.error(v.pos, path, "schema.format", "integer " + quoted() + " is out of range for int32");
     }
     if (s.minimum && (s.exclusive_minimum ? x <= *s.minimum : x < *s.minimum)) {
       m_sink.error(v.pos, path, "schema.minimum",
-                   "invalid value " + quoted + ": should be greater than " + (s.exclusive_minimum ? "" : "or equal to ") +
+                   "invalid value " + quoted() + ": should be greater than " + (s.exclusive_minimum ? "" : "or equal to ") +
                        format_number(*s.minimum));
     }
     if (s.maximum && (s.exclusive_maximum ? x >= *s.maximum : x > *s.maximum)) {
       m_sink.error(v.pos, path, "schema.maximum",
-                   "invalid value " + quoted + ": should be less than " + (s.exclusive_maximum ? "" : "or equal to ") +
+                   "invalid value " + quoted() + ": should be less than " + (s.exclusive_maximum ? "" : "or equal to ") +
                        format_number(*s.maximum));
     }
   }
@@ -331,34 +331,40 @@ class StructuralValidator {
 
   void check_list_map(const Node& v, const StructuralSchema& s, const std::string& path) {
     std::unordered_map<std::string, std::size_t> seen;  // key tuple -> first index (hash: lists can be long)
-    for (std::size_t i = 0; i < v.items.size(); ++i) {
-      const Node& item = v.items[i];
-      if (!item.is_map()) continue;
-      std::string tuple;
-      std::string shown;
+    // The key fields' values: canonical ones (`shown` false) for the tuple, or as a finding shows them.
+    const auto key_values = [&s](const Node& item, bool shown) {
+      std::string out;
       for (const auto& k : s.list_map_keys) {
         const Node* kv = item.find(k);
         const StructuralSchema* ks = s.items != nullptr ? s.items->property(k) : nullptr;
         std::string text;
-        std::string canon;
         if (kv != nullptr && kv->kind != NodeKind::null) {
-          canon = canonical(*kv);
-          text = kv->kind == NodeKind::string ? util::quote(kv->text) : kv->text;
+          if (shown) text = kv->kind == NodeKind::string ? util::quote(kv->text) : kv->text;
+          else text = canonical(*kv);
         } else if (ks != nullptr && ks->default_value) {  // e.g. protocol defaults to TCP
-          canon = ks->default_value->kind == NodeKind::string ? "\"" + ks->default_value->text + "\"" : ks->default_value->text;
-          text = ks->default_value->kind == NodeKind::string ? util::quote(ks->default_value->text) : ks->default_value->text;
+          const auto& d = *ks->default_value;
+          if (shown) text = d.kind == NodeKind::string ? util::quote(d.text) : d.text;
+          else text = d.kind == NodeKind::string ? "\"" + d.text + "\"" : d.text;
         } else {
-          canon = "null";
           text = "null";
         }
-        tuple += canon + '\x1f';
-        shown += (shown.empty() ? "" : ", ") + k + "=" + text;
+        if (shown) {
+          out += (out.empty() ? "" : ", ") + k + "=" + text;
+        } else {
+          out += text;
+          out += '\x1f';
+        }
       }
-      const auto [it, first] = seen.try_emplace(std::move(tuple), i);
+      return out;
+    };
+    for (std::size_t i = 0; i < v.items.size(); ++i) {
+      const Node& item = v.items[i];
+      if (!item.is_map()) continue;
+      const auto [it, first] = seen.try_emplace(key_values(item, false), i);
       if (first) continue;
       m_sink.error(item.pos, path + "[" + std::to_string(i) + "]", "schema.duplicate-key",
-                   "duplicate entry with " + shown + ": the same key as " + path + "[" + std::to_string(it->second) +
-                       "] at line " + std::to_string(v.items[it->second].pos.line));
+                   "duplicate entry with " + key_values(item, true) + ": the same key as " + path + "[" +
+                       std::to_string(it->second) + "] at line " + std::to_string(v.items[it->second].pos.line));
     }
   }
 
