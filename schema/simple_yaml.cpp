@@ -3,6 +3,7 @@
 #include "schema/yaml_tree_builder.hpp"
 
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -16,9 +17,28 @@ constexpr std::size_t k_max_key = 1000;  // libyaml's simple keys end at 1024 ch
 /// Printable ASCII and newlines only: columns are then byte offsets, and no BOM, tab, CR,
 /// NEL or control character can change how libyaml reads the text.
 bool plain_ascii(std::string_view text) {
-  for (const char c : text) {
+  const auto byte_ok = [](char c) {
     const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && u != '\n') || u >= 0x7f) return false;
+    return (u >= 0x20 && u < 0x7f) || u == '\n';
+  };
+  constexpr std::uint64_t k_ones = 0x0101010101010101ULL;
+  constexpr std::uint64_t k_highs = 0x8080808080808080ULL;
+  std::size_t i = 0;
+  // Eight bytes at a time: no high bit, no DEL, and (the common case) nothing below 0x20;
+  // a word with a byte below 0x20 (usually a newline) is checked byte by byte.
+  for (; i + 8 <= text.size(); i += 8) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, text.data() + i, sizeof w);
+    const std::uint64_t del = w ^ (k_ones * 0x7f);
+    if ((w & k_highs) != 0 || ((del - k_ones) & ~del & k_highs) != 0) return false;
+    if (((w - k_ones * 0x20) & ~w & k_highs) != 0) {
+      for (std::size_t j = i; j < i + 8; ++j) {
+        if (!byte_ok(text[j])) return false;
+      }
+    }
+  }
+  for (; i < text.size(); ++i) {
+    if (!byte_ok(text[i])) return false;
   }
   return true;
 }

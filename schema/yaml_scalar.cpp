@@ -47,6 +47,13 @@ constexpr std::array<Fixed, 40> k_fixed{{
     {"-.INF", NodeKind::number, false, -k_inf}, {"<<", NodeKind::string, false, 0},
 }};
 
+// The longest spelling in k_fixed: longer text needs no table lookup (most keys and values).
+constexpr std::size_t k_longest_fixed = [] {
+  std::size_t n = 0;
+  for (const auto& f : k_fixed) n = f.text.size() > n ? f.text.size() : n;
+  return n;
+}();
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 int digit_value(char c) {
@@ -133,7 +140,7 @@ void resolve_plain(Node& node) {
   const char first = in.empty() ? '\0' : in.front();
   const bool maybe_fixed = in.empty() || first == '~' || first == '.' || first == '+' || first == '-' ||
                            first == '<' || std::string_view("yYnNtTfFoO").find(first) != std::string_view::npos;
-  if (maybe_fixed) {
+  if (maybe_fixed && in.size() <= k_longest_fixed) {
     for (const auto& f : k_fixed) {
       if (f.text != in) continue;
       node.kind = f.kind;
