@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -163,6 +165,75 @@ TEST(SimpleYaml, MatchesLibyamlOnEveryTestdataFile) {
   if (const char* extra = std::getenv("KPT_SIMPLE_YAML_CORPUS"); extra != nullptr && *extra != '\0') {
     EXPECT_GT(check_files_under(extra), 0u);
   }
+}
+
+/// Small changes to a realistic job, each a place where a line scanner could go wrong: the fast
+/// path must either match libyaml or leave the text to it. KPT_SIMPLE_YAML_MUTATIONS=N runs more.
+TEST(SimpleYaml, MatchesLibyamlOnMutatedJobs) {
+  const std::string job =
+      "# a job\n"
+      "apiVersion: kubeflow.org/v1\n"
+      "kind: PyTorchJob\n"
+      "metadata:\n"
+      "  name: train\n"
+      "  labels: {team: ml, tier: \"gpu\"}\n"
+      "spec:\n"
+      "  runPolicy:\n"
+      "    cleanPodPolicy: None   # keep pods\n"
+      "  pytorchReplicaSpecs:\n"
+      "    Worker:\n"
+      "      replicas: 2\n"
+      "      template:\n"
+      "        spec:\n"
+      "          containers:\n"
+      "          - name: pytorch\n"
+      "            image: 'example.com/train:1.0'\n"
+      "            command: [\"torchrun\", train.py, -v]\n"
+      "            env:\n"
+      "              - name: A\n"
+      "                value: \"1\"\n"
+      "              - name: B\n"
+      "                valueFrom:\n"
+      "                  fieldRef: {fieldPath: metadata.name}\n"
+      "            resources:\n"
+      "              limits:\n"
+      "                nvidia.com/gpu: 1\n"
+      "          tolerations:\n"
+      "          - key: x\n"
+      "            effect:\n"
+      "---\n"
+      "apiVersion: v1\n"
+      "kind: ConfigMap\n"
+      "data:\n"
+      "  a: b\n";
+  std::size_t rounds = 3000;
+  if (const char* n = std::getenv("KPT_SIMPLE_YAML_MUTATIONS"); n != nullptr) rounds = std::stoul(n);
+  const std::vector<std::string> pieces = {" ", "  ", ":", ": ", "-", "- ", "#", " #", "\"", "'", "[", "]", "{",
+                                           "}", ",", "\n", "\n  ", "---\n", "&a ", "*a", "!", "|", "?", "\\", "x",
+                                           "1", "~", "<<: ", "\t", "..."};
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  const auto next = [&state](std::uint64_t n) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return static_cast<std::size_t>(state % n);
+  };
+  std::size_t answered = 0;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    std::string text = job;
+    for (std::size_t m = 1 + next(3); m > 0; --m) {
+      const auto at = next(text.size() + 1);
+      switch (next(3)) {
+        case 0: text.insert(at, pieces[next(pieces.size())]); break;
+        case 1: text.erase(at, 1 + next(3)); break;
+        default: text.replace(at, 1, pieces[next(pieces.size())]); break;
+      }
+    }
+    SCOPED_TRACE(r);
+    if (fast_path_matches("job.yaml", text)) ++answered;
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_GT(answered, rounds / 10);  // the test reaches the fast path, not only libyaml
 }
 
 }  // namespace
