@@ -113,6 +113,11 @@ struct ClientOptions {
   std::string cwd;  ///< default: the process's
   bool stdin_is_terminal = false;
   std::string service_account_dir = k_service_account_dir;
+  /// For a best-effort look at a cluster (the release validate and env default to): fewer retries
+  /// and a short connect timeout, so a configured but dead cluster costs a moment, not the whole
+  /// retry budget. Negative / zero: the defaults (RestOptions::max_retries, 30 s).
+  int max_retries = -1;
+  std::chrono::milliseconds connect_timeout{0};
 };
 
 /// Resolves the flags and environment as kubectl would and builds a RestClient over libcurl.

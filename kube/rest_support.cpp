@@ -120,7 +120,9 @@ Expected<std::unique_ptr<ApiClient>> make_client(const ConnectionFlags& flags,
   t.proxy_url = config->proxy_url;
   t.compression = !config->disable_compression;
   t.timeout = config->timeout;
+  if (options.connect_timeout.count() > 0) t.connect_timeout = options.connect_timeout;
   RestOptions r;
+  if (options.max_retries >= 0) r.max_retries = options.max_retries;
   r.verbosity = options.verbosity;
   r.log = options.log;
   r.env = env;

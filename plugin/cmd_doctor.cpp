@@ -20,11 +20,13 @@ struct DoctorFlags {
   std::string output = "table";
 };
 
-int run_doctor(const DoctorFlags& flags, Context& ctx) {
+}  // namespace
+
+int run_doctor(const std::string& output, Context& ctx) {
   auto api = connect(ctx);
-  if (!api) {
+  if (!api) {  // no usable kubeconfig: a set-up problem, as for every command
     ctx.err << "error: " << api.error().message << "\n";
-    return exit_code::findings;
+    return exit_code::usage;
   }
   const auto* rest = dynamic_cast<const kube::RestClient*>(api->get());
   const std::string server = rest != nullptr ? rest->config().server : std::string{};
@@ -33,15 +35,13 @@ int run_doctor(const DoctorFlags& flags, Context& ctx) {
     ctx.err << "error: cannot reach the cluster at " << util::quote(server) << ": " << report.error().message << "\n";
     return exit_code::findings;
   }
-  if (flags.output == "json") {
+  if (output == "json") {
     write_doctor_json(ctx.out, *report);
   } else {
     write_doctor_table(ctx.out, *report, ctx.colour_out());
   }
   return exit_code::ok;
 }
-
-}  // namespace
 
 void add_doctor_command(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<DoctorFlags>();
@@ -59,8 +59,8 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
       "-o json keys: server, namespace, operator, crd, webhook, trainerV2, gangScheduling, permissions,\n"
       "verdict {kind: agree|image|crd|disagree|unknown, release, candidates, envStyle, summary, notes}.\n"
       "Exit codes: 0 the report was produced (even when nothing is installed), 1 the cluster cannot be\n"
-      "reached, 2 usage error.");
-  cmd->callback([flags, &ctx] { ctx.exit_code = run_doctor(*flags, ctx); });
+      "reached, 2 usage error or no usable kubeconfig.");
+  cmd->callback([flags, &ctx] { ctx.exit_code = run_doctor(flags->output, ctx); });
 }
 
 }  // namespace kpt::plugin

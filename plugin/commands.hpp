@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 namespace CLI {
 class App;
 }
@@ -21,5 +23,8 @@ void add_status_command(CLI::App& app, Context& ctx);
 void add_completion_command(CLI::App& app, Context& ctx);
 void add_version_command(CLI::App& app, Context& ctx);
 void add_config_command(CLI::App& app, Context& ctx);  // hidden: config-resolve
+
+// The doctor report (`doctor`, and `version --cluster` after the client version); returns the exit code.
+int run_doctor(const std::string& output, Context& ctx);
 
 }  // namespace kpt::plugin

@@ -11,7 +11,7 @@ namespace kpt::plugin {
 
 ClusterDefaults consult_cluster(const Context& ctx) {
   ClusterDefaults out;
-  auto api = connect(ctx);
+  auto api = connect_best_effort(ctx);
   if (!api) {
     if (ctx.verbosity > 0) ctx.err << "no cluster: " << api.error().message << "\n";
     return out;

@@ -119,3 +119,20 @@ print(r["crd"]["controllerGenReleases"], r["crd"]["fingerprintReleases"], r["ope
   run --separate-stderr "$KPT_BIN" doctor -o yaml
   [ "$status" -eq 2 ]
 }
+
+@test "no usable kubeconfig is a set-up error: exit 2, named as kubectl names it" {
+  run --separate-stderr env KUBECONFIG="$KPT_WORK/missing.yaml" "$KPT_BIN" doctor
+  [ "$status" -eq 2 ]
+  [[ "$stderr" == "error: "* ]]
+}
+
+@test "version --cluster prints the client version, then doctor's report; -o json is the report alone" {
+  install v1.7.0
+  run --separate-stderr "$KPT_BIN" version --cluster
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "kubectl-pytorch $("$KPT_BIN" version | cut -d' ' -f2)" ]
+  [ "${lines[${#lines[@]}-1]}" = "verdict: operator v1.7.0: the image and the CRD agree" ]
+  run --separate-stderr "$KPT_BIN" version --cluster -o json
+  [ "$status" -eq 0 ]
+  [ "$(echo "$output" | python3 -c 'import json,sys; print(json.load(sys.stdin)["verdict"]["release"])')" = "v1.7.0" ]
+}
