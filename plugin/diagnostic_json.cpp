@@ -1,17 +1,22 @@
-// `validate -o json`: written directly into one buffer. The bytes are those of
+// `validate -o json`, written by hand (the findings of a large run in two halves, on two threads). The bytes are those of
 // nlohmann::ordered_json::dump(2, ' ', false, replace) on the same values (a test compares
 // them); nlohmann escapes only the strings that are not plain ASCII.
 #include "plugin/diagnostic_output.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <vector>
 
 namespace kpt::plugin {
 
 namespace {
+
+constexpr std::size_t k_parallel_findings = 2000;  // below this a second thread costs more than it saves
 
 const char* severity_word(schema::Severity s) {
   switch (s) {
@@ -166,23 +171,33 @@ void write_json(const Report& report, std::ostream& out) {
   w.member("files", s.files, 2);
   w.close('}', 1);
   w.key("diagnostics", 1, false);
-  bool first = true;
-  w.out() += '[';
+  std::vector<const schema::Diagnostic*> all;
   for (const auto& f : report.files) {
-    for (const auto& d : f.file_findings) {
-      write_diagnostic(w, d, first);
-      first = false;
-    }
+    for (const auto& d : f.file_findings) all.push_back(&d);
     for (const auto& doc : f.documents) {
-      for (const auto& d : doc.findings) {
-        write_diagnostic(w, d, first);
-        first = false;
-      }
+      for (const auto& d : doc.findings) all.push_back(&d);
     }
   }
-  if (first) {
+  w.out() += '[';
+  if (all.empty()) {
     w.out() += ']';
   } else {
+    const auto render = [&all](std::size_t from, std::size_t to, std::string& into) {
+      JsonWriter part;
+      part.out().reserve((to - from) * 256);
+      for (std::size_t i = from; i < to; ++i) write_diagnostic(part, *all[i], i == 0);
+      into = std::move(part.out());
+    };
+    // Many findings (a whole corpus): the second half is written on another core meanwhile.
+    const std::size_t half = all.size() >= k_parallel_findings ? all.size() / 2 : all.size();
+    std::string second;
+    std::thread helper;
+    if (half < all.size()) helper = std::thread(render, half, all.size(), std::ref(second));
+    std::string first;
+    render(0, half, first);
+    if (helper.joinable()) helper.join();
+    w.out() += first;
+    w.out() += second;
     w.close(']', 1);
   }
   w.close('}', 0);

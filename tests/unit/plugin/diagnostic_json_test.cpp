@@ -75,6 +75,21 @@ TEST(DiagnosticJson, WritesTheBytesNlohmannWouldForEveryKindOfString) {
   EXPECT_EQ(written(r), reference_json(r));
 }
 
+TEST(DiagnosticJson, WritesManyFindingsInOrderWhenHalfOfThemAreWrittenOnAnotherThread) {
+  Report r;
+  for (std::size_t i = 0; i < 1501; ++i) {
+    FileReport f;
+    f.name = "job-" + std::to_string(i) + ".yaml";
+    if (i % 7 == 0) f.file_findings.push_back(finding(schema::Severity::error, f.name, "syntax \xc3\xa9"));
+    DocumentReport doc;
+    doc.findings.push_back(finding(schema::Severity::warning, f.name, "placeholder " + std::to_string(i)));
+    doc.findings.push_back(finding(schema::Severity::error, f.name, "\"quoted\" " + std::to_string(i)));
+    f.documents.push_back(doc);
+    r.files.push_back(f);
+  }
+  EXPECT_EQ(written(r), reference_json(r));
+}
+
 TEST(DiagnosticJson, WritesEmptyListsAsNlohmannDoes) {
   Report none;
   EXPECT_EQ(written(none), reference_json(none));
