@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
-#include <optional>
 #include <thread>
 
 #include "schema/release_fields.hpp"
@@ -84,89 +83,33 @@ FileReport validate_file(const schema::InputFile& input, const ValidateSettings&
   return out;
 }
 
-namespace {
-
-/// Runs `work(i)` for i in [0, count), `jobs` at a time; each worker takes the next index, so a
-/// slow file holds up no other. `work` returns false to stop handing out indices.
-template <class Work>
-void for_each_index(std::size_t count, unsigned jobs, const Work& work) {
-  const unsigned workers = std::max(1u, std::min<unsigned>(jobs, static_cast<unsigned>(count)));
+Report validate_inputs(const std::vector<schema::InputFile>& inputs, const ValidateSettings& settings) {
+  Report report;
+  report.files.resize(inputs.size());
+  const unsigned workers = std::max(1u, std::min<unsigned>(settings.jobs, static_cast<unsigned>(inputs.size())));
   if (workers <= 1) {
-    for (std::size_t i = 0; i < count; ++i) {
-      if (!work(i)) return;
-    }
-    return;
+    for (std::size_t i = 0; i < inputs.size(); ++i) report.files[i] = validate_file(inputs[i], settings);
+    return report;
   }
+  // Each worker takes the next file; results land in their input slot, so order is fixed.
   std::atomic<std::size_t> next{0};
-  std::atomic<bool> stop{false};
   std::vector<std::thread> threads;
   threads.reserve(workers);
   for (unsigned w = 0; w < workers; ++w) {
     threads.emplace_back([&] {
-      for (std::size_t i = next++; i < count && !stop; i = next++) {
-        if (!work(i)) stop = true;
+      for (std::size_t i = next++; i < inputs.size(); i = next++) {
+        try {
+          report.files[i] = validate_file(inputs[i], settings);
+        } catch (const std::exception& e) {  // a broken invariant: report it on its file, keep going
+          report.files[i].name = inputs[i].name;
+          report.files[i].file_findings.push_back(schema::Diagnostic{
+              schema::Severity::error, schema::Location{inputs[i].name, 0, 0}, "", "internal",
+              std::string("internal error while validating: ") + e.what(), ""});
+        }
       }
     });
   }
   for (auto& t : threads) t.join();
-}
-
-/// validate_file, with a broken invariant reported on its file instead of ending the run.
-FileReport validate_guarded(const schema::InputFile& input, const ValidateSettings& settings) {
-  try {
-    return validate_file(input, settings);
-  } catch (const std::exception& e) {
-    FileReport out;
-    out.name = input.name;
-    out.file_findings.push_back(schema::Diagnostic{schema::Severity::error, schema::Location{input.name, 0, 0}, "",
-                                                   "internal",
-                                                   std::string("internal error while validating: ") + e.what(), ""});
-    return out;
-  }
-}
-
-}  // namespace
-
-Report validate_inputs(const std::vector<schema::InputFile>& inputs, const ValidateSettings& settings) {
-  Report report;
-  report.files.resize(inputs.size());
-  if (settings.jobs <= 1 || inputs.size() <= 1) {
-    for (std::size_t i = 0; i < inputs.size(); ++i) report.files[i] = validate_file(inputs[i], settings);
-    return report;
-  }
-  // Results land in their input slot, so the order is fixed.
-  for_each_index(inputs.size(), settings.jobs, [&](std::size_t i) {
-    report.files[i] = validate_guarded(inputs[i], settings);
-    return true;
-  });
-  return report;
-}
-
-Expected<Report> validate_listed(const schema::ListedInputs& listed, schema::FileReader& fs,
-                                 const ValidateSettings& settings) {
-  const auto& inputs = listed.inputs;
-  std::vector<std::optional<Error>> errors(inputs.size());
-  if (listed.error) {  // the run fails anyway: only find which error comes first
-    for (const auto& input : inputs) {
-      auto file = schema::read_input(input, fs, settings.limits.max_bytes);
-      if (!file) return file.error();
-    }
-    return *listed.error;
-  }
-  Report report;
-  report.files.resize(inputs.size());
-  for_each_index(inputs.size(), settings.jobs, [&](std::size_t i) {
-    auto file = schema::read_input(inputs[i], fs, settings.limits.max_bytes);
-    if (!file) {
-      errors[i] = file.error();
-      return false;  // later files are not needed; earlier ones are all taken already
-    }
-    report.files[i] = settings.jobs <= 1 ? validate_file(*file, settings) : validate_guarded(*file, settings);
-    return true;
-  });
-  for (auto& e : errors) {
-    if (e) return std::move(*e);
-  }
   return report;
 }
 

@@ -25,11 +25,4 @@ FileReport validate_file(const schema::InputFile& input, const ValidateSettings&
 /// validate_file over every input, `settings.jobs` at a time; the report keeps input order.
 Report validate_inputs(const std::vector<schema::InputFile>& inputs, const ValidateSettings& settings);
 
-/// validate_inputs for inputs not read yet: each worker reads the files it validates, so reading
-/// uses every core too. The error is the first problem in input order, a file that cannot be
-/// read or then `listed.error`, exactly what collect_inputs would have returned (and nothing
-/// is validated after it). `fs.read` is called from `settings.jobs` threads at once.
-Expected<Report> validate_listed(const schema::ListedInputs& listed, schema::FileReader& fs,
-                                 const ValidateSettings& settings);
-
 }  // namespace kpt::plugin

@@ -112,54 +112,6 @@ Expected<InputFile> read_file(FileReader& fs, const std::string& path, std::size
 
 std::unique_ptr<FileReader> make_disk_reader() { return std::make_unique<DiskReader>(); }
 
-ListedInputs list_inputs(const std::vector<std::string>& args, FileReader& fs, std::istream& stdin_stream,
-                         std::size_t max_bytes) {
-  ListedInputs out;
-  bool stdin_used = false;
-  for (const auto& arg : args) {
-    if (arg == "-") {
-      if (stdin_used) {
-        out.error = make_error(ErrorCode::usage, "'-' (stdin) given more than once");
-        return out;
-      }
-      stdin_used = true;
-      auto file = read_stdin(stdin_stream, max_bytes);
-      if (!file) {
-        out.error = file.error();
-        return out;
-      }
-      out.inputs.push_back(ListedInput{{}, std::make_shared<const InputFile>(std::move(*file))});
-      continue;
-    }
-    switch (fs.kind(arg)) {
-      case FileReader::Kind::missing:
-        out.error = make_error(ErrorCode::io, "reading " + quoted(arg) + ": " + std::strerror(ENOENT));
-        return out;
-      case FileReader::Kind::directory: {
-        auto paths = fs.manifests_under(arg);
-        if (!paths) {
-          out.error = paths.error().context("listing " + quoted(arg));
-          return out;
-        }
-        if (paths->empty()) {
-          out.error = make_error(ErrorCode::usage, "no .yaml, .yml or .json files under " + quoted(arg));
-          return out;
-        }
-        for (auto& path : *paths) out.inputs.push_back(ListedInput{std::move(path), nullptr});
-        break;
-      }
-      case FileReader::Kind::file:
-      case FileReader::Kind::other: out.inputs.push_back(ListedInput{arg, nullptr}); break;
-    }
-  }
-  return out;
-}
-
-Expected<InputFile> read_input(const ListedInput& input, FileReader& fs, std::size_t max_bytes) {
-  if (input.read) return *input.read;
-  return read_file(fs, input.path, max_bytes);
-}
-
 Expected<std::vector<InputFile>> collect_inputs(const std::vector<std::string>& args, FileReader& fs,
                                                 std::istream& stdin_stream, std::size_t max_bytes) {
   std::vector<InputFile> out;

@@ -3,7 +3,6 @@
 #include <cstddef>
 #include <iosfwd>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,28 +30,6 @@ struct InputFile {
   std::shared_ptr<const std::string> text;
   bool too_large = false;                    ///< text holds only the first max_bytes
 };
-
-/// An input named by the command's arguments, not read yet: a file path, or stdin (read while
-/// listing, since it can be read only once).
-struct ListedInput {
-  std::string path;                      ///< the file to read; empty for stdin
-  std::shared_ptr<const InputFile> read; ///< stdin, already read
-};
-
-/// The inputs in order, and the error collect_inputs would stop at after them (a missing path,
-/// an empty directory, '-' twice ...), if any: so a caller that reads the files itself, in
-/// parallel, reports the first problem in input order just as collect_inputs does.
-struct ListedInputs {
-  std::vector<ListedInput> inputs;
-  std::optional<Error> error;
-};
-
-/// collect_inputs without reading files: directories expanded, stdin read.
-ListedInputs list_inputs(const std::vector<std::string>& args, FileReader& fs, std::istream& stdin_stream,
-                         std::size_t max_bytes);
-
-/// Reads one listed input; the error is named with the path ("reading 'a.yaml': ...").
-Expected<InputFile> read_input(const ListedInput& input, FileReader& fs, std::size_t max_bytes);
 
 /// Expands the command's arguments (files, directories, "-") into inputs, in order.
 /// A missing or unreadable path is an Error (exit code 2), named with the path.

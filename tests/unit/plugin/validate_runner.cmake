@@ -1,1 +1,1 @@
-list(APPEND KPT_UNIT_plugin ${CMAKE_CURRENT_LIST_DIR}/validate_runner_test.cpp ${CMAKE_CURRENT_LIST_DIR}/validate_listed_test.cpp)
+list(APPEND KPT_UNIT_plugin ${CMAKE_CURRENT_LIST_DIR}/validate_runner_test.cpp)
