@@ -40,7 +40,7 @@ py_repeat=${PY_REPEAT:-3}
 for i in $(seq "$repeat"); do
   t0=$(now)
   rc=0
-  "$kpt" validate -o json "$work/corpus" >"$work/kpt.json" 2>"$work/kpt.err" || rc=$?
+  "$kpt" validate --offline -o json "$work/corpus" >"$work/kpt.json" 2>"$work/kpt.err" || rc=$?
   t1=$(now)
   if [ "$rc" -ne 1 ]; then
     echo "bench_validate: expected exit 1 (findings) from kubectl-pytorch, got $rc" >&2
@@ -87,7 +87,7 @@ spec:
             image: registry.example.com/mnist:1.0
             command: ["python", "mnist.py"]
 YAML
-cold_cmd="$kpt validate $work/small.yaml"
+cold_cmd="$kpt validate --offline $work/small.yaml"
 if command -v hyperfine >/dev/null; then
   hyperfine --style none --warmup 3 --runs "$runs" -i --export-json "$work/cold.json" "$cold_cmd" >/dev/null 2>&1
   cold_tool="hyperfine --warmup 3 --runs $runs"
@@ -102,7 +102,7 @@ fi
 
 rss=""
 if [ -x /usr/bin/time ]; then
-  /usr/bin/time -f '%M' -o "$work/rss.txt" "$kpt" validate -o json "$work/corpus" >/dev/null 2>&1 || true
+  /usr/bin/time -f '%M' -o "$work/rss.txt" "$kpt" validate --offline -o json "$work/corpus" >/dev/null 2>&1 || true
   rss=$(tail -1 "$work/rss.txt")
 fi
 
