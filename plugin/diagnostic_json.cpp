@@ -18,40 +18,6 @@ namespace {
 
 constexpr std::size_t k_parallel_findings = 2000;  // below this a second thread costs more than it saves
 
-const char* severity_word(schema::Severity s) {
-  switch (s) {
-    case schema::Severity::error: return "error";
-    case schema::Severity::warning: return "warning";
-    case schema::Severity::info: break;
-  }
-  return "info";
-}
-
-void add_counts(const schema::Diagnostics& ds, Summary& s) {
-  for (const auto& d : ds) {
-    switch (d.severity) {
-      case schema::Severity::error: ++s.errors; break;
-      case schema::Severity::warning: ++s.warnings; break;
-      case schema::Severity::info: ++s.infos; break;
-    }
-  }
-}
-
-Summary summarize_file(const FileReport& f) {
-  Summary s;
-  s.files = 1;
-  add_counts(f.file_findings, s);
-  for (const auto& d : f.documents) {
-    if (d.skipped) {
-      ++s.skipped;
-      continue;
-    }
-    ++s.documents;
-    add_counts(d.findings, s);
-  }
-  return s;
-}
-
 class JsonWriter {
  public:
   void string(std::string_view s) {
@@ -126,7 +92,7 @@ void write_diagnostic(JsonWriter& w, const schema::Diagnostic& d, bool first) {
   w.member("file", d.location.file, 3, true);
   w.member("line", d.location.line, 3);
   w.member("column", d.location.col, 3);
-  w.member("severity", severity_word(d.severity), 3);
+  w.member("severity", schema::to_string(d.severity), 3);
   w.member("field", d.field_path, 3);
   w.member("rule", d.rule_id, 3);
   w.member("message", d.message, 3);
@@ -148,7 +114,7 @@ void write_json(const Report& report, std::ostream& out) {
     w.out() += '[';
     bool first = true;
     for (const auto& f : report.files) {
-      const auto s = summarize_file(f);
+      const auto s = summarize(f);
       w.element('{', 2, first);
       first = false;
       w.member("name", f.name, 3, true);

@@ -15,17 +15,8 @@ constexpr const char* k_magenta = "\033[1;35m";
 constexpr const char* k_cyan = "\033[1;36m";
 constexpr const char* k_green = "\033[1;32m";
 
-const char* severity_word(schema::Severity s) {
-  switch (s) {
-    case schema::Severity::error: return "error";
-    case schema::Severity::warning: return "warning";
-    case schema::Severity::info: break;
-  }
-  return "info";
-}
-
 /// Text output calls an info finding a "note", as compilers do.
-const char* severity_label(schema::Severity s) { return s == schema::Severity::info ? "note" : severity_word(s); }
+const char* severity_label(schema::Severity s) { return s == schema::Severity::info ? "note" : schema::to_string(s); }
 
 const char* severity_colour(schema::Severity s) {
   switch (s) {
@@ -63,21 +54,33 @@ void count(const schema::Diagnostics& ds, Summary& s) {
 
 }  // namespace
 
-Summary summarize(const Report& report) {
+Summary summarize(const FileReport& file) {
   Summary s;
-  s.files = report.files.size();
-  for (const auto& f : report.files) {
-    count(f.file_findings, s);
-    for (const auto& d : f.documents) {
-      if (d.skipped) {
-        ++s.skipped;
-        continue;
-      }
-      ++s.documents;
-      count(d.findings, s);
+  s.files = 1;
+  count(file.file_findings, s);
+  for (const auto& d : file.documents) {
+    if (d.skipped) {
+      ++s.skipped;
+      continue;
     }
+    ++s.documents;
+    count(d.findings, s);
   }
   return s;
+}
+
+Summary summarize(const Report& report) {
+  Summary total;
+  for (const auto& f : report.files) {
+    const Summary s = summarize(f);
+    total.errors += s.errors;
+    total.warnings += s.warnings;
+    total.infos += s.infos;
+    total.documents += s.documents;
+    total.skipped += s.skipped;
+    total.files += s.files;
+  }
+  return total;
 }
 
 std::string summary_line(const Summary& s) {

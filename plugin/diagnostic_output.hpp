@@ -42,6 +42,7 @@ struct Summary {
 };
 
 Summary summarize(const Report& report);
+Summary summarize(const FileReport& file);  ///< one file's counts (files = 1)
 
 /// "2 errors, 1 warning in 1 document (1 file); 1 document of another kind skipped"
 std::string summary_line(const Summary& s);

@@ -31,18 +31,6 @@ constexpr ImageTag k_image_tags[] = {
 constexpr Release k_untagged_release{1, 9, 1};
 constexpr std::size_t k_short_sha = 7;
 
-struct Generator {
-  std::string_view version;
-  Release first;
-  Release last;
-};
-
-// facts §6 step 2.
-constexpr Generator k_generators[] = {
-    {"v0.6.0", {1, 3, 0}, {1, 5, 0}},  {"v0.10.0", {1, 6, 0}, {1, 6, 0}}, {"v0.12.0", {1, 7, 0}, {1, 7, 0}},
-    {"v0.14.0", {1, 8, 0}, {1, 8, 1}}, {"v0.16.5", {1, 9, 0}, {1, 9, 4}},
-};
-
 bool is_hex(std::string_view s) {
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -127,17 +115,6 @@ std::string trainer_version_from_image(std::string_view image) {
   split_image(image, tag, has_digest);
   if (tag.size() < 2 || tag[0] != 'v' || tag[1] != '2') return {};
   return tag;
-}
-
-std::vector<Release> releases_from_generator(std::string_view controller_gen_version) {
-  std::vector<Release> out;
-  for (const auto& g : k_generators) {
-    if (g.version != controller_gen_version) continue;
-    for (const auto& r : model::k_releases) {
-      if (r >= g.first && r <= g.last) out.push_back(r);
-    }
-  }
-  return out;
 }
 
 std::string releases_text(const std::vector<Release>& releases) {

@@ -32,10 +32,6 @@ ImageMatch match_operator_image(std::string_view image);
 /// → "v2.1.0"); "" when the tag is not a v2 semver.
 std::string trainer_version_from_image(std::string_view image);
 
-/// The releases a `controller-gen.kubebuilder.io/version` annotation implies (facts §6 step 2), oldest
-/// first; empty when the generator version is not one of the operator's.
-std::vector<model::Release> releases_from_generator(std::string_view controller_gen_version);
-
 /// "v1.9.0–v1.9.4", "v1.6.0", "v1.3.0, v1.5.0" (consecutive known releases collapse to a range).
 std::string releases_text(const std::vector<model::Release>& releases);
 

@@ -148,7 +148,7 @@ CrdInfo crd_info(const Expected<json>& crd) {
   const auto& meta = crd->value("metadata", json::object());
   info.resource_version = meta.value("resourceVersion", "");
   info.controller_gen = meta.value("annotations", json::object()).value("controller-gen.kubebuilder.io/version", "");
-  info.generator_releases = releases_from_generator(info.controller_gen);
+  info.generator_releases = schema::releases_from_generator(info.controller_gen);
   if (auto p = json::json_pointer("/spec/versions"); crd->contains(p) && crd->at(p).is_array()) {
     for (const auto& v : crd->at(p)) {
       if (v.value("served", false)) info.served_versions.push_back(v.value("name", ""));

@@ -76,20 +76,29 @@ std::vector<Release> releases_matching_crd(const Node& crd_root) {
   if (kind == nullptr || kind->text != "PyTorchJob" || schema == nullptr) return out;
 
   const Node* generator = crd_root.at_path({"metadata", "annotations", "controller-gen.kubebuilder.io/version"});
-  const GeneratorVersion* known = nullptr;
-  if (generator != nullptr) {
-    const auto* it = std::find_if(std::begin(k_generators), std::end(k_generators),
-                                  [&](const GeneratorVersion& g) { return g.version == generator->text; });
-    if (it != std::end(k_generators)) known = it;
-  }
+  // An unknown generator says nothing; a known one bounds the releases the probes may pick.
+  const auto generated_by = generator != nullptr ? releases_from_generator(generator->text) : std::vector<Release>{};
 
   for (const auto& release : model::k_releases) {
-    if (known != nullptr && (release < known->first || release > known->last)) continue;
+    if (!generated_by.empty() && std::find(generated_by.begin(), generated_by.end(), release) == generated_by.end()) {
+      continue;
+    }
     // Nothing was ever removed, so a release matches when it has exactly the probes it added.
     const bool all_agree = std::all_of(std::begin(k_probes), std::end(k_probes), [&](const Probe& probe) {
       return has_path(*schema, probe.path) == (release >= probe.added_in);
     });
     if (all_agree) out.push_back(release);
+  }
+  return out;
+}
+
+std::vector<Release> releases_from_generator(std::string_view controller_gen_version) {
+  std::vector<Release> out;
+  for (const auto& g : k_generators) {
+    if (g.version != controller_gen_version) continue;
+    for (const auto& r : model::k_releases) {
+      if (r >= g.first && r <= g.last) out.push_back(r);
+    }
   }
   return out;
 }

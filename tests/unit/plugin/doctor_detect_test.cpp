@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "schema/crd_fingerprint.hpp"
+
 namespace kpt::plugin {
 namespace {
 
@@ -85,7 +87,7 @@ TEST(DoctorDetect, ControllerGenVersionsMapToReleaseRanges) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.version);
-    EXPECT_EQ(text_of(releases_from_generator(c.version)), c.releases);
+    EXPECT_EQ(text_of(schema::releases_from_generator(c.version)), c.releases);
   }
 }
 
