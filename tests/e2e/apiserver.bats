@@ -4,18 +4,12 @@ load helpers
 
 setup() {
   setup_workdir
-  export HOME="$KPT_WORK/home"          # kubectl's discovery cache and defaults stay in the test dir
-  mkdir -p "$HOME"
-  STATE="$KPT_WORK/state"
-  export KUBECONFIG="$KPT_WORK/kubeconfig.yaml"
   # Only the API server: these tests drive it alone, with no controller or node acting on objects.
-  run "$KPT_BIN" local up --server-only --state-dir "$STATE" --kubeconfig-out "$KUBECONFIG"
-  [ "$status" -eq 0 ] || { echo "$output" >&3; return 1; }
-  UP_OUTPUT="$output"
+  start_api_server
 }
 
 teardown() {
-  "$KPT_BIN" local down --state-dir "$STATE" >/dev/null 2>&1 || true
+  stop_api_server
   teardown_workdir
 }
 

@@ -6,14 +6,11 @@ load helpers
 
 setup() {
   setup_workdir
-  export HOME="$KPT_WORK/home"
-  mkdir -p "$HOME"
-  export KUBECONFIG="$KPT_WORK/kubeconfig"
-  "$KPT_BIN" local up --server-only --state-dir "$KPT_WORK/state" --kubeconfig-out "$KUBECONFIG" >/dev/null 2>&1
+  start_api_server
 }
 
 teardown() {
-  "$KPT_BIN" local down --state-dir "$KPT_WORK/state" >/dev/null 2>&1 || true
+  stop_api_server
   teardown_workdir
 }
 

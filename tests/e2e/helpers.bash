@@ -17,3 +17,16 @@ plugin_path() {
   ln -sf "$KPT_BIN" "$KPT_WORK/bin/kubectl-pytorch"
   echo "$KPT_WORK/bin:$PATH"
 }
+# The embedded API server alone (no controller, no node), in the test dir: HOME (kubectl's caches),
+# KUBECONFIG and STATE point there; its `local up` output is in UP_OUTPUT. A failed start fails the test.
+start_api_server() {
+  export HOME="$KPT_WORK/home"
+  mkdir -p "$HOME"
+  STATE="$KPT_WORK/state"
+  export KUBECONFIG="$KPT_WORK/kubeconfig.yaml"
+  UP_OUTPUT=$("$KPT_BIN" local up --server-only --state-dir "$STATE" --kubeconfig-out "$KUBECONFIG" 2>&1) ||
+    { echo "$UP_OUTPUT" >&3; return 1; }
+}
+stop_api_server() {
+  "$KPT_BIN" local down --state-dir "$STATE" >/dev/null 2>&1 || true
+}

@@ -6,10 +6,7 @@ load helpers
 
 setup() {
   setup_workdir
-  export HOME="$KPT_WORK/home"
-  mkdir -p "$HOME"
-  export KUBECONFIG="$KPT_WORK/kubeconfig"
-  "$KPT_BIN" local up --server-only --state-dir "$KPT_WORK/state" --kubeconfig-out "$KUBECONFIG" >/dev/null 2>&1
+  start_api_server
   cat >job.yaml <<'YAML'
 apiVersion: kubeflow.org/v1
 kind: PyTorchJob
@@ -35,7 +32,7 @@ YAML
 }
 
 teardown() {
-  "$KPT_BIN" local down --state-dir "$KPT_WORK/state" >/dev/null 2>&1 || true
+  stop_api_server
   teardown_workdir
 }
 
