@@ -52,11 +52,12 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->footer(
       "Reads Deployments in all namespaces, the CRD pytorchjobs.kubeflow.org, the validating webhook, the\n"
-      "list of CRDs and two SelfSubjectAccessReviews (create pytorchjobs, create pods in the namespace).\n"
+      "list of CRDs, the labels of up to 100 job pods (which release made them) and two\n"
+      "SelfSubjectAccessReviews (create pytorchjobs, create pods in the namespace).\n"
       "A check the user may not read says 'not allowed to read'; nothing aborts the report.\n"
       "The verdict: the release the operator image's tag maps to, checked against the CRD's\n"
       "controller-gen annotation and schema; validate and env use it as their default --operator.\n"
-      "-o json keys: server, namespace, operator, crd, webhook, trainerV2, gangScheduling, permissions,\n"
+      "-o json keys: server, namespace, operator, crd, webhook, jobPods, trainerV2, gangScheduling, permissions,\n"
       "verdict {kind: agree|image|crd|disagree|unknown, release, candidates, envStyle, summary, notes}.\n"
       "Exit codes: 0 the report was produced (even when nothing is installed), 1 the cluster cannot be\n"
       "reached, 2 usage error or no usable kubeconfig.");

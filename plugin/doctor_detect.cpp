@@ -201,7 +201,38 @@ Verdict combine(const DetectionInput& in) {
                         v.release->to_string() + " installs: invalid jobs are not rejected when created");
     }
   }
+  if (v.release && in.pod_labels && !in.pod_labels->empty() &&
+      std::find(in.pod_labels->begin(), in.pod_labels->end(), *v.release) == in.pod_labels->end()) {
+    v.notes.push_back("pods of existing jobs carry the labels of " + releases_text(*in.pod_labels) +
+                      ", not of " + v.release->to_string() + ": another release made them (before an upgrade?)");
+  }
   return v;
+}
+
+std::vector<Release> releases_from_pod_labels(const std::map<std::string, std::string>& labels) {
+  const auto has = [&](const std::string& key) { return labels.count(key) != 0; };
+  const auto value = [&](const std::string& key) { return has(key) ? labels.at(key) : std::string{}; };
+  if (has("app.kubernetes.io/name")) return {};
+  const bool old_keys = value("group-name") == "kubeflow.org";
+  const bool new_keys = has("training.kubeflow.org/operator-name");
+  Release first{1, 6, 0};
+  Release last = model::k_newest_release;
+  if (old_keys && !new_keys) {
+    first = last = Release{1, 3, 0};
+  } else if (old_keys) {
+    first = Release{1, 4, 0};
+    last = Release{1, 5, 0};
+  } else if (!new_keys) {
+    return {};
+  } else if (value("training.kubeflow.org/replica-type") == "worker" &&
+             value("training.kubeflow.org/job-role") == "master") {
+    first = Release{1, 8, 0};
+  }
+  std::vector<Release> out;
+  for (const auto& r : model::k_releases) {
+    if (r >= first && r <= last) out.push_back(r);
+  }
+  return out;
 }
 
 model::EnvStyle style_for(const Release& release) {

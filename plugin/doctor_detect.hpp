@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,11 +36,21 @@ std::string trainer_version_from_image(std::string_view image);
 /// "v1.9.0–v1.9.4", "v1.6.0", "v1.3.0, v1.5.0" (consecutive known releases collapse to a range).
 std::string releases_text(const std::vector<model::Release>& releases);
 
+/// What the labels of one pod a v1 operator made imply (facts §2.3, §6 step 4): only the old keys
+/// (`group-name: kubeflow.org`, no `training.kubeflow.org/*`) → v1.3.0; old and new → v1.4.0–v1.5.0;
+/// only `training.kubeflow.org/*` → v1.6.0+, and v1.8.0+ when a Worker carries `job-role: master`
+/// (worker 0 of a job without Master). Empty for pods no operator made: our controller's carry
+/// `app.kubernetes.io/name`, which no v1 operator sets.
+std::vector<model::Release> releases_from_pod_labels(const std::map<std::string, std::string>& labels);
+
 /// The evidence doctor gathered; nullopt = that source was not available (not installed, not allowed).
 struct DetectionInput {
   std::optional<ImageMatch> image;                         ///< the operator Deployment's image
   std::optional<std::vector<model::Release>> crd;          ///< releases_matching_crd of the installed CRD
   std::optional<bool> webhook;                             ///< the v1.8+ ValidatingWebhookConfiguration exists
+  /// The releases every job pod seen could come from (releases_from_pod_labels, intersected); only
+  /// notes come of it, since pods can outlive an upgrade.
+  std::optional<std::vector<model::Release>> pod_labels;
 };
 
 struct Verdict {
@@ -62,7 +73,8 @@ struct Verdict {
 /// - both speak but do not intersect → disagree, the image's release (the running controller decides
 ///   env and rules; live validate uses the installed CRD itself), with both named in the summary;
 /// - one speaks → that one's newest release; neither → unknown.
-/// The webhook only adds notes: present on a release before v1.8, or missing on v1.8+.
+/// The webhook only adds notes: present on a release before v1.8, or missing on v1.8+. So do job
+/// pods whose labels another release made.
 Verdict combine(const DetectionInput& in);
 
 /// The env style pods of the detected release get: operator@<release>.

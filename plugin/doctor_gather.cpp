@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "schema/crd_fingerprint.hpp"
@@ -199,6 +201,49 @@ DetectionInput evidence(const DeploymentInfo& op, const CrdInfo& crd, CheckState
   return in;
 }
 
+/// At most this many pods per label family: enough to see a worker-0 `job-role`, cheap on big clusters.
+constexpr std::int64_t k_job_pod_sample = 50;
+
+JobPodsInfo job_pods_info(kube::ApiClient& api) {
+  JobPodsInfo info;
+  std::optional<std::vector<model::Release>> allowed;
+  std::set<std::string> seen;  // a v1.4/v1.5 pod matches both selectors
+  // v1.4+ pods carry training.kubeflow.org/replica-type; v1.3's only the old group-name.
+  for (const char* selector : {"training.kubeflow.org/replica-type", "group-name=kubeflow.org"}) {
+    kube::ListOptions options;
+    options.label_selector = selector;
+    options.limit = k_job_pod_sample;
+    auto pods = api.list(kube::resources::pods(), "", options);
+    if (!pods) {
+      info.state = state_of(pods.error(), info.message);
+      return info;
+    }
+    for (const auto& pod : pods->items) {
+      const auto meta = pod.value("metadata", json::object());
+      if (!seen.insert(meta.value("namespace", "") + "/" + meta.value("name", "")).second) continue;
+      std::map<std::string, std::string> labels;
+      for (auto& [key, value] : labels_of(pod)) labels.emplace(std::move(key), std::move(value));
+      auto releases = releases_from_pod_labels(labels);
+      if (releases.empty()) continue;  // not made by an operator (ours, or a look-alike)
+      ++info.pods;
+      if (!allowed) {
+        allowed = std::move(releases);
+        continue;
+      }
+      std::vector<model::Release> both;
+      for (const auto& r : *allowed) {
+        if (std::find(releases.begin(), releases.end(), r) != releases.end()) both.push_back(r);
+      }
+      allowed = std::move(both);
+    }
+  }
+  if (info.pods != 0) {
+    info.state = CheckState::found;
+    info.releases = std::move(*allowed);
+  }
+  return info;
+}
+
 }  // namespace
 
 const char* to_string(CheckState s) {
@@ -253,7 +298,10 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   }
   r.permissions.push_back(ask(api, ns, "kubeflow.org", "pytorchjobs"));
   r.permissions.push_back(ask(api, ns, "", "pods"));
-  r.verdict = combine(evidence(r.operator_deployment, r.crd, r.webhook));
+  r.job_pods = job_pods_info(api);
+  auto in = evidence(r.operator_deployment, r.crd, r.webhook);
+  if (r.job_pods.state == CheckState::found) in.pod_labels = r.job_pods.releases;
+  r.verdict = combine(in);
   if (r.crd_list == CheckState::found && r.add_ons.trainer_v2 && r.verdict.kind == Verdict::Kind::unknown &&
       r.crd.state == CheckState::not_installed) {
     r.verdict.summary = "no Training Operator v1; Kubeflow Trainer v2 is installed (TrainJob, not PyTorchJob)";

@@ -47,6 +47,14 @@ struct Permission {
   std::string reason;
 };
 
+/// Pods of existing jobs, as a runtime probe (facts §6 step 4): their labels name a release range.
+struct JobPodsInfo {
+  CheckState state = CheckState::not_installed;  ///< not_installed: no operator-made job pod seen
+  std::string message;
+  std::size_t pods = 0;                          ///< operator-made job pods looked at
+  std::vector<model::Release> releases;          ///< what all their labels allow (empty: they disagree)
+};
+
 struct DoctorReport {
   std::string server;
   std::string ns;  ///< where the permissions were asked for
@@ -60,6 +68,7 @@ struct DoctorReport {
   CheckState crd_list = CheckState::not_installed;
   std::string crd_list_message;
   AddOns add_ons;
+  JobPodsInfo job_pods;
   std::vector<Permission> permissions;
   Verdict verdict;
 };

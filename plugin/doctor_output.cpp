@@ -70,6 +70,13 @@ std::vector<Row> rows_of(const DoctorReport& r) {
   Row hook = row("validating webhook", r.webhook, k_webhook_name, r.webhook_message);
   if (r.webhook == CheckState::not_installed) hook.detail = k_webhook_name;
   rows.push_back(std::move(hook));
+  Row pods = row("job pods", r.job_pods.state, "", r.job_pods.message);
+  if (r.job_pods.state == CheckState::not_installed) pods = Row{"job pods", "none", "", Tone::absent};
+  if (r.job_pods.state == CheckState::found) {
+    pods.detail = std::to_string(r.job_pods.pods) + (r.job_pods.pods == 1 ? " pod" : " pods") + " labelled as by " +
+                  (r.job_pods.releases.empty() ? std::string("different releases") : releases_text(r.job_pods.releases));
+  }
+  rows.push_back(std::move(pods));
   if (r.verdict.release) {
     rows.push_back({"env style", model::to_string(style_for(*r.verdict.release)),
                     env_style_summary(*r.verdict.release), Tone::plain});
@@ -200,6 +207,11 @@ void write_doctor_json(std::ostream& out, const DoctorReport& r) {
   add_state(hook, r.webhook, r.webhook_message);
   hook["name"] = k_webhook_name;
   j["webhook"] = hook;
+  json pods = json::object();
+  add_state(pods, r.job_pods.state, r.job_pods.message);
+  pods["pods"] = r.job_pods.pods;
+  pods["labelReleases"] = releases_json(r.job_pods.releases);
+  j["jobPods"] = pods;
   const bool listed = r.crd_list == CheckState::found;
   j["trainerV2"] = {{"crd", listed && r.add_ons.trainer_v2},
                     {"deployment", deployment_json(r.trainer_deployment)},

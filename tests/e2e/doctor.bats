@@ -101,7 +101,7 @@ r=json.load(open(sys.argv[1]))
 print(" ".join(sorted(r)))
 print(" ".join(sorted(r["operator"])), "|", " ".join(sorted(r["crd"])), "|", " ".join(sorted(r["verdict"])))
 print(r["crd"]["controllerGenReleases"], r["crd"]["fingerprintReleases"], r["operator"]["imageReleases"], r["webhook"]["state"])' <(echo "$output")
-  [ "${lines[0]}" = "crd gangScheduling namespace operator permissions server trainerV2 verdict webhook" ]
+  [ "${lines[0]}" = "crd gangScheduling jobPods namespace operator permissions server trainerV2 verdict webhook" ]
   [ "${lines[1]}" = "image imageKind imageReleases imageTag name namespace state | controllerGen controllerGenReleases fingerprintReleases resourceVersion servedVersions state | candidates envStyle kind notes release summary" ]
   [ "${lines[2]}" = "['v1.8.0', 'v1.8.1'] ['v1.8.0', 'v1.8.1'] ['v1.8.1'] found" ]
 }
@@ -132,4 +132,31 @@ print(r["crd"]["controllerGenReleases"], r["crd"]["fingerprintReleases"], r["ope
   run --separate-stderr "$KPT_BIN" version --cluster -o json
   [ "$status" -eq 0 ]
   [ "$(echo "$output" | python3 -c 'import json,sys; print(json.load(sys.stdin)["verdict"]["release"])')" = "v1.7.0" ]
+}
+
+@test "job pods labelled by an older release: a row and a note, the verdict unchanged" {
+  install v1.7.0
+  kubectl create -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: old-job-master-0
+  labels:
+    group-name: kubeflow.org
+    job-name: old-job
+    training.kubeflow.org/operator-name: pytorchjob-controller
+    training.kubeflow.org/job-name: old-job
+    training.kubeflow.org/replica-type: master
+spec:
+  containers:
+  - name: pytorch
+    image: example/train:1
+YAML
+  run --separate-stderr "$KPT_BIN" doctor
+  [ "$status" -eq 0 ]
+  [[ "$output" == *$'\n'"job pods                         found            1 pod labelled as by v1.4.0-v1.5.0"$'\n'* ]]
+  [[ "$output" == *$'\n'"note: pods of existing jobs carry the labels of v1.4.0-v1.5.0, not of v1.7.0: another release made them (before an upgrade?)"$'\n'* ]]
+  [ "${lines[${#lines[@]}-1]}" = "verdict: operator v1.7.0: the image and the CRD agree" ]
+  run --separate-stderr "$KPT_BIN" doctor -o json
+  [ "$(echo "$output" | python3 -c 'import json,sys; p=json.load(sys.stdin)["jobPods"]; print(p["state"], p["pods"], p["labelReleases"])')" = "found 1 ['v1.4.0', 'v1.5.0']" ]
 }

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "schema/crd_fingerprint.hpp"
 
 namespace kpt::plugin {
@@ -111,49 +113,49 @@ TEST(DoctorDetect, CombiningImageCrdAndWebhookFollowsTheRules) {
   const std::vector<Release> v19 = {{1, 9, 0}, {1, 9, 1}, {1, 9, 2}, {1, 9, 3}};
   const std::vector<Case> cases = {
       {"image and CRD agree on one release",
-       {image("kubeflow/training-operator:v1-855e096"), std::vector<Release>{{1, 7, 0}}, false},
+       {image("kubeflow/training-operator:v1-855e096"), std::vector<Release>{{1, 7, 0}}, false, std::nullopt},
        Verdict::Kind::agree, "v1.7.0", "operator v1.7.0: the image and the CRD agree", {}},
       {"an untagged image inside the CRD's range picks v1.9.1",
-       {image("kubeflow/training-operator"), v19, true},
+       {image("kubeflow/training-operator"), v19, true, std::nullopt},
        Verdict::Kind::agree, "v1.9.1", "operator v1.9.1: the image and the CRD agree",
        {"the operator image has no tag: v1.9.1's manifests deploy it so (#2583), but it is whatever 'latest' "
         "was when the pod started"}},
       {"a new image with an old CRD disagrees and uses the image's release",
-       {image("ghcr.io/kubeflow/training-v1/training-operator:v1-93c5489"), std::vector<Release>{{1, 5, 0}}, true},
+       {image("ghcr.io/kubeflow/training-v1/training-operator:v1-93c5489"), std::vector<Release>{{1, 5, 0}}, true, std::nullopt},
        Verdict::Kind::disagree, "v1.9.4",
        "the image says v1.9.4 but the CRD says v1.5.0: the CRD was not upgraded with the operator; using v1.9.4",
        {}},
       {"an old image with a new CRD disagrees the other way",
-       {image("kubeflow/training-operator:v1-855e096"), std::vector<Release>{{1, 9, 4}}, true},
+       {image("kubeflow/training-operator:v1-855e096"), std::vector<Release>{{1, 9, 4}}, true, std::nullopt},
        Verdict::Kind::disagree, "v1.7.0",
        "the image says v1.7.0 but the CRD says v1.9.4: the CRD is newer than the operator; using v1.7.0",
        {"a validating webhook 'validator.training-operator.kubeflow.org' exists, which only v1.8+ installs"}},
       {"only the image speaks when the CRD cannot be read",
-       {image("kubeflow/training-operator:v1-04f9f13"), std::nullopt, std::nullopt},
+       {image("kubeflow/training-operator:v1-04f9f13"), std::nullopt, std::nullopt, std::nullopt},
        Verdict::Kind::image, "v1.8.1", "operator v1.8.1 from the image (the CRD says nothing)", {}},
       {"only the CRD speaks when no Deployment is found, newest of its range used",
-       {std::nullopt, v19, std::nullopt},
+       {std::nullopt, v19, std::nullopt, std::nullopt},
        Verdict::Kind::crd, "v1.9.3",
        "operator v1.9.0-v1.9.3 from the CRD (no operator Deployment found); using v1.9.3", {}},
       {"a 'latest' image leaves the CRD to speak",
-       {image("kubeflow/training-operator:latest"), std::vector<Release>{{1, 6, 0}}, false},
+       {image("kubeflow/training-operator:latest"), std::vector<Release>{{1, 6, 0}}, false, std::nullopt},
        Verdict::Kind::crd, "v1.6.0", "operator v1.6.0 from the CRD (the image says nothing)",
        {"the operator image tag 'latest' names no release"}},
       {"a v1.8+ release without its webhook gets a note",
-       {image("kubeflow/training-operator:v1-9e52eb7"), std::vector<Release>{{1, 8, 0}, {1, 8, 1}}, false},
+       {image("kubeflow/training-operator:v1-9e52eb7"), std::vector<Release>{{1, 8, 0}, {1, 8, 1}}, false, std::nullopt},
        Verdict::Kind::agree, "v1.8.0", "operator v1.8.0: the image and the CRD agree",
        {"no validating webhook 'validator.training-operator.kubeflow.org', which v1.8.0 installs: invalid jobs "
         "are not rejected when created"}},
       {"a hand-edited CRD and an unknown tag leave the release unknown",
-       {image("my/operator:dev"), std::vector<Release>{}, false},
+       {image("my/operator:dev"), std::vector<Release>{}, false, std::nullopt},
        Verdict::Kind::unknown, "", "the operator release is unknown",
        {"the operator image tag 'dev' is in no release's manifests",
         "the PyTorchJob CRD matches no release's schema (edited by hand, or from a fork)"}},
       {"a digest-pinned image says nothing",
-       {image("kubeflow/training-operator@sha256:00ff"), std::nullopt, std::nullopt},
+       {image("kubeflow/training-operator@sha256:00ff"), std::nullopt, std::nullopt, std::nullopt},
        Verdict::Kind::unknown, "", "the operator release is unknown",
        {"the operator image is pinned by digest only: no tag to map to a release"}},
-      {"nothing installed", {std::nullopt, std::nullopt, false}, Verdict::Kind::unknown, "",
+      {"nothing installed", {std::nullopt, std::nullopt, false, std::nullopt}, Verdict::Kind::unknown, "",
        "no Training Operator v1 found", {}},
   };
   for (const auto& c : cases) {
@@ -164,6 +166,51 @@ TEST(DoctorDetect, CombiningImageCrdAndWebhookFollowsTheRules) {
     EXPECT_EQ(v.summary, c.summary);
     EXPECT_EQ(v.notes, c.notes);
   }
+}
+
+TEST(DoctorDetect, JobPodLabelsNameTheReleasesThatMakeThem) {
+  struct Case {
+    std::string name;
+    std::map<std::string, std::string> labels;
+    std::string releases;
+  };
+  const std::vector<Case> cases = {
+      {"v1.3: only the old keys", {{"group-name", "kubeflow.org"}, {"job-name", "j"}, {"replica-type", "master"}},
+       "v1.3.0"},
+      {"v1.4-v1.5: old and new keys",
+       {{"group-name", "kubeflow.org"}, {"training.kubeflow.org/operator-name", "pytorchjob-controller"}},
+       "v1.4.0-v1.5.0"},
+      {"v1.6+: only the new keys",
+       {{"training.kubeflow.org/operator-name", "pytorchjob-controller"},
+        {"training.kubeflow.org/replica-type", "master"},
+        {"training.kubeflow.org/job-role", "master"}},
+       "v1.6.0-v1.9.4"},
+      {"v1.8+: a worker with job-role master",
+       {{"training.kubeflow.org/operator-name", "pytorchjob-controller"},
+        {"training.kubeflow.org/replica-type", "worker"},
+        {"training.kubeflow.org/replica-index", "0"},
+        {"training.kubeflow.org/job-role", "master"}},
+       "v1.8.0-v1.9.4"},
+      {"our controller's pods say nothing",
+       {{"training.kubeflow.org/operator-name", "pytorchjob-controller"}, {"app.kubernetes.io/name", "j"}}, ""},
+      {"a group-name of another project says nothing", {{"group-name", "example.com"}}, ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(releases_text(releases_from_pod_labels(c.labels)), c.releases);
+  }
+}
+
+TEST(DoctorDetect, JobPodsOfAnotherReleaseAddANoteAndChangeNothingElse) {
+  DetectionInput in{image("kubeflow/training-operator:v1-855e096"), std::vector<Release>{{1, 7, 0}}, false,
+                    std::vector<Release>{{1, 4, 0}, {1, 5, 0}}};
+  const auto v = combine(in);
+  EXPECT_EQ(v.kind, Verdict::Kind::agree);
+  EXPECT_EQ(v.release->to_string(), "v1.7.0");
+  EXPECT_EQ(v.notes, (std::vector<std::string>{"pods of existing jobs carry the labels of v1.4.0-v1.5.0, not of "
+                                               "v1.7.0: another release made them (before an upgrade?)"}));
+  in.pod_labels = std::vector<Release>{{1, 6, 0}, {1, 7, 0}};
+  EXPECT_TRUE(combine(in).notes.empty());
 }
 
 TEST(DoctorDetect, EnvStyleIsTheDetectedOperatorRelease) {

@@ -109,7 +109,7 @@ TEST(DoctorGather, AForbiddenCheckSaysSoAndTheReportGoesOn) {
                            "get validatingwebhookconfigurations/validator.training-operator.kubeflow.org",
                            "list customresourcedefinitions",
                            "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pytorchjobs",
-                           "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pods"}));
+                           "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pods", "list pods", "list pods"}));
 }
 
 TEST(DoctorGather, TheImageSpeaksWhenTheCrdMayNotBeRead) {

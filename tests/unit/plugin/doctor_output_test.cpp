@@ -38,6 +38,7 @@ TEST(DoctorOutput, TheTableIsAlignedAndEndsWithTheVerdict) {
       "kubeflow/training-operator:v1-855e096 -> v1.7.0\n"
       "pytorchjob CRD                   not allowed to read  customresourcedefinitions is forbidden\n"
       "validating webhook               not installed        validator.training-operator.kubeflow.org\n"
+      "job pods                         none\n"
       "env style                        operator@v1.7.0      MASTER_*, RANK, WORLD_SIZE (x nprocPerNode) and PET_* "
       "only with a Master replica; worker-only jobs get PET_NNODES and no MASTER_ADDR\n"
       "trainer v2                       not installed\n"
