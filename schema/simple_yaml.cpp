@@ -175,6 +175,9 @@ class SimpleReader {
 
   /// A block collection whose first line starts at column `c`.
   bool open_block(std::size_t c) {
+    // `- - - ...` on one line recurses through entry(): past the depth limit libyaml (iterative)
+    // takes the file and the tree builder reports yaml.too-deep, with no deep native stack here.
+    if (m_stack.size() >= m_limits.max_depth) return false;
     if (is_entry(c)) {
       m_builder.begin_container(NodeKind::sequence, pos(c), {});
       m_stack.push_back(Open{NodeKind::sequence, static_cast<std::uint32_t>(c), false});
