@@ -59,12 +59,6 @@ std::string label_value(const std::vector<std::pair<std::string, std::string>>& 
   return {};
 }
 
-std::vector<Release> intersect(const std::vector<Release>& a, const std::vector<Release>& b) {
-  std::vector<Release> out;
-  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
-  return out;
-}
-
 std::vector<Release> sorted(std::vector<Release> v) {
   std::sort(v.begin(), v.end());
   v.erase(std::unique(v.begin(), v.end()), v.end());
@@ -162,7 +156,7 @@ Verdict combine(const DetectionInput& in) {
   }
 
   if (image_speaks && crd_speaks) {
-    const auto common = intersect(image, crd);
+    const auto common = intersect_releases(image, crd);
     if (!common.empty()) {
       v.kind = Verdict::Kind::agree;
       v.candidates = common;
@@ -207,6 +201,12 @@ Verdict combine(const DetectionInput& in) {
                       ", not of " + v.release->to_string() + ": another release made them (before an upgrade?)");
   }
   return v;
+}
+
+std::vector<Release> intersect_releases(const std::vector<Release>& a, const std::vector<Release>& b) {
+  std::vector<Release> out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
 }
 
 std::vector<Release> releases_from_pod_labels(const std::map<std::string, std::string>& labels) {

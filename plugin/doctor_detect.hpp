@@ -36,6 +36,10 @@ std::string trainer_version_from_image(std::string_view image);
 /// "v1.9.0–v1.9.4", "v1.6.0", "v1.3.0, v1.5.0" (consecutive known releases collapse to a range).
 std::string releases_text(const std::vector<model::Release>& releases);
 
+/// The releases in both lists (each sorted oldest first, as every function here returns them).
+std::vector<model::Release> intersect_releases(const std::vector<model::Release>& a,
+                                               const std::vector<model::Release>& b);
+
 /// What the labels of one pod a v1 operator made imply (facts §2.3, §6 step 4): only the old keys
 /// (`group-name: kubeflow.org`, no `training.kubeflow.org/*`) → v1.3.0; old and new → v1.4.0–v1.5.0;
 /// only `training.kubeflow.org/*` → v1.6.0+, and v1.8.0+ when a Worker carries `job-role: master`

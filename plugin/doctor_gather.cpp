@@ -226,15 +226,7 @@ JobPodsInfo job_pods_info(kube::ApiClient& api) {
       auto releases = releases_from_pod_labels(labels);
       if (releases.empty()) continue;  // not made by an operator (ours, or a look-alike)
       ++info.pods;
-      if (!allowed) {
-        allowed = std::move(releases);
-        continue;
-      }
-      std::vector<model::Release> both;
-      for (const auto& r : *allowed) {
-        if (std::find(releases.begin(), releases.end(), r) != releases.end()) both.push_back(r);
-      }
-      allowed = std::move(both);
+      allowed = allowed ? intersect_releases(*allowed, releases) : std::move(releases);
     }
   }
   if (info.pods != 0) {
@@ -308,8 +300,6 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   }
   return r;
 }
-
-std::optional<model::Release> detected_release(const DoctorReport& report) { return report.verdict.release; }
 
 Expected<ReleaseDetection> detect_release(kube::ApiClient& api) {
   auto deployments = find_deployments(api, false);

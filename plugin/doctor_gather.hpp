@@ -80,9 +80,6 @@ inline constexpr const char* k_pytorchjob_crd = "pytorchjobs.kubeflow.org";
 /// request (the cluster cannot be reached) is the only error; everything else lands in a CheckState.
 Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::string& server, const std::string& ns);
 
-/// The release validate and env default to, from a report: the verdict's, else nullopt.
-std::optional<model::Release> detected_release(const DoctorReport& report);
-
 /// Only the release detection (Deployments, CRD, webhook): what validate and env need. The CRD
 /// object read on the way is kept for live validation, or the error reading it.
 struct ReleaseDetection {
