@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "schema/cel/compile_error.hpp"
 #include "schema/cel/limits.hpp"
@@ -50,6 +51,12 @@ class Program {
   [[nodiscard]] const std::optional<CompileError>& compile_error() const;
   /// True for a transition rule: it reads oldSelf, so it does not apply to a create.
   [[nodiscard]] bool uses_old_self() const;
+
+  /// The fields of self the rule reads, when it reads self only as `self.f` or has(self.f):
+  /// a caller binding a large object may bind just these. Nothing when the rule uses self as
+  /// a whole (`self == oldSelf`, `self.all(...)`). Escaped names come with their property
+  /// (`foo__dash__bar` and `foo-bar`).
+  [[nodiscard]] const std::optional<std::vector<std::string>>& self_fields() const;
 
   /// Evaluates with `self` bound (and `old_self`, nullptr on a create), within the cost limit
   /// given at compile time.

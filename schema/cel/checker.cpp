@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "schema/cel/operators.hpp"
 #include "schema/cel/regex.hpp"
 
 namespace kpt::cel {
@@ -34,8 +35,12 @@ class Checker {
   void visit(NodeId id) {
     if (m_result.error) return;
     Node& node = m_ast.nodes[id];
-    if (node.kind == NodeKind::ident) return resolve_ident(node);
+    if (node.kind == NodeKind::ident) return resolve_ident(node, false);
     if (node.kind == NodeKind::comprehension) return visit_comprehension(id);
+    if ((node.kind == NodeKind::select || node.kind == NodeKind::has) && is_self(node.args[0])) {
+      record_self_field(node.name);
+      return resolve_ident(m_ast.nodes[node.args[0]], true);
+    }
     // Problems are reported in source order: a method's receiver comes before its name.
     const std::vector<NodeId> args = node.args;
     const bool member = node.kind == NodeKind::call && node.member;
@@ -44,7 +49,21 @@ class Checker {
     for (std::size_t i = member ? 1 : 0; i < args.size(); ++i) visit(args[i]);
   }
 
-  void resolve_ident(Node& node) {
+  /// `self` itself, not a macro variable that shadows it.
+  [[nodiscard]] bool is_self(NodeId id) const {
+    const Node& node = m_ast.nodes[id];
+    if (node.kind != NodeKind::ident || node.name != "self") return false;
+    return std::none_of(m_scope.begin(), m_scope.end(), [](const auto& var) { return var.first == "self"; });
+  }
+
+  void record_self_field(const std::string& name) {
+    m_result.self_fields.push_back(name);
+    if (auto property = unescape_property(name); property && *property != name)
+      m_result.self_fields.push_back(*property);
+  }
+
+  /// Resolves an identifier; `via_field` when it is `self` under a field selection.
+  void resolve_ident(Node& node, bool via_field) {
     for (auto it = m_scope.rbegin(); it != m_scope.rend(); ++it) {
       if (it->first == node.name) {
         node.slot = it->second;
@@ -53,6 +72,7 @@ class Checker {
     }
     if (node.name == "self") {
       node.slot = k_self_slot;
+      m_result.self_whole = m_result.self_whole || !via_field;
     } else if (node.name == "oldSelf") {
       node.slot = k_old_self_slot;
       m_result.uses_old_self = true;

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "schema/cel/ast.hpp"
 #include "schema/cel/compile_error.hpp"
@@ -17,6 +19,8 @@ struct CheckResult {
   std::optional<CompileError> error;
   bool uses_old_self = false;                ///< a transition rule
   std::uint16_t slots = k_first_macro_slot;  ///< variable slots evaluation needs
+  bool self_whole = false;                   ///< self is used other than as `self.f` / has(self.f)
+  std::vector<std::string> self_fields;      ///< the f of each `self.f` (also unescaped)
 };
 
 /// Resolves names in a parsed rule: variables to slots (`self`, `oldSelf`, macro variables),

@@ -89,9 +89,18 @@ std::optional<Value> concatenate(const Value& a, const Value& b, CostMeter& cost
   return std::nullopt;
 }
 
-/// Kubernetes' escaping of property names that are not CEL identifiers
-/// (k8s.io/apiserver/pkg/cel/escaping.go): __dash__ -, __dot__ ., __slash__ /, __underscores__
-/// __, and __{keyword}__ for a whole name that is a CEL keyword. Nothing when malformed.
+bool is_number(const Value& v) {
+  return v.kind() == Kind::int64 || v.kind() == Kind::uint64 || v.kind() == Kind::double_;
+}
+
+const Value* find_field(const Map& map, std::string_view field) {
+  if (!map.is_object() || field.find("__") == std::string_view::npos) return map.find(field);
+  const auto property = unescape_property(field);
+  return property ? map.find(*property) : nullptr;
+}
+
+}  // namespace
+
 std::optional<std::string> unescape_property(std::string_view name) {
   static constexpr std::array<std::string_view, 21> k_keywords = {
       "true",     "false",   "null",      "in",       "as",  "break",  "const",
@@ -125,18 +134,6 @@ std::optional<std::string> unescape_property(std::string_view name) {
   }
   return out;
 }
-
-bool is_number(const Value& v) {
-  return v.kind() == Kind::int64 || v.kind() == Kind::uint64 || v.kind() == Kind::double_;
-}
-
-const Value* find_field(const Map& map, std::string_view field) {
-  if (!map.is_object() || field.find("__") == std::string_view::npos) return map.find(field);
-  const auto property = unescape_property(field);
-  return property ? map.find(*property) : nullptr;
-}
-
-}  // namespace
 
 std::optional<Value> opaque_operand(std::initializer_list<const Value*> args) {
   for (const Value* v : args) {

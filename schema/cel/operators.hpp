@@ -39,6 +39,11 @@ Value membership(const Value& a, const Value& b, CostMeter& cost);
 Value negate(const Value& a);
 Value logical_not(const Value& a);
 
+/// The property a Kubernetes-escaped field name selects (k8s.io/apiserver/pkg/cel/escaping.go):
+/// __dash__ -, __dot__ ., __slash__ /, __underscores__ __, and __{keyword}__ for a whole name
+/// that is a CEL keyword. Nothing when the escapes are malformed.
+std::optional<std::string> unescape_property(std::string_view name);
+
 /// `a.field`: a map's value under the key; for a schema object, a Kubernetes-escaped name
 /// (`foo__dash__bar`) selects the property it escapes (`foo-bar`).
 Value select_field(const Value& target, std::string_view field);

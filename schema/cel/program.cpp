@@ -14,6 +14,7 @@ struct Program::Impl {
   bool uses_old_self = false;
   std::uint16_t slots = k_first_macro_slot;
   std::uint64_t cost_limit = 0;
+  std::optional<std::vector<std::string>> self_fields;
 };
 
 namespace {
@@ -72,6 +73,7 @@ Program Program::compile(std::string_view rule, const Limits& limits) {
     impl->error = std::move(checked.error);
     impl->uses_old_self = checked.uses_old_self;
     impl->slots = checked.slots;
+    if (!checked.self_whole) impl->self_fields = std::move(checked.self_fields);
   }
   return Program(std::move(impl));
 }
@@ -79,6 +81,7 @@ Program Program::compile(std::string_view rule, const Limits& limits) {
 const std::string& Program::source() const { return m_impl->source; }
 const std::optional<CompileError>& Program::compile_error() const { return m_impl->error; }
 bool Program::uses_old_self() const { return m_impl->uses_old_self; }
+const std::optional<std::vector<std::string>>& Program::self_fields() const { return m_impl->self_fields; }
 
 RuleResult Program::evaluate(const Value& self, const Value* old_self) const {
   return evaluate(self, old_self, m_impl->cost_limit);

@@ -142,3 +142,31 @@ TEST(CelCrdRules, ImmutableFieldsAreTransitionRules) {
 
 }  // namespace
 }  // namespace kpt::cel
+
+namespace kpt::cel {
+namespace {
+
+using Fields = std::optional<std::vector<std::string>>;
+
+TEST(CelProgram, SelfFieldsNameWhatARuleReadsOfSelf) {
+  const std::vector<std::pair<std::string, Fields>> cases = {
+      {"self.metadata.name.matches('^[a-z]$')", Fields({"metadata"})},
+      {"size(self.metadata.name) <= 63", Fields({"metadata"})},
+      {"[has(self.torch), has(self.mpi)].filter(x, x).size() <= 1", Fields({"torch", "mpi"})},
+      {"self.foo__dash__bar == 1", Fields({"foo__dash__bar", "foo-bar"})},
+      {"self.items.all(self, self > 0)", Fields({"items"})},  // the inner self is the macro variable
+      {"1 == 1", Fields(std::vector<std::string>{})},
+      {"self == oldSelf", std::nullopt},
+      {"self.exists(c, c == 'node')", std::nullopt},
+      {"self >= 1", std::nullopt},
+      {"has(self.a) && self.size() > 1", std::nullopt},
+      {"self.a +", std::nullopt},  // does not compile
+  };
+  for (const auto& [rule, fields] : cases) {
+    SCOPED_TRACE(rule);
+    EXPECT_EQ(Program::compile(rule).self_fields(), fields);
+  }
+}
+
+}  // namespace
+}  // namespace kpt::cel
