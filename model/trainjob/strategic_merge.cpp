@@ -67,14 +67,16 @@ const Schema& schema() {
   return k_schema;
 }
 
-/// What json.Marshal of the typed patch keeps: no `$` keys, no empty lists or maps.
+/// What json.Marshal of the typed patch keeps: no `$` keys, no empty lists (`omitempty`). Empty
+/// objects stay: a pointer to an empty struct (`emptyDir: {}`) is written, and merging an empty map
+/// changes nothing.
 json normalize_patch(const json& patch) {
   if (patch.is_object()) {
     json out = json::object();
     for (const auto& [key, value] : patch.items()) {
       if (!key.empty() && key[0] == '$') continue;
       json v = normalize_patch(value);
-      if ((v.is_array() || v.is_object()) && v.empty()) continue;
+      if (v.is_array() && v.empty()) continue;
       out[key] = std::move(v);
     }
     return out;

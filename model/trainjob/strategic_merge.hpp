@@ -17,8 +17,8 @@ enum class PatchType {
 /// apimachinery's strategicpatch.StrategicMergePatch(original, patch, type) for patches that were
 /// marshalled from a Go struct: maps merge recursively, a null deletes, lists with a merge key merge
 /// element by element (new elements appended in patch order), other lists are replaced. Empty lists
-/// and objects in the patch are dropped first, as `omitempty` drops them before the Go code merges,
-/// so `tolerations: []` leaves the original tolerations in place; `$`-directives are dropped too.
+/// in the patch are dropped first, as `omitempty` drops them before the Go code merges, so
+/// `tolerations: []` leaves the original tolerations in place; `$`-directives are dropped too.
 nlohmann::json strategic_merge(const nlohmann::json& original, const nlohmann::json& patch, PatchType type);
 
 }  // namespace kpt::model::trainjob
