@@ -96,14 +96,15 @@ Expected<void> inject_env_targets(RuntimeInfo& info, const std::vector<json>& en
   for (const auto& target : *targets) {
     const std::string job = string_at(target, "jobName");
     const json* names = child(target, "containerNames");
-    for (const auto& name : names != nullptr && names->is_array() ? *names : json::array()) {
+    for (const auto& entry : names != nullptr && names->is_array() ? *names : json::array()) {
+      const std::string name = entry.is_string() ? entry.get<std::string>() : "";
       json* container = nullptr;
-      for (std::size_t i = 0; i < info.pod_sets.size() && container == nullptr; ++i) {
-        if (info.pod_sets[i].name == job) container = container_in(info, i, name.get<std::string>(), true);
+      for (std::size_t k = 0; k < info.pod_sets.size() && container == nullptr; ++k) {
+        if (info.pod_sets[k].name == job) container = container_in(info, k, name, true);
       }
       if (container == nullptr) {
-        return make_error(ErrorCode::usage, "envInjection target podSet \"" + job + "\" container \"" +
-                                                name.get<std::string>() + "\" not found in runtime template");
+        return make_error(ErrorCode::usage, "envInjection target podSet \"" + job + "\" container \"" + name +
+                                                "\" not found in runtime template");
       }
       upsert_all(*container, env);
     }

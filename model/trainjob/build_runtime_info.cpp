@@ -201,6 +201,9 @@ RuntimeInfo new_runtime_info(const json& trainjob, const json& runtime, TrainerR
   const json* ml_policy = at_path(runtime, "spec.mlPolicy");
   info.ml_policy = ml_policy != nullptr && ml_policy->is_object() ? *ml_policy : json();
   merge_overrides(info.spec, trainjob, f);
+  // A patch of the wrong type (which the CRD would have refused) must not leave a non-list behind.
+  if (!info.spec.is_object()) info.spec = json::object();
+  if (!info.spec["replicatedJobs"].is_array()) info.spec["replicatedJobs"] = json::array();
   for (auto& job : info.spec["replicatedJobs"])
     info.pod_sets.push_back(pod_set_for(job, trainjob, info.ml_policy, f));
   return info;

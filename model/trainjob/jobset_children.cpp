@@ -152,7 +152,8 @@ void add_claim_volumes(json& job, const json& jobset) {
         }
       }
       if (!mounted) continue;
-      if (!pod_spec.contains("volumes")) pod_spec["volumes"] = json::array();
+      if (!pod_spec.contains("volumes") || !pod_spec["volumes"].is_array())
+        pod_spec["volumes"] = json::array();
       pod_spec["volumes"].push_back(
           {{"name", name}, {"persistentVolumeClaim", {{"claimName", name + "-" + detail::name_of(jobset)}}}});
     }
@@ -191,7 +192,9 @@ json default_jobset(const json& jobset) {
   if (!spec.contains("startupPolicy")) spec["startupPolicy"] = {{"startupPolicyOrder", "AnyOrder"}};
   if (!spec.contains("replicatedJobs") || !spec["replicatedJobs"].is_array())
     spec["replicatedJobs"] = json::array();
-  for (auto& job : spec["replicatedJobs"]) default_replicated_job(job);
+  for (auto& job : spec["replicatedJobs"]) {
+    if (job.is_object()) default_replicated_job(job);
+  }
   json& network = ensure_path(spec, "network");
   if (!network.contains("enableDNSHostnames")) network["enableDNSHostnames"] = true;
   if (!network.contains("publishNotReadyAddresses")) network["publishNotReadyAddresses"] = true;
@@ -200,14 +203,16 @@ json default_jobset(const json& jobset) {
     if (!policy.contains("restartStrategy")) policy["restartStrategy"] = "Recreate";
     if (policy.contains("rules") && policy["rules"].is_array()) {
       for (std::size_t i = 0; i < policy["rules"].size(); ++i) {
-        if (string_at(policy["rules"][i], "name").empty())
-          policy["rules"][i]["name"] = "failurePolicyRule" + std::to_string(i);
+        json& rule = policy["rules"][i];
+        if (rule.is_object() && string_at(rule, "name").empty())
+          rule["name"] = "failurePolicyRule" + std::to_string(i);
       }
     }
   }
   if (spec.contains("volumeClaimPolicies") && spec["volumeClaimPolicies"].is_array()) {
     for (auto& policy : spec["volumeClaimPolicies"]) {
-      if (!policy.contains("retentionPolicy")) policy["retentionPolicy"] = {{"whenDeleted", "Delete"}};
+      if (policy.is_object() && !policy.contains("retentionPolicy"))
+        policy["retentionPolicy"] = {{"whenDeleted", "Delete"}};
     }
   }
   return out;

@@ -113,12 +113,13 @@ bool rule_applies(const json& rule, const JobObservation& job) {
 void restart(JobSetDecision& d, const json* rule, const JobObservation* job, bool counts, Time now) {
   const std::string action = counts ? "RestartJobSet" : "RestartJobSetAndIgnoreMaxRestarts";
   const std::string message = with_first_failed("applying " + action + " failure policy action", job);
-  d.events.push_back({"Warning", action + "FailurePolicyAction", message});
   ++d.status.restarts;
   if (counts) ++d.status.restarts_count_towards_max;
   const std::string reason =
       rule != nullptr ? "FailurePolicy_" + string_at(*rule, "name") : "DefaultFailurePolicy";
+  // Like failurePolicyRecreateAll: the condition's event first, then the action's.
   set_condition(d, {"RestartingJobSet", "True", reason, message, ""}, "Warning", now);
+  d.events.push_back({"Warning", action + "FailurePolicyAction", message});
 }
 
 void execute_failure_policy(JobSetDecision& d, const json& jobset, const Buckets& b, Time now) {

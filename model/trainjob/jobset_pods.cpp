@@ -17,6 +17,7 @@ using nlohmann::json;
 constexpr std::size_t k_max_generated_name = 58;
 
 void add_completion_index_env(json& container, bool pod_index_label) {
+  if (!container.is_object()) return;
   if (!container.contains("env") || !container["env"].is_array()) container["env"] = json::array();
   if (detail::find_by(container["env"], "name", "JOB_COMPLETION_INDEX") != nullptr) return;
   const std::string path = std::string(pod_index_label ? "metadata.labels['" : "metadata.annotations['") +
@@ -34,7 +35,7 @@ bool job_suspended(const json& job) {
 
 json created_job(const json& job, const std::string& uid) {
   json out = job;
-  out["metadata"]["uid"] = uid;
+  ensure_path(out, "metadata")["uid"] = uid;
   json& spec = ensure_path(out, "spec");
   if (!spec.contains("backoffLimit")) spec["backoffLimit"] = 6;
   if (!spec.contains("selector")) {

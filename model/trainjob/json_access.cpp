@@ -49,7 +49,7 @@ json& ensure_path(json& object, std::string_view dotted_path) {
     if (!current->is_object()) *current = json::object();
     current = &(*current)[part];
   }
-  if (current->is_null()) *current = json::object();
+  if (!current->is_object()) *current = json::object();
   return *current;
 }
 

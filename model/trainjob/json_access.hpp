@@ -28,7 +28,7 @@ const nlohmann::json& object_at(const nlohmann::json& object, std::string_view d
 /// object[key] when it is a boolean, else `fallback`.
 bool bool_at(const nlohmann::json& object, std::string_view dotted_path, bool fallback = false);
 
-/// The object at a dotted path, created (as objects) when missing.
+/// The object at a dotted path, created (as objects) where missing or not an object.
 nlohmann::json& ensure_path(nlohmann::json& object, std::string_view dotted_path);
 
 /// metadata.name / metadata.namespace / metadata.uid of an object.

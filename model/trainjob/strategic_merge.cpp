@@ -141,6 +141,8 @@ json merge_value(const json& original, const json& patch, const TypeNode* type) 
 }  // namespace
 
 nlohmann::json strategic_merge(const nlohmann::json& original, const nlohmann::json& patch, PatchType type) {
+  // The Go code marshals a struct, so the patch is always an object; anything else changes nothing.
+  if (!patch.is_object()) return original;
   return merge_value(original, normalize_patch(patch), schema().root(type));
 }
 
