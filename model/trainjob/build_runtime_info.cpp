@@ -44,16 +44,21 @@ bool targets(const json& override_entry, const std::string& job_name) {
   return false;
 }
 
+/// Merges `patch` at `path` of every replicated job an override entry's targetJobs name.
+void merge_into_targets(json& spec, const json& entry, const json& patch, const char* path, PatchType type) {
+  for (auto& job : spec["replicatedJobs"]) {
+    if (!targets(entry, string_at(job, "name"))) continue;
+    json& target = ensure_path(job, path);
+    target = strategic_merge(target, patch, type);
+  }
+}
+
 /// v2.0 mergePodSpecOverrides: each override (minus targetJobs) onto the pod spec of its targets.
 void merge_pod_spec_overrides(json& spec, const json& trainjob) {
   for (const auto& entry : array_at(trainjob, "spec.podSpecOverrides")) {
     json patch = entry;
-    patch.erase("targetJobs");
-    for (auto& job : spec["replicatedJobs"]) {
-      if (!targets(entry, string_at(job, "name"))) continue;
-      json& pod_spec = ensure_path(job, "template.spec.template.spec");
-      pod_spec = strategic_merge(pod_spec, patch, PatchType::pod_spec);
-    }
+    if (patch.is_object()) patch.erase("targetJobs");
+    merge_into_targets(spec, entry, patch, "template.spec.template.spec", PatchType::pod_spec);
   }
 }
 
@@ -72,11 +77,7 @@ void merge_pod_template_overrides(json& spec, const json& trainjob) {
     if (const json* pod_spec = child(entry, "spec"); pod_spec != nullptr && !pod_spec->is_null()) {
       patch["spec"] = *pod_spec;
     }
-    for (auto& job : spec["replicatedJobs"]) {
-      if (!targets(entry, string_at(job, "name"))) continue;
-      json& tmpl = ensure_path(job, "template.spec.template");
-      tmpl = strategic_merge(tmpl, patch, PatchType::pod_template_spec);
-    }
+    merge_into_targets(spec, entry, patch, "template.spec.template", PatchType::pod_template_spec);
   }
 }
 

@@ -2,7 +2,7 @@
 
 #include "model/trainjob/jobset_children.hpp"
 #include "model/trainjob/lifecycle.hpp"
-#include "tests/unit/model/trainjob/lifecycle_printers.hpp"
+#include "tests/unit/model/trainjob/lifecycle_test_support.hpp"
 
 namespace kpt::model::trainjob {
 namespace {
@@ -10,8 +10,8 @@ namespace {
 using nlohmann::json;
 using std::chrono::seconds;
 
-const Time k_now = *parse_time("2026-11-29T12:00:00Z");
-const std::string k_t = "2026-11-29T12:00:00Z";
+using testing::k_now;
+using testing::k_t;
 
 /// A defaulted JobSet with a dataset-initializer job and a 2-node trainer that waits for it.
 json jobset(json spec_extra = json::object(), const JobSetStatus& status = {}) {

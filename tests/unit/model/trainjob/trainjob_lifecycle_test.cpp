@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "model/trainjob/lifecycle.hpp"
-#include "tests/unit/model/trainjob/lifecycle_printers.hpp"
+#include "tests/unit/model/trainjob/lifecycle_test_support.hpp"
 
 namespace kpt::model::trainjob {
 namespace {
@@ -9,8 +9,8 @@ namespace {
 using nlohmann::json;
 using std::chrono::seconds;
 
-const Time k_now = *parse_time("2026-11-29T12:00:00Z");
-const std::string k_t = "2026-11-29T12:00:00Z";
+using testing::k_now;
+using testing::k_t;
 const TrainerRelease k_v23{2, 3, 0};
 
 json trainjob(json spec_extra = json::object(), const TrainJobStatus& status = {}) {

@@ -53,6 +53,13 @@ json expected_multi_node_jobset(const json& trainjob) {
           {"spec", {{"suspend", false}, {"replicatedJobs", {node_job}}}}};
 }
 
+/// The worked example's JobSet as the API server stores it.
+json stored_multi_node_jobset() {
+  json jobset = default_jobset(expected_multi_node_jobset(load_fixture("multi-node.yaml")));
+  jobset["metadata"]["uid"] = "js-uid";
+  return jobset;
+}
+
 TEST(WorkedExample, MultiNodeJobSetIsExactlyWhatTrainerApplies) {
   const json trainjob = load_fixture("multi-node.yaml");
   const auto built = build_jobset(trainjob, carried("torch-distributed"), k_newest_trainer_release);
@@ -65,8 +72,7 @@ TEST(WorkedExample, MultiNodeJobSetIsExactlyWhatTrainerApplies) {
 }
 
 TEST(WorkedExample, HeadlessServiceSelectsTheJobSetAndHasNoPorts) {
-  json jobset = default_jobset(expected_multi_node_jobset(load_fixture("multi-node.yaml")));
-  jobset["metadata"]["uid"] = "js-uid";
+  const json jobset = stored_multi_node_jobset();
   const auto service = headless_service(jobset);
   ASSERT_TRUE(service);
   const json expected = {{"apiVersion", "v1"},
@@ -89,8 +95,7 @@ TEST(WorkedExample, HeadlessServiceSelectsTheJobSetAndHasNoPorts) {
 }
 
 TEST(WorkedExample, OneIndexedJobWithTheAncestorLabelAndEveryJobSetKey) {
-  json jobset = default_jobset(expected_multi_node_jobset(load_fixture("multi-node.yaml")));
-  jobset["metadata"]["uid"] = "js-uid";
+  const json jobset = stored_multi_node_jobset();
   const auto jobs = desired_jobs(jobset);
   ASSERT_EQ(jobs.size(), 1u);
   const json& job = jobs[0];
@@ -122,8 +127,7 @@ TEST(WorkedExample, OneIndexedJobWithTheAncestorLabelAndEveryJobSetKey) {
 }
 
 TEST(WorkedExample, PodsHaveTheJobSetNamesHostnamesLabelsAndEnvInOrder) {
-  json jobset = default_jobset(expected_multi_node_jobset(load_fixture("multi-node.yaml")));
-  jobset["metadata"]["uid"] = "js-uid";
+  const json jobset = stored_multi_node_jobset();
   const json job = created_job(desired_jobs(jobset)[0], "job-uid");
   const auto pods = desired_pods(jobset, {job}, [](const std::string&, std::int64_t k) {
     return std::string(k == 0 ? "abcde" : "fghij");

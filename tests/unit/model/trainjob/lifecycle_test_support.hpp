@@ -1,11 +1,18 @@
 #pragma once
-// Readable GoogleTest output for the lifecycle's value types.
+// Shared by the lifecycle tests: the time they run at, and readable GoogleTest output for the
+// lifecycle's value types.
 
 #include <ostream>
+#include <string>
 
 #include "model/trainjob/lifecycle.hpp"
 
 namespace kpt::model::trainjob {
+
+namespace testing {
+inline const std::string k_t = "2026-11-29T12:00:00Z";
+inline const Time k_now = *parse_time(k_t);
+}  // namespace testing
 
 inline void PrintTo(const Condition& c, std::ostream* os) {
   *os << "{" << c.type << " " << c.status << " " << c.reason << " '" << c.message << "' "
