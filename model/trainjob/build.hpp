@@ -41,7 +41,7 @@ struct BuildResult {
   Framework framework = Framework::plain;
   std::int64_t num_nodes = 1;          ///< pods of the trainer job (PET_NNODES for torch)
   std::optional<NprocDecision> nproc;  ///< torch and torchtune: PET_NPROC_PER_NODE and its inputs
-  std::vector<std::string> notes;      ///< where the real result varies (Go map order) and why
+  std::vector<std::string> notes;      ///< where the real result varies (Go map order) or is not modelled
 };
 
 /// Merges the TrainJob into the runtime template exactly as `release` does: JobSet labels and

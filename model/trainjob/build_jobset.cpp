@@ -156,6 +156,12 @@ Expected<BuildResult> build_jobset(const nlohmann::json& trainjob, const nlohman
   result.num_nodes = trainer != nullptr ? trainer->count : 1;
   result.nproc = outcome->nproc;
   result.notes = outcome->notes;
+  if (const nlohmann::json* group = detail::at_path(runtime, "spec.podGroupPolicy");
+      group != nullptr && group->is_object()) {
+    result.notes.push_back(
+        "podGroupPolicy is not modelled: the real controller also creates a PodGroup and labels "
+        "every pod template for its scheduler");
+  }
   return result;
 }
 

@@ -299,6 +299,17 @@ TEST(BuildJobSet, ContainerFieldsFollowTrainersUpsertRules) {
   EXPECT_EQ(js["spec"]["suspend"], true);
 }
 
+TEST(BuildJobSet, APodGroupPolicyIsReportedAsNotModelled) {
+  json runtime = carried("torch-distributed");
+  runtime["spec"]["podGroupPolicy"] = {{"coscheduling", {{"scheduleTimeoutSeconds", 60}}}};
+  const auto built =
+      build_jobset(trainjob({{"runtimeRef", {{"name", "torch-distributed"}}}}), runtime, {2, 3, 0});
+  ASSERT_TRUE(built);
+  EXPECT_EQ(built->notes,
+            (std::vector<std::string>{"podGroupPolicy is not modelled: the real controller also creates a "
+                                      "PodGroup and labels every pod template for its scheduler"}));
+}
+
 TEST(BuildJobSet, NumNodesHasNoMinimum) {
   const json tj = trainjob({{"runtimeRef", {{"name", "torch-distributed"}}}, {"trainer", {{"numNodes", 0}}}});
   const auto built = build_jobset(tj, carried("torch-distributed"), {2, 3, 0});
