@@ -1,5 +1,7 @@
 #include "apiserver/local_control.hpp"
 
+#include "util/file_io.hpp"
+
 #include <fcntl.h>
 #include <httplib.h>
 #include <openssl/evp.h>
@@ -93,14 +95,6 @@ std::string default_kubeconfig_path(const std::map<std::string, std::string>& en
   return env_or(env, "HOME") + "/.kube/kubectl-pytorch-local.yaml";
 }
 
-Expected<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error(ErrorCode::io, "reading '" + path + "': " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 LocalStatus local_status(const LocalPaths& paths) {
   LocalStatus s;
   s.pid = read_int_file(paths.pid_file);
@@ -183,10 +177,10 @@ Expected<int> spawn_and_wait(const std::string& self_exe, const LocalPaths& path
     ::execv(self_exe.c_str(), argv.data());
     ::_exit(127);
   }
-  auto ca = read_file(paths.ca_file);
-  if (!ca) return ca.error();
-  auto token = read_file(paths.token_file);
-  if (!token) return token.error();
+  auto ca = util::read_file(paths.ca_file);
+  if (!ca) return ca.error().context("reading '" + paths.ca_file + "'");
+  auto token = util::read_file(paths.token_file);
+  if (!token) return token.error().context("reading '" + paths.token_file + "'");
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   Error last = make_error(ErrorCode::timeout, "the server did not start within " +
                                                   std::to_string(timeout.count() / 1000) + "s");
@@ -241,10 +235,10 @@ int serve_foreground(const LocalPaths& paths, int port) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
   ServerOptions opts;
-  auto ca = read_file(paths.ca_file);
-  auto cert = read_file(paths.cert_file);
-  auto key = read_file(paths.key_file);
-  auto token = read_file(paths.token_file);
+  auto ca = util::read_file(paths.ca_file);
+  auto cert = util::read_file(paths.cert_file);
+  auto key = util::read_file(paths.key_file);
+  auto token = util::read_file(paths.token_file);
   if (!ca || !cert || !key || !token) {
     std::cerr << "error: the state directory '" << paths.state_dir << "' lacks certificates or token\n";
     return 2;

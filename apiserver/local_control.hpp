@@ -60,6 +60,4 @@ Expected<void> stop_local(const LocalPaths& paths, std::chrono::milliseconds tim
 /// Writes the port and pid files once serving and removes them on the way out.
 int serve_foreground(const LocalPaths& paths, int port);
 
-Expected<std::string> read_file(const std::string& path);
-
 }  // namespace kpt::apiserver

@@ -2,12 +2,10 @@
 
 #include <optional>
 
-#ifdef KPT_APISERVER_HAVE_YAML
 #include <memory>
 
-#include "schema/manifest_reader.hpp"
-#include "schema/node_json.hpp"
-#endif
+#include "yaml/manifest_reader.hpp"
+#include "yaml/node_json.hpp"
 
 namespace kpt::apiserver {
 
@@ -32,16 +30,11 @@ void strip_directives(json& j) {
 }
 
 ApiResult<json> parse_yaml(const std::string& body) {
-#ifdef KPT_APISERVER_HAVE_YAML
   auto text = std::make_shared<const std::string>(body);
-  auto read = schema::read_manifests("<request>", text);
+  auto read = yaml::read_manifests("<request>", text);
   if (!read.findings.empty()) return bad_request("error decoding YAML: " + read.findings.front().message);
   if (read.documents.size() != 1) return bad_request("error decoding YAML: expected exactly one document");
-  return schema::to_json(read.documents.front().root);
-#else
-  (void)body;
-  return bad_request("error decoding YAML: this server accepts apply patches as JSON only");
-#endif
+  return yaml::to_json(read.documents.front().root);
 }
 
 }  // namespace

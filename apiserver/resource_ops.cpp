@@ -1,5 +1,6 @@
 #include "apiserver/resource_ops.hpp"
 
+#include "util/time.hpp"
 #include <algorithm>
 #include <functional>
 #include <random>
@@ -50,7 +51,7 @@ void crd_defaults(json& crd) {
   for (const auto& v : spec.value("versions", json::array())) {
     if (v.value("storage", false)) stored = v.value("name", "");
   }
-  const std::string now = now_rfc3339();
+  const std::string now = util::now_rfc3339();
   crd["status"] = {{"acceptedNames", spec.value("names", json::object())},
                    {"storedVersions", stored.empty() ? json::array() : json::array({stored})},
                    {"conditions",
@@ -214,7 +215,7 @@ ApiResult<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::
                      "metadata.name"}});
   }
   meta["uid"] = new_uid();
-  meta["creationTimestamp"] = now_rfc3339();
+  meta["creationTimestamp"] = util::now_rfc3339();
   meta["generation"] = 1;
   meta.erase("resourceVersion");
   meta.erase("deletionTimestamp");
@@ -392,7 +393,7 @@ ApiResult<json> ResourceOps::remove(const ResourceInfo& res, const std::string& 
     auto marked = m_store.mutate(res.storage_key(), ns, name, [&](const std::optional<json>& c) -> ApiResult<json> {
       if (!c) return not_found(res.group, res.plural, name);
       json out = *c;
-      if (!out["metadata"].contains("deletionTimestamp")) out["metadata"]["deletionTimestamp"] = now_rfc3339();
+      if (!out["metadata"].contains("deletionTimestamp")) out["metadata"]["deletionTimestamp"] = util::now_rfc3339();
       return out;
     });
     return marked;

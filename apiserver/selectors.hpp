@@ -5,16 +5,9 @@
 #include <vector>
 
 #include "util/expected.hpp"
+#include "util/selector.hpp"
 
 namespace kpt::apiserver {
-
-/// One requirement of a label or field selector.
-struct Requirement {
-  enum class Op { equals, not_equals, in, not_in, exists, not_exists };
-  std::string key;
-  Op op = Op::equals;
-  std::vector<std::string> values;
-};
 
 /// A parsed label selector: `a=b,c!=d,e in (x,y),f notin (z),g,!h`. Empty matches everything.
 class LabelSelector {
@@ -22,10 +15,10 @@ class LabelSelector {
   static Expected<LabelSelector> parse(const std::string& text);
   /// Matches an object's metadata.labels (a JSON object of strings, or null).
   [[nodiscard]] bool matches(const nlohmann::json& labels) const;
-  [[nodiscard]] const std::vector<Requirement>& requirements() const { return m_reqs; }
+  [[nodiscard]] const std::vector<util::Requirement>& requirements() const { return m_reqs; }
 
  private:
-  std::vector<Requirement> m_reqs;
+  std::vector<util::Requirement> m_reqs;
 };
 
 /// A parsed field selector: `metadata.name=x,status.phase!=Running`. Only =, == and != exist.
@@ -39,7 +32,7 @@ class FieldSelector {
   [[nodiscard]] std::string required_value(const std::string& field) const;
 
  private:
-  std::vector<Requirement> m_reqs;
+  std::vector<util::Requirement> m_reqs;
 };
 
 }  // namespace kpt::apiserver

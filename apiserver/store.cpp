@@ -23,15 +23,6 @@ std::string new_uid() {
   return buf;
 }
 
-std::string now_rfc3339() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 Store::Store(StoreOptions options) : m_options(options) {}
 
 ApiResult<nlohmann::json> Store::mutate(const std::string& resource, const std::string& ns, const std::string& name,

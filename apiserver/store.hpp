@@ -91,7 +91,5 @@ class Store {
 
 /// A random RFC 4122 version 4 UUID.
 std::string new_uid();
-/// Now in RFC 3339 with second precision, UTC ("2026-11-29T18:00:00Z").
-std::string now_rfc3339();
 
 }  // namespace kpt::apiserver

@@ -1,5 +1,6 @@
 #include "apiserver/table.hpp"
 
+#include "util/time.hpp"
 #include <cstdio>
 #include <ctime>
 
@@ -114,14 +115,8 @@ std::string human_duration(std::int64_t s) {
 }
 
 std::int64_t age_seconds(const std::string& rfc3339, std::int64_t now_epoch) {
-  std::tm tm{};
-  if (std::sscanf(rfc3339.c_str(), "%d-%d-%dT%d:%d:%d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
-                  &tm.tm_sec) != 6) {
-    return 0;
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  return now_epoch - static_cast<std::int64_t>(timegm(&tm));
+  const auto t = util::parse_time(rfc3339);
+  return t ? now_epoch - t->time_since_epoch().count() : 0;
 }
 
 json eval_json_path(const json& object, const std::string& path) {

@@ -23,13 +23,10 @@ class ObjectValidator {
 };
 
 /// Builds a validator from an openAPIV3Schema; the server calls it once per CRD version.
-/// The default (make_default_validator) uses the project's structural validator when it is
-/// linked into this build, else a built-in check of unknown fields and basic types.
+/// It is the project's structural validator (schema/); a schema that does not compile gives a
+/// validator that rejects every object with the compile error.
 std::shared_ptr<const ObjectValidator> make_default_validator(const nlohmann::json& open_api_v3_schema,
                                                               const std::string& group, const std::string& version,
                                                               const std::string& kind);
-/// The built-in fallback: unknown fields (respecting x-kubernetes-preserve-unknown-fields),
-/// types, required, enum.
-std::shared_ptr<const ObjectValidator> make_basic_validator(const nlohmann::json& open_api_v3_schema);
 
 }  // namespace kpt::apiserver

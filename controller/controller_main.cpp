@@ -13,7 +13,7 @@
 #include "controller/instrumented_client.hpp"
 #include "controller/logger.hpp"
 #include "controller/metrics.hpp"
-#include "controller/model/labels.hpp"
+#include "model/pytorchjob/labels.hpp"
 #include "controller/object_cache.hpp"
 #include "controller/work_queue.hpp"
 
@@ -29,7 +29,7 @@ std::string key_of(const nlohmann::json& obj) {
   return meta.value("namespace", std::string{}) + "/" + meta.value("name", std::string{});
 }
 
-void work(WorkQueue& queue, Reconciler& reconciler, Metrics& metrics, const Clock& clock, Logger& log) {
+void work(WorkQueue& queue, Reconciler& reconciler, Metrics& metrics, const util::Clock& clock, Logger& log) {
   while (auto key = queue.get()) {
     const auto started = clock.steady_now();
     const auto r = reconciler.reconcile(*key);
@@ -66,7 +66,7 @@ std::string detect_training_operator(kube::ApiClient& client) {
   return {};
 }
 
-int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, const Clock& clock, Logger& log,
+int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, const util::Clock& clock, Logger& log,
                    std::atomic<bool>& stop, const std::function<void(int)>& on_listening) {
   Metrics metrics;
   InstrumentedClient client(raw_client, metrics);
@@ -111,12 +111,12 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
     if (change.deleted) expectations.observe_deletion(change.job_key);
     queue.add(change.job_key);
   };
-  auto selector = model::job_selector("", config.reconciler.style);
+  auto selector = model::pytorchjob::job_selector("", config.reconciler.style);
   std::erase_if(selector, [](const auto& kv) { return kv.first.find("job-name") != std::string::npos; });
   for (auto* cache : {&pods, &services}) {
     auto informer = std::make_unique<Informer>(
         client, cache == &pods ? kube::resources::pods() : kube::resources::services(), config.namespace_,
-        model::selector_string(selector),
+        model::pytorchjob::selector_string(selector),
         [cache, on_change](kube::WatchEvent::Type type, const nlohmann::json& obj) { on_change(cache->apply(type, obj)); },
         log, config.resync);
     informer->set_list_handler([cache, on_change](const std::vector<nlohmann::json>& page, bool first, bool last) {

@@ -5,7 +5,7 @@
 #include <mutex>
 #include <string>
 
-#include "controller/clock.hpp"
+#include "util/clock.hpp"
 
 namespace kpt::controller {
 
@@ -15,7 +15,7 @@ namespace kpt::controller {
 /// event cannot block a job forever. Thread-safe; time comes from the injected Clock.
 class Expectations {
  public:
-  explicit Expectations(const Clock& clock, std::chrono::seconds ttl = std::chrono::minutes{5})
+  explicit Expectations(const util::Clock& clock, std::chrono::seconds ttl = std::chrono::minutes{5})
       : m_clock(clock), m_ttl(ttl) {}
 
   void expect(const std::string& key, int creations, int deletions);
@@ -30,7 +30,7 @@ class Expectations {
     int deletions = 0;
     std::chrono::steady_clock::time_point at;
   };
-  const Clock& m_clock;
+  const util::Clock& m_clock;
   std::chrono::seconds m_ttl;
   mutable std::mutex m_mutex;
   std::map<std::string, Record> m_records;

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "controller/clock.hpp"
+#include "util/clock.hpp"
 #include "kube/api_client.hpp"
 
 namespace kpt::controller {
@@ -33,7 +33,7 @@ std::string check_lease_config(const LeaseConfig& c);
 /// (tolerant of clock skew); updates use the resourceVersion, so two candidates cannot both win.
 class LeaderElector {
  public:
-  LeaderElector(kube::ApiClient& client, const Clock& clock, LeaseConfig config)
+  LeaderElector(kube::ApiClient& client, const util::Clock& clock, LeaseConfig config)
       : m_client(client), m_clock(clock), m_config(std::move(config)) {}
 
   /// One attempt to acquire or renew. True when we hold the lease afterwards.
@@ -49,7 +49,7 @@ class LeaderElector {
 
  private:
   kube::ApiClient& m_client;
-  const Clock& m_clock;
+  const util::Clock& m_clock;
   LeaseConfig m_config;
   std::string m_observed_holder;
   std::string m_observed_renew;

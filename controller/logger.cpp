@@ -3,12 +3,12 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "controller/model/lifecycle_time.hpp"
+#include "util/time.hpp"
 
 namespace kpt::controller {
 
 void Logger::write(const char* level, const std::string& msg, Fields fields) {
-  const auto ts = model::format_time(std::chrono::floor<std::chrono::seconds>(m_clock.now()));
+  const auto ts = util::format_time(std::chrono::floor<std::chrono::seconds>(m_clock.now()));
   std::string line;
   if (m_format == LogFormat::json) {
     nlohmann::ordered_json j;

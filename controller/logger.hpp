@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "controller/clock.hpp"
+#include "util/clock.hpp"
 
 namespace kpt::controller {
 
@@ -20,7 +20,7 @@ class Logger {
  public:
   using Fields = std::initializer_list<std::pair<const char*, std::string>>;
 
-  Logger(std::ostream& out, LogFormat format, const Clock& clock) : m_out(out), m_format(format), m_clock(clock) {}
+  Logger(std::ostream& out, LogFormat format, const util::Clock& clock) : m_out(out), m_format(format), m_clock(clock) {}
   void info(const std::string& msg, Fields fields = {}) { write("info", msg, fields); }
   void error(const std::string& msg, Fields fields = {}) { write("error", msg, fields); }
 
@@ -29,7 +29,7 @@ class Logger {
 
   std::ostream& m_out;
   LogFormat m_format;
-  const Clock& m_clock;
+  const util::Clock& m_clock;
   std::mutex m_mutex;
 };
 

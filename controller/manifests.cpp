@@ -1,209 +1,13 @@
 #include "controller/manifests.hpp"
 
+#include "controller/crd.hpp"
+#include "yaml/yaml_writer.hpp"
+
+#include <nlohmann/json.hpp>
+
 namespace kpt::controller {
 
 namespace {
-
-// The pod template is `type: object` with preserve-unknown-fields, not an embedded resource:
-// the API server requires apiVersion and kind on embedded resources, which templates lack.
-constexpr const char* k_crd = R"(apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: pytorchjobs.kubeflow.org
-  labels:
-    app.kubernetes.io/name: kubectl-pytorch-controller
-spec:
-  group: kubeflow.org
-  names:
-    kind: PyTorchJob
-    listKind: PyTorchJobList
-    plural: pytorchjobs
-    singular: pytorchjob
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    additionalPrinterColumns:
-    - jsonPath: .status.conditions[-1:].type
-      name: State
-      type: string
-    - jsonPath: .metadata.creationTimestamp
-      name: Age
-      type: date
-    subresources:
-      status: {}
-      scale:
-        specReplicasPath: .spec.pytorchReplicaSpecs.Worker.replicas
-        statusReplicasPath: .status.replicaStatuses.Worker.active
-        labelSelectorPath: .status.replicaStatuses.Worker.selector
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          apiVersion:
-            type: string
-          kind:
-            type: string
-          metadata:
-            type: object
-          spec:
-            type: object
-            required:
-            - pytorchReplicaSpecs
-            properties:
-              runPolicy:
-                type: object
-                properties:
-                  activeDeadlineSeconds:
-                    type: integer
-                    format: int64
-                  backoffLimit:
-                    type: integer
-                    format: int32
-                  cleanPodPolicy:
-                    type: string
-                  managedBy:
-                    type: string
-                  schedulingPolicy:
-                    type: object
-                    properties:
-                      minAvailable:
-                        type: integer
-                        format: int32
-                      minResources:
-                        type: object
-                        additionalProperties:
-                          anyOf:
-                          - type: integer
-                          - type: string
-                          x-kubernetes-int-or-string: true
-                      priorityClass:
-                        type: string
-                      queue:
-                        type: string
-                      scheduleTimeoutSeconds:
-                        type: integer
-                        format: int32
-                  suspend:
-                    type: boolean
-                    default: false
-                  ttlSecondsAfterFinished:
-                    type: integer
-                    format: int32
-              pytorchReplicaSpecs:
-                type: object
-                additionalProperties:
-                  type: object
-                  properties:
-                    replicas:
-                      type: integer
-                      format: int32
-                    restartPolicy:
-                      type: string
-                    template:
-                      type: object
-                      x-kubernetes-preserve-unknown-fields: true
-                      properties:
-                        metadata:
-                          type: object
-                          x-kubernetes-preserve-unknown-fields: true
-                        spec:
-                          type: object
-                          x-kubernetes-preserve-unknown-fields: true
-              nprocPerNode:
-                type: string
-              elasticPolicy:
-                type: object
-                properties:
-                  maxReplicas:
-                    type: integer
-                    format: int32
-                  maxRestarts:
-                    type: integer
-                    format: int32
-                  metrics:
-                    type: array
-                    items:
-                      type: object
-                      x-kubernetes-preserve-unknown-fields: true
-                  minReplicas:
-                    type: integer
-                    format: int32
-                  nProcPerNode:
-                    type: integer
-                    format: int32
-                  rdzvBackend:
-                    type: string
-                  rdzvConf:
-                    type: array
-                    items:
-                      type: object
-                      properties:
-                        key:
-                          type: string
-                        value:
-                          type: string
-                  rdzvHost:
-                    type: string
-                  rdzvId:
-                    type: string
-                  rdzvPort:
-                    type: integer
-                    format: int32
-                  standalone:
-                    type: boolean
-          status:
-            type: object
-            properties:
-              completionTime:
-                type: string
-                format: date-time
-              conditions:
-                type: array
-                items:
-                  type: object
-                  required:
-                  - status
-                  - type
-                  properties:
-                    lastTransitionTime:
-                      type: string
-                      format: date-time
-                    lastUpdateTime:
-                      type: string
-                      format: date-time
-                    message:
-                      type: string
-                    reason:
-                      type: string
-                    status:
-                      type: string
-                    type:
-                      type: string
-              lastReconcileTime:
-                type: string
-                format: date-time
-              replicaStatuses:
-                type: object
-                additionalProperties:
-                  type: object
-                  properties:
-                    active:
-                      type: integer
-                      format: int32
-                    failed:
-                      type: integer
-                      format: int32
-                    selector:
-                      type: string
-                    succeeded:
-                      type: integer
-                      format: int32
-              startTime:
-                type: string
-                format: date-time
-)";
 
 // Least privilege: exactly the verbs the controller uses, no wildcards.
 constexpr const char* k_rest = R"(apiVersion: v1
@@ -344,13 +148,13 @@ std::string replace_all(std::string text, const std::string& from, const std::st
 
 }  // namespace
 
-std::string crd_manifest() { return k_crd; }
+std::string crd_manifest() { return yaml::to_yaml(pytorchjob_crd()); }
 
 std::string controller_manifests(const ManifestOptions& options) {
   auto rest = replace_all(k_rest, "@NS@", options.namespace_);
   rest = replace_all(rest, "@IMAGE@", options.image);
   return std::string("# kubectl-pytorch controller: CRD, RBAC and Deployment (kubectl pytorch controller manifests)\n---\n") +
-         k_crd + "---\n" + rest;
+         crd_manifest() + "---\n" + rest;
 }
 
 }  // namespace kpt::controller

@@ -9,7 +9,7 @@ struct ManifestOptions {
   std::string image = "ghcr.io/kubectl-pytorch/kubectl-pytorch:latest";
 };
 
-/// Our own structural PyTorchJob CRD (kubeflow.org/v1 with status and scale subresources).
+/// pytorchjob_crd() as YAML.
 std::string crd_manifest();
 
 /// Everything to run the controller in a cluster, as multi-document YAML: the CRD, a

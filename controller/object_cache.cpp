@@ -4,7 +4,7 @@
 
 #include <charconv>
 
-#include "controller/model/lifecycle_json.hpp"
+#include "model/pytorchjob/lifecycle_json.hpp"
 
 namespace kpt::controller {
 
@@ -74,7 +74,7 @@ ChildChange ChildCache::apply_locked(kube::WatchEvent::Type type, const nlohmann
   CachedChild child;
   child.owner_uid = std::move(uid);
   if (m_kind == Kind::pods) {
-    child.pod = model::pod_observation_from_json(obj);
+    child.pod = model::pytorchjob::pod_observation_from_json(obj);
   } else {
     child.pod.name = name;
   }

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "controller/model/lifecycle_types.hpp"
+#include "model/pytorchjob/lifecycle_types.hpp"
 #include "kube/api_client.hpp"
 
 namespace kpt::controller {
@@ -22,7 +22,7 @@ namespace kpt::controller {
 /// memory flat: a full pod with its env is ~50x larger.
 struct CachedChild {
   std::string owner_uid;
-  model::PodObservation pod;  ///< only `name` is set for Services
+  model::pytorchjob::PodObservation pod;  ///< only `name` is set for Services
 };
 
 /// What applying one object to a ChildCache changed, for the event handler: which job to

@@ -7,11 +7,11 @@
 
 #include "controller/expectations.hpp"
 #include "controller/metrics.hpp"
-#include "controller/model/desired_state.hpp"
-#include "controller/model/env.hpp"
-#include "controller/model/labels.hpp"
-#include "controller/model/lifecycle.hpp"
-#include "controller/model/lifecycle_json.hpp"
+#include "model/pytorchjob/desired_state.hpp"
+#include "model/pytorchjob/env.hpp"
+#include "model/pytorchjob/labels.hpp"
+#include "model/pytorchjob/lifecycle.hpp"
+#include "model/pytorchjob/lifecycle_json.hpp"
 
 namespace kpt::controller {
 
@@ -19,7 +19,7 @@ namespace {
 
 constexpr const char* k_operator_managed_by = "kubeflow.org/training-operator";
 
-std::string job_state(const model::JobStatus& s) {
+std::string job_state(const model::pytorchjob::JobStatus& s) {
   return s.conditions.empty() ? std::string("Pending") : s.conditions.back().type;
 }
 
@@ -50,7 +50,7 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
   return {key.substr(0, slash), key.substr(slash + 1)};
 }
 
-Reconciler::Reconciler(kube::ApiClient& client, const Clock& clock, ReconcilerOptions options, Metrics* metrics,
+Reconciler::Reconciler(kube::ApiClient& client, const util::Clock& clock, ReconcilerOptions options, Metrics* metrics,
                        const ReconcilerCaches* caches)
     : m_client(client), m_clock(clock), m_options(std::move(options)), m_metrics(metrics), m_caches(caches) {}
 
@@ -117,7 +117,7 @@ Expected<std::pair<std::vector<CachedChild>, std::vector<CachedChild>>> Reconcil
     services = m_caches->services.of_job(key);
   } else {
     kube::ListOptions opts;
-    opts.label_selector = model::selector_string(model::job_selector(name, m_options.style));
+    opts.label_selector = model::pytorchjob::selector_string(model::pytorchjob::job_selector(name, m_options.style));
     auto listed_pods = m_client.list(kube::resources::pods(), ns, opts);
     if (!listed_pods) return listed_pods.error().context("listing pods of '" + key + "'");
     auto listed_services = m_client.list(kube::resources::services(), ns, opts);
@@ -146,7 +146,7 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
 
   auto kids = children(job);
   if (!kids) return failed(kids.error());
-  std::vector<model::PodObservation> observed;
+  std::vector<model::pytorchjob::PodObservation> observed;
   std::set<std::string> pod_names;
   for (auto& c : kids->first) {
     pod_names.insert(c.pod.name);
@@ -155,24 +155,24 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   std::vector<std::string> service_names;
   for (const auto& c : kids->second) service_names.push_back(c.pod.name);
 
-  const auto policy = model::job_policy_from_json(job);
-  const auto old_status = model::job_status_from_json(job.value("status", nlohmann::json::object()));
+  const auto policy = model::pytorchjob::job_policy_from_json(job);
+  const auto old_status = model::pytorchjob::job_status_from_json(job.value("status", nlohmann::json::object()));
   const auto now = std::chrono::floor<std::chrono::seconds>(m_clock.now());
-  auto d = model::decide_lifecycle(policy, old_status, observed, service_names, now);
+  auto d = model::pytorchjob::decide_lifecycle(policy, old_status, observed, service_names, now);
 
   // Gang scheduling: a PodGroup while the job runs; without its CRD, say so once (an Event and a
   // note on the Created condition, which then stays, so nothing is rewritten) and run ungrouped.
-  const auto gang = model::gang_for_job(job, m_options.gang);
-  const bool grouped = gang.kind != model::GangKind::none && pod_groups_served(gang.kind);
-  if (gang.kind != model::GangKind::none && !grouped) {
+  const auto gang = model::pytorchjob::gang_for_job(job, m_options.gang);
+  const bool grouped = gang.kind != model::pytorchjob::GangKind::none && pod_groups_served(gang.kind);
+  if (gang.kind != model::pytorchjob::GangKind::none && !grouped) {
     const std::string note = " Gang scheduling was asked for but the CRD '" +
-                             model::pod_group_api(gang.kind).crd_name +
+                             model::pytorchjob::pod_group_api(gang.kind).crd_name +
                              "' is missing; the pods are scheduled without a PodGroup.";
     for (auto& c : d.status.conditions) {
       if (c.type != "Created" || c.message.find(note) != std::string::npos) continue;
       c.message += note;
       d.events.push_back({"Warning", "GangSchedulingUnavailable", "Gang scheduling was asked for but the CRD '" +
-                                                                      model::pod_group_api(gang.kind).crd_name +
+                                                                      model::pytorchjob::pod_group_api(gang.kind).crd_name +
                                                                       "' is missing"});
     }
   }
@@ -191,11 +191,11 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
 
   // Everything this pass will create, decided before the first write so that the expectations
   // are recorded before any informer event can meet them.
-  std::optional<Expected<std::vector<model::ReplicaPodPlan>>> plans;
-  std::vector<const model::ReplicaPodPlan*> new_services;
-  std::vector<const model::ReplicaPodPlan*> new_pods;
+  std::optional<Expected<std::vector<model::pytorchjob::ReplicaPodPlan>>> plans;
+  std::vector<const model::pytorchjob::ReplicaPodPlan*> new_services;
+  std::vector<const model::pytorchjob::ReplicaPodPlan*> new_pods;
   if (d.create_missing) {
-    plans = model::plan_replica_pods(job, m_options.style);
+    plans = model::pytorchjob::plan_replica_pods(job, m_options.style);
     if (*plans) {
       const std::set<std::string> have_services(service_names.begin(), service_names.end());
       for (const auto& plan : **plans) {
@@ -209,9 +209,9 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   }
   bool held = false;  // Volcano has not admitted the PodGroup yet: no pods for now
   if (grouped) {
-    const bool wanted = !model::is_finished(d.status) && !policy.suspend;
+    const bool wanted = !model::pytorchjob::is_finished(d.status) && !policy.suspend;
     if (auto r = sync_pod_group(job, gang, wanted); !r) return failed(r.error());
-    if (wanted && gang.kind == model::GangKind::volcano && !new_pods.empty()) {
+    if (wanted && gang.kind == model::pytorchjob::GangKind::volcano && !new_pods.empty()) {
       auto admitted = volcano_admitted(job);
       if (!admitted) return failed(admitted.error());
       held = !*admitted;
@@ -233,7 +233,7 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   // Record re-creations before deleting, so a crash in between over-counts rather than under-counts.
   if (d.recreations != policy.recreations) {
     const nlohmann::json patch = {
-        {"metadata", {{"annotations", {{model::k_recreations_annotation, std::to_string(d.recreations)}}}}}};
+        {"metadata", {{"annotations", {{model::pytorchjob::k_recreations_annotation, std::to_string(d.recreations)}}}}}};
     auto patched = m_client.patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::merge, patch.dump());
     if (!patched) return fail(patched.error().context("recording re-creations of '" + key + "'"));
     job["metadata"]["resourceVersion"] = patched->at("metadata").at("resourceVersion");
@@ -257,7 +257,7 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     return fail(plans->error().context("planning pods of '" + key + "'"), false);
   }
   for (const auto* plan : new_services) {
-    auto r = m_client.create(kube::resources::services(), ns, model::desired_service(job, *plan, m_options.style));
+    auto r = m_client.create(kube::resources::services(), ns, model::pytorchjob::desired_service(job, *plan, m_options.style));
     if (!r && !kube::is_already_exists(r.error())) {
       return fail(r.error().context("creating service '" + plan->service + "'"));
     }
@@ -265,8 +265,8 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     if (r) event(job, "Normal", "SuccessfulCreateService", "Created service: " + plan->service);
   }
   for (const auto* plan : new_pods) {
-    auto pod = model::desired_pod(job, *plan, m_options.style);
-    if (grouped) model::decorate_gang_pod(pod, name, plan->replica_type, gang);
+    auto pod = model::pytorchjob::desired_pod(job, *plan, m_options.style);
+    if (grouped) model::pytorchjob::decorate_gang_pod(pod, name, plan->replica_type, gang);
     auto r = m_client.create(kube::resources::pods(), ns, pod);
     if (!r && !kube::is_already_exists(r.error())) return fail(r.error().context("creating pod '" + plan->name + "'"));
     if (!r && expectations != nullptr) expectations->observe_creation(key);
@@ -275,7 +275,7 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
 
   for (const auto& e : d.events) event(job, e.type, e.reason, e.message);
   if (d.status != old_status) {
-    job["status"] = model::job_status_to_json(d.status);
+    job["status"] = model::pytorchjob::job_status_to_json(d.status);
     auto r = m_client.update_status(kube::resources::pytorchjobs(), ns, job);
     if (!r) return failed(r.error().context("updating status of '" + key + "'"));
     if (m_caches != nullptr) m_caches->jobs.put_newer(*r);
@@ -291,7 +291,7 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
 Expected<bool> Reconciler::volcano_admitted(const nlohmann::json& job) {
   const auto& meta = job.at("metadata");
   const std::string name = meta.value("name", std::string{});
-  const auto api = model::pod_group_api(model::GangKind::volcano);
+  const auto api = model::pytorchjob::pod_group_api(model::pytorchjob::GangKind::volcano);
   const kube::ResourceRef ref{api.group, api.version, api.plural, "PodGroup", true};
   auto pg = m_client.get(ref, meta.value("namespace", std::string{}), name);
   if (!pg) return pg.error().context("reading PodGroup '" + name + "'");
@@ -299,7 +299,7 @@ Expected<bool> Reconciler::volcano_admitted(const nlohmann::json& job) {
   return !phase.empty() && phase != "Pending";
 }
 
-bool Reconciler::pod_groups_served(model::GangKind kind) {
+bool Reconciler::pod_groups_served(model::pytorchjob::GangKind kind) {
   constexpr auto k_recheck = std::chrono::minutes{1};
   const auto now = m_clock.steady_now();
   {
@@ -307,7 +307,7 @@ bool Reconciler::pod_groups_served(model::GangKind kind) {
     const auto it = m_served.find(kind);
     if (it != m_served.end() && now - it->second.second < k_recheck) return it->second.first;
   }
-  const auto api = model::pod_group_api(kind);
+  const auto api = model::pytorchjob::pod_group_api(kind);
   auto doc = m_client.get_raw("/apis/" + api.group + "/" + api.version);
   bool served = false;
   if (doc) {
@@ -325,7 +325,7 @@ bool Reconciler::pod_groups_served(model::GangKind kind) {
   return served;
 }
 
-Expected<void> Reconciler::sync_pod_group(const nlohmann::json& job, const model::GangScheduler& gang, bool wanted) {
+Expected<void> Reconciler::sync_pod_group(const nlohmann::json& job, const model::pytorchjob::GangScheduler& gang, bool wanted) {
   const auto& meta = job.at("metadata");
   const std::string ns = meta.value("namespace", std::string{});
   const std::string name = meta.value("name", std::string{});
@@ -336,10 +336,10 @@ Expected<void> Reconciler::sync_pod_group(const nlohmann::json& job, const model
     const auto it = m_pod_groups.find(key);
     if (it != m_pod_groups.end() && it->second.first == uid && it->second.second == wanted) return {};
   }
-  const auto api = model::pod_group_api(gang.kind);
+  const auto api = model::pytorchjob::pod_group_api(gang.kind);
   const kube::ResourceRef ref{api.group, api.version, api.plural, "PodGroup", true};
   if (wanted) {
-    auto r = m_client.create(ref, ns, model::desired_pod_group(job, gang));
+    auto r = m_client.create(ref, ns, model::pytorchjob::desired_pod_group(job, gang));
     if (!r && !kube::is_already_exists(r.error())) {
       return r.error().context("creating PodGroup '" + name + "'");
     }
@@ -364,7 +364,7 @@ void Reconciler::event(const nlohmann::json& job, const std::string& type, const
   if (!m_options.emit_events) return;
   const auto& meta = job.at("metadata");
   const auto stamp = std::chrono::floor<std::chrono::seconds>(m_clock.now());
-  const auto wall = model::format_time(stamp);
+  const auto wall = util::format_time(stamp);
   const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(m_clock.now().time_since_epoch()).count();
   char suffix[40];
   std::snprintf(suffix, sizeof suffix, ".%llx%lx", static_cast<unsigned long long>(nanos), ++m_event_seq);

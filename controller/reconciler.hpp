@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "controller/clock.hpp"
-#include "controller/model/env_style.hpp"
-#include "controller/model/gang.hpp"
+#include "util/clock.hpp"
+#include "model/pytorchjob/env_style.hpp"
+#include "model/pytorchjob/gang.hpp"
 #include "controller/object_cache.hpp"
 #include "kube/api_client.hpp"
 #include "util/expected.hpp"
@@ -32,12 +32,12 @@ struct ReconcilerCaches {
 
 /// Which jobs are ours and how their pods are built.
 struct ReconcilerOptions {
-  model::EnvStyle style;             ///< env style of the pods we create (default worker-only)
+  model::pytorchjob::EnvStyle style;             ///< env style of the pods we create (default worker-only)
   std::string managed_by;            ///< only jobs whose runPolicy.managedBy equals this; empty: unset
                                      ///< or "kubeflow.org/training-operator"
   std::string job_selector;          ///< "k=v,..." equality terms the job's labels must match
   bool emit_events = true;           ///< write core v1 Events for what we do
-  model::GangScheduler gang;         ///< --gang-scheduler: PodGroups for every job (else only for
+  model::pytorchjob::GangScheduler gang;         ///< --gang-scheduler: PodGroups for every job (else only for
                                      ///< jobs that set runPolicy.schedulingPolicy, with Volcano)
 };
 
@@ -56,7 +56,7 @@ class Reconciler {
  public:
   /// Without `caches` every pass reads the job, its pods and its Services from the API server;
   /// with them, it reads only the caches (the controller's mode) and writes through `client`.
-  Reconciler(kube::ApiClient& client, const Clock& clock, ReconcilerOptions options, Metrics* metrics = nullptr,
+  Reconciler(kube::ApiClient& client, const util::Clock& clock, ReconcilerOptions options, Metrics* metrics = nullptr,
              const ReconcilerCaches* caches = nullptr);
 
   /// `key` is "namespace/name".
@@ -70,25 +70,25 @@ class Reconciler {
   /// The job's pods and Service names, from the caches or the API server.
   Expected<std::pair<std::vector<CachedChild>, std::vector<CachedChild>>> children(const nlohmann::json& job);
   /// Whether the API server serves the PodGroups of `kind` (discovery; asked again after a minute).
-  bool pod_groups_served(model::GangKind kind);
+  bool pod_groups_served(model::pytorchjob::GangKind kind);
   /// Creates the job's PodGroup while it runs and deletes it once it is finished or suspended,
   /// each at most once per job and process (AlreadyExists and NotFound count as success).
-  Expected<void> sync_pod_group(const nlohmann::json& job, const model::GangScheduler& gang, bool wanted);
-  /// Volcano only: whether the job's PodGroup left phase Pending (facts §4.7: the operator
-  /// creates no pods before, DelayPodCreationDueToPodGroup).
+  Expected<void> sync_pod_group(const nlohmann::json& job, const model::pytorchjob::GangScheduler& gang, bool wanted);
+  /// Volcano only: whether the job's PodGroup left phase Pending (the v1.7+ operator creates no pods
+  /// before, pkg/controller.v1/common/pod.go DelayPodCreationDueToPodGroup).
   Expected<bool> volcano_admitted(const nlohmann::json& job);
   void forget_pod_group(const std::string& key);
   void event(const nlohmann::json& job, const std::string& type, const std::string& reason,
              const std::string& message);
 
   kube::ApiClient& m_client;
-  const Clock& m_clock;
+  const util::Clock& m_clock;
   ReconcilerOptions m_options;
   Metrics* m_metrics;
   const ReconcilerCaches* m_caches;
   std::atomic<unsigned long> m_event_seq{0};
   std::mutex m_gang_mutex;
-  std::map<model::GangKind, std::pair<bool, std::chrono::steady_clock::time_point>> m_served;
+  std::map<model::pytorchjob::GangKind, std::pair<bool, std::chrono::steady_clock::time_point>> m_served;
   std::map<std::string, std::pair<std::string, bool>> m_pod_groups;  ///< job key -> {uid, exists}
 };
 

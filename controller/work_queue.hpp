@@ -9,7 +9,7 @@
 #include <set>
 #include <string>
 
-#include "controller/clock.hpp"
+#include "util/clock.hpp"
 
 namespace kpt::controller {
 
@@ -35,7 +35,7 @@ class TokenBucket {
 /// can be added after a delay, and retried with per-key exponential backoff plus a global bucket.
 class WorkQueue {
  public:
-  explicit WorkQueue(const Clock& clock) : m_clock(clock) {}
+  explicit WorkQueue(const util::Clock& clock) : m_clock(clock) {}
 
   void add(const std::string& key);
   void add_after(const std::string& key, std::chrono::milliseconds delay);
@@ -62,7 +62,7 @@ class WorkQueue {
   void promote_due_locked();
   std::optional<std::string> pop_locked();
 
-  const Clock& m_clock;
+  const util::Clock& m_clock;
   mutable std::mutex m_mutex;
   std::condition_variable m_cv;
   std::deque<std::string> m_queue;

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "kube/base64.hpp"
+#include "util/time.hpp"
 
 namespace kpt::kube {
 
@@ -16,31 +17,6 @@ std::string strip_ansi(const std::string& s) {
 }
 
 }  // namespace
-
-std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::string& text) {
-  static const std::regex k_re(R"((\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2}))");
-  std::smatch m;
-  if (!std::regex_match(text, m, k_re)) return std::nullopt;
-  std::tm tm{};
-  tm.tm_year = std::stoi(m[1]) - 1900;
-  tm.tm_mon = std::stoi(m[2]) - 1;
-  tm.tm_mday = std::stoi(m[3]);
-  tm.tm_hour = std::stoi(m[4]);
-  tm.tm_min = std::stoi(m[5]);
-  tm.tm_sec = std::stoi(m[6]);
-  std::time_t t = ::timegm(&tm);
-  const std::string zone = m[8];
-  if (zone.size() == 6) {
-    const int offset = (std::stoi(zone.substr(1, 2)) * 60 + std::stoi(zone.substr(4, 2))) * 60;
-    t += zone[0] == '+' ? -offset : offset;
-  }
-  auto tp = std::chrono::system_clock::from_time_t(t);
-  if (m[7].matched) {
-    const std::string frac = std::string(m[7]).substr(1, 6);
-    tp += std::chrono::microseconds(std::stoll(frac + std::string(6 - frac.size(), '0')));
-  }
-  return tp;
-}
 
 std::string exec_info_json(const ExecConfig& config, const ExecClusterInfo& cluster, bool interactive) {
   nlohmann::json spec = {{"interactive", interactive}};
@@ -80,7 +56,7 @@ Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::
   if (cred.token.empty() && cred.client_certificate_pem.empty())
     return fail("exec plugin didn't return a token or cert/key pair");
   if (st.contains("expirationTimestamp") && st["expirationTimestamp"].is_string()) {
-    cred.expiration = parse_rfc3339(st["expirationTimestamp"].get<std::string>());
+    if (auto t = util::parse_time(st["expirationTimestamp"].get<std::string>())) cred.expiration = *t;
     if (!cred.expiration)
       return fail("decoding stdout: invalid expirationTimestamp '" + st["expirationTimestamp"].get<std::string>() + "'");
   }

@@ -32,9 +32,6 @@ struct ExecClusterInfo {
   std::string config_json;  ///< the cluster's client.authentication.k8s.io/exec extension
 };
 
-/// Parses an RFC 3339 time ("2026-11-29T19:00:00Z", fractions and offsets allowed).
-std::optional<std::chrono::system_clock::time_point> parse_rfc3339(const std::string& text);
-
 /// The KUBERNETES_EXEC_INFO value for a run of `config`.
 std::string exec_info_json(const ExecConfig& config, const ExecClusterInfo& cluster, bool interactive);
 

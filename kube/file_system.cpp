@@ -2,23 +2,19 @@
 
 #include <sys/stat.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
+#include <cctype>
+
+#include "util/file_io.hpp"
 
 namespace kpt::kube {
 
 Expected<std::string> RealFileSystem::read(const std::string& path) const {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int e = errno;
-    return make_error(e == ENOENT ? ErrorCode::not_found : ErrorCode::io,
-                      "open " + path + ": " + (e == ENOENT ? "no such file or directory" : std::strerror(e)));
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  auto text = util::read_file(path);
+  if (text) return text;
+  // kubectl's (Go's) spelling: "open /x: no such file or directory".
+  std::string reason = text.error().message;
+  if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+  return make_error(text.error().code, "open " + path + ": " + reason);
 }
 
 bool RealFileSystem::is_file(const std::string& path) const {

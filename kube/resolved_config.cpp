@@ -1,6 +1,7 @@
 #include "kube/resolved_config.hpp"
 
 #include "util/strings.hpp"
+#include "util/time.hpp"
 
 #include <cctype>
 

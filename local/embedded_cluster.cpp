@@ -1,5 +1,7 @@
 #include "local/embedded_cluster.hpp"
 
+#include "util/file_io.hpp"
+
 #include <pthread.h>
 #include <signal.h>
 #include <unistd.h>
@@ -12,14 +14,14 @@
 #include <thread>
 
 #include "apiserver/api_server.hpp"
-#include "controller/clock.hpp"
+#include "util/clock.hpp"
+#include "controller/crd.hpp"
 #include "controller/controller_main.hpp"
 #include "controller/logger.hpp"
-#include "controller/model/env_style.hpp"
+#include "model/pytorchjob/env_style.hpp"
 #include "kube/rest_client.hpp"
 #include "local/node.hpp"
 #include "local/node_log_provider.hpp"
-#include "schema/carried/carried_schema.hpp"
 
 namespace kpt::local {
 
@@ -48,7 +50,7 @@ Expected<std::unique_ptr<kube::ApiClient>> client_for(const apiserver::LocalPath
 }
 
 Expected<void> install_crd(kube::ApiClient& client) {
-  auto created = client.create(kube::resources::crds(), "", embedded_crd());
+  auto created = client.create(kube::resources::crds(), "", controller::pytorchjob_crd());
   if (!created && !kube::is_already_exists(created.error())) return created.error();
   return {};
 }
@@ -56,42 +58,15 @@ Expected<void> install_crd(kube::ApiClient& client) {
 }  // namespace
 
 Expected<std::unique_ptr<kube::ApiClient>> local_client(const apiserver::LocalPaths& paths) {
-  auto port_text = apiserver::read_file(paths.port_file);
+  auto port_text = util::read_file(paths.port_file);
   if (!port_text) return make_error(ErrorCode::not_found, "the local cluster is not running");
-  auto token = apiserver::read_file(paths.token_file);
-  if (!token) return token.error();
+  auto token = util::read_file(paths.token_file);
+  if (!token) return token.error().context("reading '" + paths.token_file + "'");
   const int port = std::atoi(port_text->c_str());
   if (port <= 0) return make_error(ErrorCode::io, "bad port file '" + paths.port_file + "'");
   std::string t = *token;
   while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
   return client_for(paths, port, t);
-}
-
-nlohmann::json embedded_crd() {
-  json schema = json::parse(schema::carried_openapi_json());
-  return {
-      {"apiVersion", "apiextensions.k8s.io/v1"},
-      {"kind", "CustomResourceDefinition"},
-      {"metadata", {{"name", "pytorchjobs.kubeflow.org"}}},
-      {"spec",
-       {{"group", "kubeflow.org"},
-        {"names",
-         {{"kind", "PyTorchJob"}, {"listKind", "PyTorchJobList"}, {"plural", "pytorchjobs"}, {"singular", "pytorchjob"}}},
-        {"scope", "Namespaced"},
-        {"versions",
-         json::array({{{"name", "v1"},
-                       {"served", true},
-                       {"storage", true},
-                       {"schema", {{"openAPIV3Schema", schema}}},
-                       {"subresources",
-                        {{"status", json::object()},
-                         {"scale",
-                          {{"specReplicasPath", ".spec.pytorchReplicaSpecs.Worker.replicas"},
-                           {"statusReplicasPath", ".status.replicaStatuses.Worker.active"},
-                           {"labelSelectorPath", ".status.replicaStatuses.Worker.selector"}}}}},
-                       {"additionalPrinterColumns",
-                        json::array({{{"name", "State"}, {"type", "string"}, {"jsonPath", ".status.conditions[-1:].type"}},
-                                     {{"name", "Age"}, {"type", "date"}, {"jsonPath", ".metadata.creationTimestamp"}}})}}})}}}};
 }
 
 int serve_cluster(const ClusterOptions& options) {
@@ -103,10 +78,10 @@ int serve_cluster(const ClusterOptions& options) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   const auto& paths = options.paths;
 
-  auto ca = apiserver::read_file(paths.ca_file);
-  auto cert = apiserver::read_file(paths.cert_file);
-  auto key = apiserver::read_file(paths.key_file);
-  auto token = apiserver::read_file(paths.token_file);
+  auto ca = util::read_file(paths.ca_file);
+  auto cert = util::read_file(paths.cert_file);
+  auto key = util::read_file(paths.key_file);
+  auto token = util::read_file(paths.token_file);
   if (!ca || !cert || !key || !token) {
     std::cerr << "error: the state directory '" << paths.state_dir << "' lacks certificates or token\n";
     return 2;
@@ -147,10 +122,10 @@ int serve_cluster(const ClusterOptions& options) {
   LocalNode node(**node_client, *runner, node_options);
   server.set_log_provider(std::make_shared<NodeLogProvider>(node));
 
-  controller::RealClock clock;
+  util::RealClock clock;
   controller::Logger logger(std::cerr, controller::LogFormat::text, clock);
   controller::ControllerConfig config;
-  if (auto style = model::parse_style(options.env_style)) config.reconciler.style = *style;
+  if (auto style = model::pytorchjob::parse_style(options.env_style)) config.reconciler.style = *style;
   config.metrics_addr = "0";
   config.workers = 2;
 

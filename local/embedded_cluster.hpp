@@ -16,11 +16,6 @@ struct ClusterOptions {
   std::string env_style = "worker-only";
 };
 
-/// The PyTorchJob CRD the embedded cluster serves: kubeflow.org/v1 with the carried schema
-/// (the newest field set, pod template included), status and scale subresources and the
-/// operator's printer columns, so kubectl get/explain/wait work as on a cluster.
-nlohmann::json embedded_crd();
-
 /// A client for the embedded cluster whose state is in `paths` (the port file, token and CA
 /// written by `local up`); no kubeconfig is consulted.
 Expected<std::unique_ptr<kube::ApiClient>> local_client(const apiserver::LocalPaths& paths);

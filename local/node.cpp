@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "util/time.hpp"
 namespace kpt::local {
 
 namespace {
@@ -20,15 +21,6 @@ LocalNode::LocalNode(kube::ApiClient& api, ProcessRunner& runner, NodeOptions op
       m_options(std::move(options)),
       m_logs(m_options.log_dir),
       m_hosts(m_options.env.hosts_file) {}
-
-std::string LocalNode::now_wall() {
-  const std::time_t t = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 void LocalNode::watch_loop(const kube::ResourceRef& ref, const std::atomic<bool>& stop) {
   // A small informer: list, then watch from the list's resourceVersion; relist when the
@@ -97,7 +89,7 @@ void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
     if (phase == "Succeeded" || phase == "Failed") return;  // finished before we (re)started
     if (m_hosts.add(name, ns)) (void)m_hosts.write();
     Tracked t;
-    t.run = make_pod_run(pod, m_options.env, now_wall());
+    t.run = make_pod_run(pod, m_options.env, util::now_rfc3339());
     t.grace_seconds = pod.value("spec", json::object()).value("terminationGracePeriodSeconds", 30);
     it = m_pods.emplace(key, std::move(t)).first;
     publish_status(it->second);
@@ -119,11 +111,11 @@ void LocalNode::start_due(Tracked& t, SteadyTime now) {
       failed.exit_code = 128;
       failed.start_failed = true;
       failed.start_error = pid.error().message;
-      record_start(t.run, index, 0, now_wall());
-      record_exit(t.run, index, failed, now_wall(), now);
+      record_start(t.run, index, 0, util::now_rfc3339());
+      record_exit(t.run, index, failed, util::now_rfc3339(), now);
       continue;
     }
-    record_start(t.run, index, *pid, now_wall());
+    record_start(t.run, index, *pid, util::now_rfc3339());
   }
 }
 
@@ -131,7 +123,7 @@ void LocalNode::reap(Tracked& t, SteadyTime now) {
   for (std::size_t i = 0; i < t.run.containers.size(); ++i) {
     auto& c = t.run.containers[i];
     if (c.phase != ContainerRun::Phase::running || c.pid <= 0) continue;
-    if (auto exit = m_runner.poll(c.pid)) record_exit(t.run, i, *exit, now_wall(), now);
+    if (auto exit = m_runner.poll(c.pid)) record_exit(t.run, i, *exit, util::now_rfc3339(), now);
   }
 }
 

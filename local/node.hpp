@@ -55,7 +55,6 @@ class LocalNode {
   void publish_status(Tracked& t);
   void watch_loop(const kube::ResourceRef& ref, const std::atomic<bool>& stop);
   void stop_all();
-  static std::string now_wall();
 
   kube::ApiClient& m_api;
   ProcessRunner& m_runner;

@@ -9,8 +9,8 @@
 #include "controller/controller_main.hpp"
 #include "controller/logger.hpp"
 #include "controller/manifests.hpp"
-#include "controller/model/env_style.hpp"
-#include "controller/model/gang.hpp"
+#include "model/pytorchjob/env_style.hpp"
+#include "model/pytorchjob/gang.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/controller_client.hpp"
@@ -67,15 +67,15 @@ int usage_error(Context& ctx, const std::string& message) {
 /// taken by one sigwait thread, so no handler and no global flag are needed.
 int run(Context& ctx, const ControllerFlags& f) {
   controller::ControllerConfig config;
-  const auto style = model::parse_style(f.env_style);
+  const auto style = model::pytorchjob::parse_style(f.env_style);
   if (!style) {
-    return usage_error(ctx, "unknown env style '" + f.env_style + "': known styles are " + model::known_styles_list());
+    return usage_error(ctx, "unknown env style '" + f.env_style + "': known styles are " + model::pytorchjob::known_styles_list());
   }
   config.reconciler.style = *style;
   config.reconciler.managed_by = f.managed_by;
   config.reconciler.job_selector = f.job_selector;
   config.reconciler.emit_events = !f.no_events;
-  config.reconciler.gang = model::parse_gang_scheduler(f.gang_scheduler);
+  config.reconciler.gang = model::pytorchjob::parse_gang_scheduler(f.gang_scheduler);
   config.namespace_ = ctx.connection.namespace_;
   config.workers = f.workers;
   config.leader_elect = f.leader_elect;
@@ -106,7 +106,7 @@ int run(Context& ctx, const ControllerFlags& f) {
   auto client = make_controller_client(ctx);
   if (!client) return usage_error(ctx, client.error().message);
 
-  controller::RealClock clock;
+  util::RealClock clock;
   controller::Logger log(ctx.err, f.log_format == "json" ? controller::LogFormat::json : controller::LogFormat::text,
                          clock);
   std::atomic<bool> stop{false};

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 
-#include "controller/model/env.hpp"
-#include "controller/model/env_style.hpp"
+#include "model/pytorchjob/env.hpp"
+#include "model/pytorchjob/env_style.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/doctor_defaults.hpp"
@@ -12,9 +12,9 @@
 #include "plugin/env_output.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
-#include "schema/input_files.hpp"
-#include "schema/manifest_reader.hpp"
-#include "schema/node_json.hpp"
+#include "yaml/input_files.hpp"
+#include "yaml/manifest_reader.hpp"
+#include "yaml/node_json.hpp"
 #include "util/strings.hpp"
 
 namespace kpt::plugin {
@@ -34,9 +34,9 @@ struct EnvOptions {
 
 /// The one PyTorchJob in FILE ("-" = stdin). Reader findings of error severity are printed and fail.
 Expected<nlohmann::json> read_job(Context& ctx, const std::string& path) {
-  auto disk = schema::make_disk_reader();
-  const schema::ReadLimits limits{};
-  auto inputs = schema::collect_inputs({path}, *disk, ctx.in, limits.max_bytes);
+  auto disk = yaml::make_disk_reader();
+  const yaml::ReadLimits limits{};
+  auto inputs = yaml::collect_inputs({path}, *disk, ctx.in, limits.max_bytes);
   if (!inputs) return inputs.error();
   std::vector<nlohmann::json> jobs;
   for (const auto& input : *inputs) {
@@ -44,14 +44,14 @@ Expected<nlohmann::json> read_job(Context& ctx, const std::string& path) {
       return make_error(ErrorCode::limit, "reading " + util::quote(input.name) + ": larger than " +
                                               std::to_string(limits.max_bytes) + " bytes");
     }
-    const auto read = schema::read_manifests(input.name, input.text, limits);
+    const auto read = yaml::read_manifests(input.name, input.text, limits);
     for (const auto& d : read.findings) {
-      if (d.severity != schema::Severity::error) continue;
+      if (d.severity != Severity::error) continue;
       return make_error(ErrorCode::parse, d.location.file + ":" + std::to_string(d.location.line) + ":" +
                                               std::to_string(d.location.col) + ": " + d.message);
     }
     for (const auto& doc : read.documents) {
-      nlohmann::json j = schema::to_json(doc.root);
+      nlohmann::json j = yaml::to_json(doc.root);
       if (j.is_object() && j.value("kind", "") == "PyTorchJob") jobs.push_back(std::move(j));
     }
   }
@@ -70,23 +70,23 @@ bool is_job_name(const std::string& target) {
     const std::string e = ext;
     if (target.size() > e.size() && target.compare(target.size() - e.size(), e.size(), e) == 0) return false;
   }
-  return schema::make_disk_reader()->kind(target) == schema::FileReader::Kind::missing;
+  return yaml::make_disk_reader()->kind(target) == yaml::FileReader::Kind::missing;
 }
 
-Expected<model::EnvStyle> chosen_style(const EnvOptions& o, Context& ctx) {
+Expected<model::pytorchjob::EnvStyle> chosen_style(const EnvOptions& o, Context& ctx) {
   if (!o.operator_release.empty()) {
-    const auto release = model::parse_release(o.operator_release);
+    const auto release = model::pytorchjob::parse_release(o.operator_release);
     if (!release) {
       return make_error(ErrorCode::usage, "unknown operator release " + util::quote(o.operator_release) +
-                                              " (known: " + model::known_releases_list() + ")");
+                                              " (known: " + model::pytorchjob::known_releases_list() + ")");
     }
-    return model::EnvStyle{model::StyleKind::operator_release, *release};
+    return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::operator_release, *release};
   }
   if (!o.style.empty()) {
-    const auto style = model::parse_style(o.style);
+    const auto style = model::pytorchjob::parse_style(o.style);
     if (!style) {
       return make_error(ErrorCode::usage,
-                        "unknown style " + util::quote(o.style) + " (known: " + model::known_styles_list() + ")");
+                        "unknown style " + util::quote(o.style) + " (known: " + model::pytorchjob::known_styles_list() + ")");
     }
     return *style;
   }
@@ -95,9 +95,9 @@ Expected<model::EnvStyle> chosen_style(const EnvOptions& o, Context& ctx) {
   if (!o.local && !o.offline) cluster = consult_cluster(ctx);
   const bool detected = cluster.detection && cluster.detection->verdict.release;
   if (o.live && !detected) {
-    return model::EnvStyle{model::StyleKind::worker_only, model::k_newest_release};  // our controller made the pods
+    return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::worker_only, model::pytorchjob::k_newest_release};  // our controller made the pods
   }
-  return model::EnvStyle{model::StyleKind::operator_release, default_release(cluster, ctx)};
+  return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::operator_release, default_release(cluster, ctx)};
 }
 
 int fail(Context& ctx, const Error& e, int code) {
@@ -122,15 +122,15 @@ int run_env(Context& ctx, const EnvOptions& o) {
                                      ? cluster->api->get(kube::resources::pytorchjobs(), cluster->ns, o.target)
                                      : read_job(ctx, o.target);
   if (!job) return fail(ctx, job.error(), from_cluster ? exit_code::findings : exit_code::usage);
-  const auto spec = model::parse_job(*job);
+  const auto spec = model::pytorchjob::parse_job(*job);
   if (!spec) return fail(ctx, spec.error().context(util::quote(o.target)), exit_code::usage);
-  auto plan = model::plan_replica_pods(*job, *style);
+  auto plan = model::pytorchjob::plan_replica_pods(*job, *style);
   if (!plan) return fail(ctx, plan.error(), exit_code::findings);
 
-  std::vector<model::ReplicaPodPlan> pods = std::move(*plan);
+  std::vector<model::pytorchjob::ReplicaPodPlan> pods = std::move(*plan);
   if (!o.pod.empty()) {
     std::vector<std::string> names;
-    std::vector<model::ReplicaPodPlan> picked;
+    std::vector<model::pytorchjob::ReplicaPodPlan> picked;
     for (auto& p : pods) {
       names.push_back(p.name);
       if (p.name == o.pod) picked.push_back(std::move(p));
@@ -153,7 +153,7 @@ int run_env(Context& ctx, const EnvOptions& o) {
       if (o.pod.empty() || pod.name == o.pod) live.push_back(std::move(pod));
     }
     const auto result = compare_live_env(pods, live);
-    ctx.out << "style: " << model::to_string(*style) << "\n";
+    ctx.out << "style: " << model::pytorchjob::to_string(*style) << "\n";
     for (const auto& line : result.lines) ctx.out << line << "\n";
     return result.differs ? exit_code::findings : exit_code::ok;
   }
@@ -168,9 +168,9 @@ int run_env(Context& ctx, const EnvOptions& o) {
     write_env_json(ctx.out, *style, pods);
     return exit_code::ok;
   }
-  ctx.out << "style: " << model::to_string(*style) << "\n\n";
+  ctx.out << "style: " << model::pytorchjob::to_string(*style) << "\n\n";
   write_env_table(ctx.out, pods, ctx.colour_out());
-  auto notes = model::explain_env(*spec, *style);
+  auto notes = model::pytorchjob::explain_env(*spec, *style);
   for (auto& n : duplicate_notes(pods)) notes.push_back(std::move(n));
   if (!notes.empty()) ctx.out << "\n";
   for (const auto& n : notes) ctx.out << "note: " << n << "\n";

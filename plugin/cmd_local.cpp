@@ -4,6 +4,7 @@
 
 #include "apiserver/local_control.hpp"
 #include "local/embedded_cluster.hpp"
+#include "util/file_io.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 
@@ -33,10 +34,10 @@ void print_usage_hint(Context& ctx, const std::string& kubeconfig) {
 }
 
 Expected<void> refresh_kubeconfig(const LocalPaths& paths, int port, const std::string& kubeconfig) {
-  auto ca = apiserver::read_file(paths.ca_file);
-  if (!ca) return ca.error();
-  auto token = apiserver::read_file(paths.token_file);
-  if (!token) return token.error();
+  auto ca = util::read_file(paths.ca_file);
+  if (!ca) return ca.error().context("reading '" + paths.ca_file + "'");
+  auto token = util::read_file(paths.token_file);
+  if (!token) return token.error().context("reading '" + paths.token_file + "'");
   return apiserver::write_kubeconfig(kubeconfig, "https://127.0.0.1:" + std::to_string(port), *ca, *token);
 }
 
@@ -46,8 +47,8 @@ void run_up(Context& ctx, const LocalFlags& f) {
       f.kubeconfig_out.empty() ? apiserver::default_kubeconfig_path(ctx.env) : f.kubeconfig_out;
   ctx.out << "state directory: " << paths.state_dir << "\n";
   const auto answers = [&](int port) {
-    auto ca = apiserver::read_file(paths.ca_file);
-    auto token = apiserver::read_file(paths.token_file);
+    auto ca = util::read_file(paths.ca_file);
+    auto token = util::read_file(paths.token_file);
     return ca && token && apiserver::probe(port, *ca, *token).has_value();
   };
   // A live pid that does not answer is a reused pid or a wedged server: start afresh.

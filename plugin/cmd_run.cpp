@@ -5,7 +5,7 @@
 #include <random>
 #include <thread>
 
-#include "controller/model/release.hpp"
+#include "model/pytorchjob/release.hpp"
 #include "local/pod_spec.hpp"
 #include "plugin/cluster_client.hpp"
 #include "plugin/commands.hpp"
@@ -17,12 +17,13 @@
 #include "plugin/local_session.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/validate_runner.hpp"
-#include "plugin/yaml_output.hpp"
+#include "yaml/yaml_writer.hpp"
 #include "schema/carried/carried_schema.hpp"
-#include "schema/input_files.hpp"
-#include "schema/manifest_reader.hpp"
-#include "schema/node_json.hpp"
+#include "yaml/input_files.hpp"
+#include "yaml/manifest_reader.hpp"
+#include "yaml/node_json.hpp"
 #include "util/strings.hpp"
+#include "util/time.hpp"
 
 namespace kpt::plugin {
 
@@ -81,17 +82,17 @@ Expected<Prepared> prepare_job(const Context& ctx, const RunFlags& f, bool& inva
     return p;
   }
   if (f.args.size() != 1) return make_error(ErrorCode::usage, "run takes one FILE (or --image IMG -- CMD...)");
-  auto fs = schema::make_disk_reader();
-  auto inputs = schema::collect_inputs(f.args, *fs, ctx.in, schema::ReadLimits{}.max_bytes);
+  auto fs = yaml::make_disk_reader();
+  auto inputs = yaml::collect_inputs(f.args, *fs, ctx.in, yaml::ReadLimits{}.max_bytes);
   if (!inputs) return inputs.error();
 
   ValidateSettings settings;
   settings.schemas = &schema::carried_schema();
   if (!f.operator_release.empty()) {
-    auto release = model::parse_release(f.operator_release);
+    auto release = model::pytorchjob::parse_release(f.operator_release);
     if (!release) {
       return make_error(ErrorCode::usage, "unknown operator release '" + f.operator_release +
-                                              "' (known: " + model::known_releases_list() + ")");
+                                              "' (known: " + model::pytorchjob::known_releases_list() + ")");
     }
     settings.rules.release = *release;
   }
@@ -113,10 +114,10 @@ Expected<Prepared> prepare_job(const Context& ctx, const RunFlags& f, bool& inva
     return make_error(ErrorCode::usage, "the manifest has errors; fix them or run with --force");
   }
 
-  auto read = schema::read_manifests(inputs->front());
+  auto read = yaml::read_manifests(inputs->front());
   std::vector<json> jobs;
   for (const auto& doc : read.documents) {
-    json j = schema::to_json(doc.root);
+    json j = yaml::to_json(doc.root);
     if (j.is_object() && j.value("kind", "") == "PyTorchJob") jobs.push_back(std::move(j));
   }
   if (jobs.size() != 1) {
@@ -199,7 +200,7 @@ int run_job(Context& ctx, const RunFlags& f) {
     }
   }
   if (f.dry_run == "client") {
-    ctx.out << (f.output == "json" ? job.dump(2) + "\n" : to_yaml(job));
+    ctx.out << (f.output == "json" ? job.dump(2) + "\n" : yaml::to_yaml(job));
     return exit_code::ok;
   }
 
@@ -253,7 +254,7 @@ int run_job(Context& ctx, const RunFlags& f) {
     return finish(exit_code::findings);
   }
   if (f.dry_run == "server") {
-    ctx.out << (f.output == "json" ? applied->dump(2) + "\n" : to_yaml(*applied));
+    ctx.out << (f.output == "json" ? applied->dump(2) + "\n" : yaml::to_yaml(*applied));
     return finish(exit_code::ok);
   }
   ctx.err << "pytorchjob.kubeflow.org/" << name << (existed ? " configured" : " created") << "\n";

@@ -7,7 +7,7 @@
 #include <thread>
 #include <tuple>
 
-#include "controller/model/release.hpp"
+#include "model/pytorchjob/release.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/cluster_client.hpp"
@@ -17,8 +17,8 @@
 #include "plugin/plugin.hpp"
 #include "plugin/validate_runner.hpp"
 #include "schema/carried/carried_schema.hpp"
-#include "schema/input_files.hpp"
-#include "schema/manifest_reader.hpp"
+#include "yaml/input_files.hpp"
+#include "yaml/manifest_reader.hpp"
 #include "schema/schema_cache.hpp"
 #include "schema/structural_schema.hpp"
 #include "util/strings.hpp"
@@ -38,7 +38,7 @@ struct ValidateFlags {
   bool quiet = false;
   bool offline = false;
   bool server_dry_run = false;
-  std::size_t max_bytes = schema::ReadLimits{}.max_bytes;
+  std::size_t max_bytes = yaml::ReadLimits{}.max_bytes;
   std::vector<std::string> disabled;
   unsigned jobs = 0;
 };
@@ -49,8 +49,8 @@ std::filesystem::path cache_dir(const Context& ctx) {
 
 /// Compiles (or takes from the cache) the CRD in `path`.
 Expected<schema::SchemaSet> load_crd(const std::string& path, const Context& ctx) {
-  auto fs = schema::make_disk_reader();
-  if (fs->kind(path) != schema::FileReader::Kind::file) {
+  auto fs = yaml::make_disk_reader();
+  if (fs->kind(path) != yaml::FileReader::Kind::file) {
     return make_error(ErrorCode::io, "reading CRD " + util::quote(path) + ": no such file");
   }
   auto text = fs->read(path, k_max_crd_bytes);
@@ -60,11 +60,11 @@ Expected<schema::SchemaSet> load_crd(const std::string& path, const Context& ctx
   }
   const auto compile = [&]() -> Expected<schema::SchemaSet> {
     auto shared = std::make_shared<const std::string>(*text);
-    schema::ReadLimits limits;
+    yaml::ReadLimits limits;
     limits.max_bytes = k_max_crd_bytes;
-    auto read = schema::read_manifests(path, shared, limits);
+    auto read = yaml::read_manifests(path, shared, limits);
     for (const auto& f : read.findings) {
-      if (f.severity == schema::Severity::error) {
+      if (f.severity == Severity::error) {
         return make_error(ErrorCode::parse, "reading CRD " + util::quote(path) + ": " +
                                                 std::to_string(f.location.line) + ":" +
                                                 std::to_string(f.location.col) + ": " + f.message);
@@ -87,12 +87,12 @@ Expected<schema::SchemaSet> load_crd(const std::string& path, const Context& ctx
 
 int run_validate(const ValidateFlags& flags, Context& ctx) {
   ValidateSettings settings;
-  std::optional<model::Release> release;
+  std::optional<model::pytorchjob::Release> release;
   if (!flags.operator_release.empty()) {
-    release = model::parse_release(flags.operator_release);
+    release = model::pytorchjob::parse_release(flags.operator_release);
     if (!release) {
       ctx.err << "error: unknown operator release " << util::quote(flags.operator_release)
-              << "; known: " << model::known_releases_list() << "\n";
+              << "; known: " << model::pytorchjob::known_releases_list() << "\n";
       return 2;
     }
   }
@@ -146,8 +146,8 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
     settings.schemas = &from_crd;
   }
 
-  auto fs = schema::make_disk_reader();
-  auto inputs = schema::collect_inputs(flags.paths, *fs, ctx.in, flags.max_bytes);
+  auto fs = yaml::make_disk_reader();
+  auto inputs = yaml::collect_inputs(flags.paths, *fs, ctx.in, flags.max_bytes);
   if (!inputs) {
     ctx.err << "error: " << inputs.error().message << "\n";
     return 2;

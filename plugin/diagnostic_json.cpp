@@ -87,12 +87,12 @@ class JsonWriter {
   std::string m_out;
 };
 
-void write_diagnostic(JsonWriter& w, const schema::Diagnostic& d, bool first) {
+void write_diagnostic(JsonWriter& w, const Diagnostic& d, bool first) {
   w.element('{', 2, first);
   w.member("file", d.location.file, 3, true);
   w.member("line", d.location.line, 3);
   w.member("column", d.location.col, 3);
-  w.member("severity", schema::to_string(d.severity), 3);
+  w.member("severity", to_string(d.severity), 3);
   w.member("field", d.field_path, 3);
   w.member("rule", d.rule_id, 3);
   w.member("message", d.message, 3);
@@ -137,7 +137,7 @@ void write_json(const Report& report, std::ostream& out) {
   w.member("files", s.files, 2);
   w.close('}', 1);
   w.key("diagnostics", 1, false);
-  std::vector<const schema::Diagnostic*> all;
+  std::vector<const Diagnostic*> all;
   for (const auto& f : report.files) {
     for (const auto& d : f.file_findings) all.push_back(&d);
     for (const auto& doc : f.documents) {

@@ -37,13 +37,13 @@ std::string case_name(const DocumentReport& d) {
   return out;
 }
 
-std::size_t error_count(const schema::Diagnostics& ds) {
+std::size_t error_count(const Diagnostics& ds) {
   std::size_t n = 0;
-  for (const auto& d : ds) n += d.severity == schema::Severity::error ? 1 : 0;
+  for (const auto& d : ds) n += d.severity == Severity::error ? 1 : 0;
   return n;
 }
 
-void write_case(std::ostream& out, const std::string& suite, const std::string& name, const schema::Diagnostics& ds,
+void write_case(std::ostream& out, const std::string& suite, const std::string& name, const Diagnostics& ds,
                 bool skipped) {
   out << "    <testcase classname=\"" << xml_escape(suite) << "\" name=\"" << xml_escape(name) << "\"";
   if (!skipped && ds.empty()) {
@@ -55,7 +55,7 @@ void write_case(std::ostream& out, const std::string& suite, const std::string& 
   std::string notes;
   for (const auto& d : ds) {
     const std::string text = format_finding(d, nullptr, false);
-    if (d.severity == schema::Severity::error) {
+    if (d.severity == Severity::error) {
       out << "      <failure message=\"" << xml_escape(d.field_path.empty() ? d.message : d.field_path + ": " + d.message)
           << "\" type=\"" << xml_escape(d.rule_id) << "\">" << xml_escape(text) << "</failure>\n";
     } else {

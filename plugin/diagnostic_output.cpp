@@ -2,7 +2,7 @@
 
 #include <ostream>
 
-#include "schema/node.hpp"
+#include "yaml/node.hpp"
 
 namespace kpt::plugin {
 
@@ -16,13 +16,13 @@ constexpr const char* k_cyan = "\033[1;36m";
 constexpr const char* k_green = "\033[1;32m";
 
 /// Text output calls an info finding a "note", as compilers do.
-const char* severity_label(schema::Severity s) { return s == schema::Severity::info ? "note" : schema::to_string(s); }
+const char* severity_label(Severity s) { return s == Severity::info ? "note" : to_string(s); }
 
-const char* severity_colour(schema::Severity s) {
+const char* severity_colour(Severity s) {
   switch (s) {
-    case schema::Severity::error: return k_red;
-    case schema::Severity::warning: return k_magenta;
-    case schema::Severity::info: break;
+    case Severity::error: return k_red;
+    case Severity::warning: return k_magenta;
+    case Severity::info: break;
   }
   return k_cyan;
 }
@@ -42,12 +42,12 @@ std::vector<std::size_t> code_point_starts(std::string_view text) {
   return out;
 }
 
-void count(const schema::Diagnostics& ds, Summary& s) {
+void count(const Diagnostics& ds, Summary& s) {
   for (const auto& d : ds) {
     switch (d.severity) {
-      case schema::Severity::error: ++s.errors; break;
-      case schema::Severity::warning: ++s.warnings; break;
-      case schema::Severity::info: ++s.infos; break;
+      case Severity::error: ++s.errors; break;
+      case Severity::warning: ++s.warnings; break;
+      case Severity::info: ++s.infos; break;
     }
   }
 }
@@ -117,7 +117,7 @@ CaretLines caret_lines(std::string_view line_text, std::uint32_t col, std::size_
   return out;
 }
 
-std::string format_finding(const schema::Diagnostic& d, const std::string* source, bool colour) {
+std::string format_finding(const Diagnostic& d, const std::string* source, bool colour) {
   const auto paint = [colour](const char* code, const std::string& text) {
     return colour ? std::string(code) + text + k_reset : text;
   };
@@ -133,7 +133,7 @@ std::string format_finding(const schema::Diagnostic& d, const std::string* sourc
   if (!d.rule_id.empty()) out += " [" + d.rule_id + "]";
   out += "\n";
   if (source != nullptr && d.location.line != 0) {
-    const auto text = schema::line_of(*source, d.location.line);
+    const auto text = yaml::line_of(*source, d.location.line);
     if (!text.empty()) {
       const auto lines = caret_lines(text, d.location.col);
       out += lines.source + "\n" + paint(k_green, lines.caret) + "\n";
@@ -146,9 +146,9 @@ std::string format_finding(const schema::Diagnostic& d, const std::string* sourc
 void write_text(const Report& report, const OutputOptions& opts, std::ostream& out) {
   for (const auto& f : report.files) {
     const std::string* src = f.source ? f.source.get() : nullptr;
-    const auto emit = [&](const schema::Diagnostics& ds) {
+    const auto emit = [&](const Diagnostics& ds) {
       for (const auto& d : ds) {
-        if (opts.quiet && d.severity != schema::Severity::error) continue;
+        if (opts.quiet && d.severity != Severity::error) continue;
         out << format_finding(d, src, opts.colour);
       }
     };

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "schema/diagnostic.hpp"
+#include "util/diagnostic.hpp"
 
 namespace kpt::plugin {
 
@@ -17,7 +17,7 @@ struct DocumentReport {
   std::string kind;             ///< "PyTorchJob", or the other kind that was skipped
   std::string name;             ///< metadata.name, if any
   bool skipped = false;         ///< a document of another kind: counted, not validated
-  schema::Diagnostics findings; ///< sorted by position
+  Diagnostics findings; ///< sorted by position
 };
 
 /// One input file (or stdin) and its documents.
@@ -25,7 +25,7 @@ struct FileReport {
   std::string name;                          ///< as given, "<stdin>" for "-"
   std::shared_ptr<const std::string> source; ///< the text, for the caret lines (may be null)
   std::vector<DocumentReport> documents;
-  schema::Diagnostics file_findings;         ///< reader findings not inside a document (syntax, size)
+  Diagnostics file_findings;         ///< reader findings not inside a document (syntax, size)
 };
 
 struct Report {
@@ -57,7 +57,7 @@ struct OutputOptions {
 
 /// One finding as text: `file:line:col: error: <field>: <message> [rule]`, the source line cut
 /// to ~72 columns with a caret under the column (when the source is known), and `  hint: ...`.
-std::string format_finding(const schema::Diagnostic& d, const std::string* source, bool colour);
+std::string format_finding(const Diagnostic& d, const std::string* source, bool colour);
 
 /// The source line `line_text` cut to at most `width` characters around 1-based column `col`,
 /// and the caret line under it. Tabs become single spaces so the caret lines up.

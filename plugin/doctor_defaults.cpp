@@ -28,18 +28,18 @@ ClusterDefaults consult_cluster(const Context& ctx) {
   return out;
 }
 
-model::Release default_release(const ClusterDefaults& cluster, Context& ctx) {
+model::pytorchjob::Release default_release(const ClusterDefaults& cluster, Context& ctx) {
   if (!cluster.unreachable.empty()) {
     ctx.err << "warning: cannot reach the cluster at " << util::quote(cluster.server) << ": using operator release "
-            << model::k_newest_release.to_string() << "\n";
-    return model::k_newest_release;
+            << model::pytorchjob::k_newest_release.to_string() << "\n";
+    return model::pytorchjob::k_newest_release;
   }
   if (cluster.detection && cluster.detection->verdict.release) {
     const auto r = *cluster.detection->verdict.release;
     ctx.err << "using operator release " << r.to_string() << " detected in the cluster\n";
     return r;
   }
-  return model::k_newest_release;
+  return model::pytorchjob::k_newest_release;
 }
 
 }  // namespace kpt::plugin

@@ -25,6 +25,6 @@ ClusterDefaults consult_cluster(const Context& ctx);
 
 /// The release a command defaults to, saying once on stderr where it came from:
 /// "using operator release v1.7.0 detected in the cluster". v1.9.4 when nothing was detected.
-model::Release default_release(const ClusterDefaults& cluster, Context& ctx);
+model::pytorchjob::Release default_release(const ClusterDefaults& cluster, Context& ctx);
 
 }  // namespace kpt::plugin

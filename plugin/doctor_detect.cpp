@@ -7,14 +7,15 @@ namespace kpt::plugin {
 
 namespace {
 
-using model::Release;
+using model::pytorchjob::Release;
 
 struct ImageTag {
   Release release;
   std::string_view sha;  ///< the commit the tag names: 40 chars (v1.3/v1.4 on public.ecr.aws) or 7 (v1-<sha>)
 };
 
-// facts §6: the image each release's kustomize overlay deploys. v1.9.1 deploys an untagged image.
+// The image each release's kustomize overlay (manifests/overlays/standalone) deploys. v1.9.1 deploys an
+// untagged image: its overlay renames an image the base no longer names (kubeflow/trainer#2583).
 constexpr ImageTag k_image_tags[] = {
     {{1, 3, 0}, "760ac1171dd30039a7363ffa03c77454bd714da5"},
     {{1, 4, 0}, "174e8813666951ded505daf334a37f60fd50c18d"},
@@ -114,7 +115,7 @@ std::string trainer_version_from_image(std::string_view image) {
 std::string releases_text(const std::vector<Release>& releases) {
   const auto sorted_releases = sorted(releases);
   const auto index_of = [](const Release& r) {
-    return std::find(model::k_releases.begin(), model::k_releases.end(), r) - model::k_releases.begin();
+    return std::find(model::pytorchjob::k_releases.begin(), model::pytorchjob::k_releases.end(), r) - model::pytorchjob::k_releases.begin();
   };
   std::string out;
   for (std::size_t i = 0; i < sorted_releases.size();) {
@@ -216,7 +217,7 @@ std::vector<Release> releases_from_pod_labels(const std::map<std::string, std::s
   const bool old_keys = value("group-name") == "kubeflow.org";
   const bool new_keys = has("training.kubeflow.org/operator-name");
   Release first{1, 6, 0};
-  Release last = model::k_newest_release;
+  Release last = model::pytorchjob::k_newest_release;
   if (old_keys && !new_keys) {
     first = last = Release{1, 3, 0};
   } else if (old_keys) {
@@ -229,14 +230,14 @@ std::vector<Release> releases_from_pod_labels(const std::map<std::string, std::s
     first = Release{1, 8, 0};
   }
   std::vector<Release> out;
-  for (const auto& r : model::k_releases) {
+  for (const auto& r : model::pytorchjob::k_releases) {
     if (r >= first && r <= last) out.push_back(r);
   }
   return out;
 }
 
-model::EnvStyle style_for(const Release& release) {
-  return model::EnvStyle{model::StyleKind::operator_release, release};
+model::pytorchjob::EnvStyle style_for(const Release& release) {
+  return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::operator_release, release};
 }
 
 std::string env_style_summary(const Release& release) {

@@ -6,12 +6,13 @@
 #include <string_view>
 #include <vector>
 
-#include "controller/model/env_style.hpp"
-#include "controller/model/release.hpp"
+#include "model/pytorchjob/env_style.hpp"
+#include "model/pytorchjob/release.hpp"
 
 namespace kpt::plugin {
 
-/// What an operator image reference says about the release (facts §6 table). Pure.
+/// What an operator image reference says about the release (the image each release's kustomize
+/// overlay deploys). Pure.
 struct ImageMatch {
   enum class Kind {
     release,    ///< the tag maps to `releases` (one release; v1.8.0 and v1.8.1 differ by tag)
@@ -21,7 +22,7 @@ struct ImageMatch {
     unknown,    ///< a tag that is in no release's manifests
   };
   Kind kind = Kind::unknown;
-  std::vector<model::Release> releases;
+  std::vector<model::pytorchjob::Release> releases;
   std::string tag;  ///< as written, "" when none
 };
 
@@ -34,27 +35,27 @@ ImageMatch match_operator_image(std::string_view image);
 std::string trainer_version_from_image(std::string_view image);
 
 /// "v1.9.0–v1.9.4", "v1.6.0", "v1.3.0, v1.5.0" (consecutive known releases collapse to a range).
-std::string releases_text(const std::vector<model::Release>& releases);
+std::string releases_text(const std::vector<model::pytorchjob::Release>& releases);
 
 /// The releases in both lists (each sorted oldest first, as every function here returns them).
-std::vector<model::Release> intersect_releases(const std::vector<model::Release>& a,
-                                               const std::vector<model::Release>& b);
+std::vector<model::pytorchjob::Release> intersect_releases(const std::vector<model::pytorchjob::Release>& a,
+                                               const std::vector<model::pytorchjob::Release>& b);
 
-/// What the labels of one pod a v1 operator made imply (facts §2.3, §6 step 4): only the old keys
+/// What the labels of one pod a v1 operator made imply (pkg/util/labels and common_types.go per tag): only the old keys
 /// (`group-name: kubeflow.org`, no `training.kubeflow.org/*`) → v1.3.0; old and new → v1.4.0–v1.5.0;
 /// only `training.kubeflow.org/*` → v1.6.0+, and v1.8.0+ when a Worker carries `job-role: master`
 /// (worker 0 of a job without Master). Empty for pods no operator made: our controller's carry
 /// `app.kubernetes.io/name`, which no v1 operator sets.
-std::vector<model::Release> releases_from_pod_labels(const std::map<std::string, std::string>& labels);
+std::vector<model::pytorchjob::Release> releases_from_pod_labels(const std::map<std::string, std::string>& labels);
 
 /// The evidence doctor gathered; nullopt = that source was not available (not installed, not allowed).
 struct DetectionInput {
   std::optional<ImageMatch> image;                         ///< the operator Deployment's image
-  std::optional<std::vector<model::Release>> crd;          ///< releases_matching_crd of the installed CRD
+  std::optional<std::vector<model::pytorchjob::Release>> crd;          ///< releases_matching_crd of the installed CRD
   std::optional<bool> webhook;                             ///< the v1.8+ ValidatingWebhookConfiguration exists
   /// The releases every job pod seen could come from (releases_from_pod_labels, intersected); only
   /// notes come of it, since pods can outlive an upgrade.
-  std::optional<std::vector<model::Release>> pod_labels;
+  std::optional<std::vector<model::pytorchjob::Release>> pod_labels;
 };
 
 struct Verdict {
@@ -66,8 +67,8 @@ struct Verdict {
     unknown,   ///< nothing says which release
   };
   Kind kind = Kind::unknown;
-  std::optional<model::Release> release;  ///< what validate and env default to; nullopt for unknown
-  std::vector<model::Release> candidates; ///< every release the evidence allows (for the report)
+  std::optional<model::pytorchjob::Release> release;  ///< what validate and env default to; nullopt for unknown
+  std::vector<model::pytorchjob::Release> candidates; ///< every release the evidence allows (for the report)
   std::string summary;                    ///< one line, lower-case, for the verdict line
   std::vector<std::string> notes;         ///< secondary findings (webhook mismatch, untagged image ...)
 };
@@ -82,9 +83,9 @@ struct Verdict {
 Verdict combine(const DetectionInput& in);
 
 /// The env style pods of the detected release get: operator@<release>.
-model::EnvStyle style_for(const model::Release& release);
+model::pytorchjob::EnvStyle style_for(const model::pytorchjob::Release& release);
 /// One-line description of what that release's env looks like.
-std::string env_style_summary(const model::Release& release);
+std::string env_style_summary(const model::pytorchjob::Release& release);
 
 /// Cluster add-ons recognised from CRD names.
 struct AddOns {
@@ -97,7 +98,7 @@ struct AddOns {
 };
 AddOns add_ons_from_crd_names(const std::vector<std::string>& crd_names);
 
-/// Deployment recognition from its metadata (facts §6).
+/// Deployment recognition from its metadata (the names and labels of manifests/base/deployment.yaml).
 bool is_training_operator_deployment(std::string_view name,
                                      const std::vector<std::pair<std::string, std::string>>& labels);
 bool is_trainer_v2_deployment(std::string_view name,

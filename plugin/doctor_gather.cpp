@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "schema/crd_fingerprint.hpp"
-#include "schema/node_json.hpp"
+#include "yaml/node_json.hpp"
 
 namespace kpt::plugin {
 
@@ -156,7 +156,7 @@ CrdInfo crd_info(const Expected<json>& crd) {
       if (v.value("served", false)) info.served_versions.push_back(v.value("name", ""));
     }
   }
-  info.fingerprint = schema::releases_matching_crd(schema::from_json(*crd));
+  info.fingerprint = schema::releases_matching_crd(yaml::from_json(*crd));
   return info;
 }
 
@@ -206,7 +206,7 @@ constexpr std::int64_t k_job_pod_sample = 50;
 
 JobPodsInfo job_pods_info(kube::ApiClient& api) {
   JobPodsInfo info;
-  std::optional<std::vector<model::Release>> allowed;
+  std::optional<std::vector<model::pytorchjob::Release>> allowed;
   std::set<std::string> seen;  // a v1.4/v1.5 pod matches both selectors
   // v1.4+ pods carry training.kubeflow.org/replica-type; v1.3's only the old group-name.
   for (const char* selector : {"training.kubeflow.org/replica-type", "group-name=kubeflow.org"}) {

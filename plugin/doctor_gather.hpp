@@ -33,8 +33,8 @@ struct CrdInfo {
   std::string message;
   std::vector<std::string> served_versions;
   std::string controller_gen;                     ///< the annotation, "" when absent
-  std::vector<model::Release> generator_releases; ///< what the annotation alone implies
-  std::vector<model::Release> fingerprint;        ///< releases_matching_crd (annotation and schema probes)
+  std::vector<model::pytorchjob::Release> generator_releases; ///< what the annotation alone implies
+  std::vector<model::pytorchjob::Release> fingerprint;        ///< releases_matching_crd (annotation and schema probes)
   std::string resource_version;
 };
 
@@ -47,12 +47,12 @@ struct Permission {
   std::string reason;
 };
 
-/// Pods of existing jobs, as a runtime probe (facts §6 step 4): their labels name a release range.
+/// Pods of existing jobs, as a runtime probe: the operator's labels on them name a release range.
 struct JobPodsInfo {
   CheckState state = CheckState::not_installed;  ///< not_installed: no operator-made job pod seen
   std::string message;
   std::size_t pods = 0;                          ///< operator-made job pods looked at
-  std::vector<model::Release> releases;          ///< what all their labels allow (empty: they disagree)
+  std::vector<model::pytorchjob::Release> releases;          ///< what all their labels allow (empty: they disagree)
 };
 
 struct DoctorReport {

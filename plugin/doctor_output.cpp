@@ -78,7 +78,7 @@ std::vector<Row> rows_of(const DoctorReport& r) {
   }
   rows.push_back(std::move(pods));
   if (r.verdict.release) {
-    rows.push_back({"env style", model::to_string(style_for(*r.verdict.release)),
+    rows.push_back({"env style", model::pytorchjob::to_string(style_for(*r.verdict.release)),
                     env_style_summary(*r.verdict.release), Tone::plain});
   } else {
     rows.push_back({"env style", "unknown", "", Tone::absent});
@@ -112,7 +112,7 @@ const char* colour_of(Tone t) {
   return "";
 }
 
-json releases_json(const std::vector<model::Release>& rs) {
+json releases_json(const std::vector<model::pytorchjob::Release>& rs) {
   json out = json::array();
   for (const auto& r : rs) out.push_back(r.to_string());
   return out;
@@ -236,7 +236,7 @@ void write_doctor_json(std::ostream& out, const DoctorReport& r) {
   j["verdict"] = {{"kind", verdict_kind_name(v.kind)},
                   {"release", v.release ? json(v.release->to_string()) : json(nullptr)},
                   {"candidates", releases_json(v.candidates)},
-                  {"envStyle", v.release ? json(model::to_string(style_for(*v.release))) : json(nullptr)},
+                  {"envStyle", v.release ? json(model::pytorchjob::to_string(style_for(*v.release))) : json(nullptr)},
                   {"summary", v.summary},
                   {"notes", v.notes}};
   out << j.dump(2) << "\n";

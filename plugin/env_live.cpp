@@ -19,7 +19,7 @@ struct EffectiveEnv {
   std::map<std::string, std::string> values;
 };
 
-EffectiveEnv effective_env(const std::vector<model::EnvVar>& env) {
+EffectiveEnv effective_env(const std::vector<model::pytorchjob::EnvVar>& env) {
   EffectiveEnv out;
   for (const auto& v : env) {
     if (out.values.find(v.name) == out.values.end()) out.names.push_back(v.name);
@@ -65,7 +65,7 @@ LivePod live_pod_from_json(const nlohmann::json& pod) {
   if (!env.is_array()) return out;
   for (const auto& e : env) {
     if (!e.is_object()) continue;
-    model::EnvVar v{e.value("name", ""), ""};
+    model::pytorchjob::EnvVar v{e.value("name", ""), ""};
     if (e.contains("valueFrom")) v.value = k_value_from;
     else if (e.contains("value") && e["value"].is_string()) v.value = e["value"].get<std::string>();
     out.env.push_back(std::move(v));
@@ -73,7 +73,7 @@ LivePod live_pod_from_json(const nlohmann::json& pod) {
   return out;
 }
 
-LiveComparison compare_live_env(const std::vector<model::ReplicaPodPlan>& expected, const std::vector<LivePod>& live) {
+LiveComparison compare_live_env(const std::vector<model::pytorchjob::ReplicaPodPlan>& expected, const std::vector<LivePod>& live) {
   LiveComparison out;
   for (const auto& plan : expected) {
     const auto it = std::find_if(live.begin(), live.end(), [&](const LivePod& p) { return p.name == plan.name; });
@@ -86,7 +86,7 @@ LiveComparison compare_live_env(const std::vector<model::ReplicaPodPlan>& expect
   }
   for (const auto& pod : live) {
     const bool known = std::any_of(expected.begin(), expected.end(),
-                                   [&](const model::ReplicaPodPlan& p) { return p.name == pod.name; });
+                                   [&](const model::pytorchjob::ReplicaPodPlan& p) { return p.name == pod.name; });
     if (known) continue;
     out.lines.push_back("pod " + pod.name + ": not expected by the style");
     out.differs = true;

@@ -5,14 +5,14 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "controller/model/env.hpp"
+#include "model/pytorchjob/env.hpp"
 
 namespace kpt::plugin {
 
 /// One pod as the cluster has it: its name and the env of its `pytorch` container in pod-spec order.
 struct LivePod {
   std::string name;
-  std::vector<model::EnvVar> env;  ///< entries with valueFrom have the value "(valueFrom)"
+  std::vector<model::pytorchjob::EnvVar> env;  ///< entries with valueFrom have the value "(valueFrom)"
 };
 
 /// The result of comparing the expected pods with the live ones.
@@ -26,6 +26,6 @@ LivePod live_pod_from_json(const nlohmann::json& pod);
 
 /// Compares each expected pod's effective env (the last entry of a name wins) with the live pod of the
 /// same name: missing vars, extra vars, different values, missing pods and pods the style does not expect.
-LiveComparison compare_live_env(const std::vector<model::ReplicaPodPlan>& expected, const std::vector<LivePod>& live);
+LiveComparison compare_live_env(const std::vector<model::pytorchjob::ReplicaPodPlan>& expected, const std::vector<LivePod>& live);
 
 }  // namespace kpt::plugin

@@ -36,7 +36,7 @@ void write_columns(std::ostream& out, const std::vector<std::vector<std::string>
 }
 
 /// The effective value of each variable for a pod (the last entry of a name wins).
-std::map<std::string, std::string> effective(const std::vector<model::EnvVar>& env) {
+std::map<std::string, std::string> effective(const std::vector<model::pytorchjob::EnvVar>& env) {
   std::map<std::string, std::string> out;
   for (const auto& v : env) out[v.name] = v.value;
   return out;
@@ -44,13 +44,13 @@ std::map<std::string, std::string> effective(const std::vector<model::EnvVar>& e
 
 }  // namespace
 
-std::vector<model::EnvVar> full_env(const model::ReplicaPodPlan& pod) {
-  std::vector<model::EnvVar> out = pod.user_env;
+std::vector<model::pytorchjob::EnvVar> full_env(const model::pytorchjob::ReplicaPodPlan& pod) {
+  std::vector<model::pytorchjob::EnvVar> out = pod.user_env;
   out.insert(out.end(), pod.env.begin(), pod.env.end());
   return out;
 }
 
-void write_env_table(std::ostream& out, const std::vector<model::ReplicaPodPlan>& pods, bool colour) {
+void write_env_table(std::ostream& out, const std::vector<model::pytorchjob::ReplicaPodPlan>& pods, bool colour) {
   std::vector<std::vector<std::string>> rows = {{"POD", "TYPE", "INDEX", "RANK", "SERVICE"}};
   for (const auto& p : pods) {
     rows.push_back({p.name, p.replica_type, std::to_string(p.index), p.rank ? std::to_string(*p.rank) : "-",
@@ -94,9 +94,9 @@ void write_env_table(std::ostream& out, const std::vector<model::ReplicaPodPlan>
   if (any_marked && !colour) out << "* differs between pods\n";
 }
 
-void write_env_json(std::ostream& out, const model::EnvStyle& style, const std::vector<model::ReplicaPodPlan>& pods) {
+void write_env_json(std::ostream& out, const model::pytorchjob::EnvStyle& style, const std::vector<model::pytorchjob::ReplicaPodPlan>& pods) {
   using ordered = nlohmann::ordered_json;  // keys in the documented order
-  ordered doc = {{"style", model::to_string(style)}, {"pods", ordered::array()}};
+  ordered doc = {{"style", model::pytorchjob::to_string(style)}, {"pods", ordered::array()}};
   for (const auto& p : pods) {
     ordered env = ordered::array();
     for (const auto& v : full_env(p)) env.push_back({{"name", v.name}, {"value", v.value}});
@@ -110,11 +110,11 @@ void write_env_json(std::ostream& out, const model::EnvStyle& style, const std::
   out << doc.dump(2) << "\n";
 }
 
-void write_env_dotenv(std::ostream& out, const model::ReplicaPodPlan& pod) {
+void write_env_dotenv(std::ostream& out, const model::pytorchjob::ReplicaPodPlan& pod) {
   for (const auto& v : full_env(pod)) out << v.name << "=" << v.value << "\n";
 }
 
-std::vector<std::string> duplicate_notes(const std::vector<model::ReplicaPodPlan>& pods) {
+std::vector<std::string> duplicate_notes(const std::vector<model::pytorchjob::ReplicaPodPlan>& pods) {
   std::vector<std::string> out;
   std::set<std::string> seen;
   for (const auto& p : pods) {

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "schema/node_json.hpp"
+#include "yaml/node_json.hpp"
 #include "schema/schema_cache.hpp"
 
 namespace kpt::plugin {
@@ -39,9 +39,9 @@ Expected<LiveSchema> schema_from_live_crd(const json& crd, const std::string& se
   const std::string key = live_crd_cache_key(server, crd);
   schema::SchemaCache cache(cache_dir);
   auto set = cache.load_or_compile(key, [&]() -> Expected<schema::SchemaSet> {
-    schema::Document doc;
+    yaml::Document doc;
     doc.file = out.source;
-    doc.root = schema::from_json(crd);
+    doc.root = yaml::from_json(crd);
     auto compiled = schema::SchemaSet::from_crd(doc);
     if (!compiled) return compiled.error().context("compiling " + out.source);
     return compiled;
@@ -76,7 +76,7 @@ Expected<std::optional<LiveSchema>> schema_from_openapi(kube::ApiClient& api, co
         own["properties"]["metadata"] = {{"type", "object"}};
       }
       own.erase("x-kubernetes-group-version-kind");
-      auto compiled = schema::SchemaSet::from_openapi(schema::from_json(own), "kubeflow.org", "v1", "PyTorchJob");
+      auto compiled = schema::SchemaSet::from_openapi(yaml::from_json(own), "kubeflow.org", "v1", "PyTorchJob");
       if (!compiled) return compiled.error().context("compiling " + out.source);
       return compiled;
     }

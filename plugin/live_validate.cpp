@@ -41,11 +41,11 @@ std::optional<LiveSchema> cluster_schema(ClusterDefaults& cluster, const std::fi
 }
 
 /// --server-dry-run: each PyTorchJob also goes to the server; its verdict joins the findings.
-void add_server_findings(kube::ApiClient& api, const std::vector<schema::InputFile>& inputs,
+void add_server_findings(kube::ApiClient& api, const std::vector<yaml::InputFile>& inputs,
                          const ValidateSettings& settings, const std::string& ns, Report& report) {
   for (std::size_t f = 0; f < inputs.size() && f < report.files.size(); ++f) {
     if (inputs[f].too_large) continue;
-    const auto read = schema::read_manifests(inputs[f], settings.limits);
+    const auto read = yaml::read_manifests(inputs[f], settings.limits);
     auto& file = report.files[f];
     for (const auto& doc : read.documents) {
       const auto* kind = doc.root.find("kind");
@@ -55,7 +55,7 @@ void add_server_findings(kube::ApiClient& api, const std::vector<schema::InputFi
         // What the local checks already said about a field is not said again.
         for (auto& finding : server_dry_run(api, doc, ns)) {
           const bool said = !finding.field_path.empty() &&
-                            std::any_of(d.findings.begin(), d.findings.end(), [&](const schema::Diagnostic& mine) {
+                            std::any_of(d.findings.begin(), d.findings.end(), [&](const Diagnostic& mine) {
                               return mine.severity == finding.severity && mine.field_path == finding.field_path;
                             });
           if (!said) d.findings.push_back(std::move(finding));

@@ -9,7 +9,7 @@
 #include "plugin/doctor_defaults.hpp"
 #include "plugin/live_schema.hpp"
 #include "plugin/validate_runner.hpp"
-#include "schema/input_files.hpp"
+#include "yaml/input_files.hpp"
 
 namespace kpt::plugin {
 
@@ -23,7 +23,7 @@ std::optional<LiveSchema> cluster_schema(ClusterDefaults& cluster, const std::fi
 
 /// --server-dry-run: each PyTorchJob of `inputs` also goes to the server; its verdict joins the
 /// findings of the document in `report` (which validate_inputs made from the same inputs).
-void add_server_findings(kube::ApiClient& api, const std::vector<schema::InputFile>& inputs,
+void add_server_findings(kube::ApiClient& api, const std::vector<yaml::InputFile>& inputs,
                          const ValidateSettings& settings, const std::string& ns, Report& report);
 
 }  // namespace kpt::plugin

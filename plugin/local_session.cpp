@@ -1,5 +1,7 @@
 #include "plugin/local_session.hpp"
 
+#include "util/file_io.hpp"
+
 #include <ostream>
 
 #include "local/embedded_cluster.hpp"
@@ -20,8 +22,8 @@ Expected<LocalSession> open_local_session(const Context& ctx, bool start_if_down
     auto port = apiserver::spawn_and_wait("/proc/self/exe", session.paths, 0, std::chrono::seconds(30));
     if (!port) return port.error().context("starting the local cluster");
     session.started_here = true;
-    auto ca = apiserver::read_file(session.paths.ca_file);
-    auto token = apiserver::read_file(session.paths.token_file);
+    auto ca = util::read_file(session.paths.ca_file);
+    auto token = util::read_file(session.paths.token_file);
     if (ca && token) {
       const auto kubeconfig = apiserver::default_kubeconfig_path(ctx.env);
       (void)apiserver::write_kubeconfig(kubeconfig, "https://127.0.0.1:" + std::to_string(*port), *ca, *token);

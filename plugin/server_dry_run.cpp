@@ -4,7 +4,7 @@
 #include <regex>
 
 #include "kube/rest_client.hpp"
-#include "schema/node_json.hpp"
+#include "yaml/node_json.hpp"
 #include "util/strings.hpp"
 
 namespace kpt::plugin {
@@ -58,17 +58,17 @@ std::vector<StatusCause> causes_from_status_message(const std::string& message) 
   return out;
 }
 
-schema::Location location_of_field(const schema::Document& doc, const std::string& field) {
-  schema::Location loc{doc.file, doc.start.line, doc.start.col};
-  const schema::Node* node = &doc.root;
+Location location_of_field(const yaml::Document& doc, const std::string& field) {
+  Location loc{doc.file, doc.start.line, doc.start.col};
+  const yaml::Node* node = &doc.root;
   for (const auto& seg : field_segments(field)) {
-    if (node->kind == schema::NodeKind::mapping) {
+    if (node->kind == yaml::NodeKind::mapping) {
       const auto idx = node->key_index(seg);
       if (idx < 0) break;
       loc.line = node->key_positions[static_cast<std::size_t>(idx)].line;
       loc.col = node->key_positions[static_cast<std::size_t>(idx)].col;
       node = &node->items[static_cast<std::size_t>(idx)];
-    } else if (node->kind == schema::NodeKind::sequence) {
+    } else if (node->kind == yaml::NodeKind::sequence) {
       const bool digits = !seg.empty() && seg.find_first_not_of("0123456789") == std::string::npos;
       if (!digits || std::stoul(seg) >= node->items.size()) break;
       node = &node->items[std::stoul(seg)];
@@ -81,13 +81,13 @@ schema::Location location_of_field(const schema::Document& doc, const std::strin
   return loc;
 }
 
-schema::Diagnostics findings_from_server(const schema::Document& doc, const std::string& error_message,
+Diagnostics findings_from_server(const yaml::Document& doc, const std::string& error_message,
                                          const std::vector<std::string>& warnings) {
-  schema::Diagnostics out;
+  Diagnostics out;
   if (!error_message.empty()) {
     for (const auto& c : causes_from_status_message(error_message)) {
-      schema::Diagnostic d;
-      d.severity = schema::Severity::error;
+      Diagnostic d;
+      d.severity = Severity::error;
       d.location = location_of_field(doc, c.field);
       d.field_path = c.field;
       d.rule_id = "server.dry-run";
@@ -96,8 +96,8 @@ schema::Diagnostics findings_from_server(const schema::Document& doc, const std:
     }
   }
   for (const auto& w : warnings) {
-    schema::Diagnostic d;
-    d.severity = schema::Severity::warning;
+    Diagnostic d;
+    d.severity = Severity::warning;
     d.location = {doc.file, doc.start.line, doc.start.col};
     d.rule_id = "server.warning";
     d.message = "the server warns: " + w;
@@ -106,8 +106,8 @@ schema::Diagnostics findings_from_server(const schema::Document& doc, const std:
   return out;
 }
 
-schema::Diagnostics server_dry_run(kube::ApiClient& api, const schema::Document& doc, const std::string& default_ns) {
-  nlohmann::json obj = schema::to_json(doc.root);
+Diagnostics server_dry_run(kube::ApiClient& api, const yaml::Document& doc, const std::string& default_ns) {
+  nlohmann::json obj = yaml::to_json(doc.root);
   const auto& meta = obj.value("metadata", nlohmann::json::object());
   const std::string ns = meta.value("namespace", default_ns);
   const std::string name = meta.value("name", "");

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "kube/api_client.hpp"
-#include "schema/diagnostic.hpp"
-#include "schema/node.hpp"
+#include "util/diagnostic.hpp"
+#include "yaml/node.hpp"
 
 namespace kpt::plugin {
 
@@ -19,15 +19,15 @@ struct StatusCause {
 std::vector<StatusCause> causes_from_status_message(const std::string& message);
 
 /// Where `field` ("spec.a.b[0].c") is in the document: the deepest node of the path that exists.
-schema::Location location_of_field(const schema::Document& doc, const std::string& field);
+Location location_of_field(const yaml::Document& doc, const std::string& field);
 
 /// Findings from the server's answer to a dry run: each cause at its field's position (rule
 /// "server.dry-run", severity error), each warning at the document start (rule "server.warning").
-schema::Diagnostics findings_from_server(const schema::Document& doc, const std::string& error_message,
+Diagnostics findings_from_server(const yaml::Document& doc, const std::string& error_message,
                                          const std::vector<std::string>& warnings);
 
 /// Sends the PyTorchJob `doc` with dryRun=All and fieldValidation=Strict (server-side apply when it has
 /// a name, else create) into its namespace or `default_ns`, and returns the server's verdict as findings.
-schema::Diagnostics server_dry_run(kube::ApiClient& api, const schema::Document& doc, const std::string& default_ns);
+Diagnostics server_dry_run(kube::ApiClient& api, const yaml::Document& doc, const std::string& default_ns);
 
 }  // namespace kpt::plugin

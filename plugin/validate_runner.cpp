@@ -14,24 +14,24 @@ namespace {
 
 constexpr const char* k_pytorch_job = "PyTorchJob";
 
-schema::Diagnostic finding(const schema::Document& doc, schema::Position pos, std::string field, std::string rule,
+Diagnostic finding(const yaml::Document& doc, yaml::Position pos, std::string field, std::string rule,
                            std::string message, std::string hint) {
-  return schema::Diagnostic{schema::Severity::error, schema::Location{doc.file, pos.line, pos.col},
+  return Diagnostic{Severity::error, Location{doc.file, pos.line, pos.col},
                             std::move(field), std::move(rule), std::move(message), std::move(hint)};
 }
 
-schema::Position value_pos(const schema::Node& map, std::string_view key, schema::Position fallback) {
-  const schema::Node* v = map.find(key);
+yaml::Position value_pos(const yaml::Node& map, std::string_view key, yaml::Position fallback) {
+  const yaml::Node* v = map.find(key);
   return v != nullptr && v->pos.line != 0 ? v->pos : fallback;
 }
 
-DocumentReport validate_document(const schema::Document& doc, const ValidateSettings& s) {
+DocumentReport validate_document(const yaml::Document& doc, const ValidateSettings& s) {
   DocumentReport out;
   out.index = doc.index;
   out.line = doc.start.line;
   const auto& root = doc.root;
-  const schema::Node* kind = root.find("kind");
-  const schema::Node* api_version = root.find("apiVersion");
+  const yaml::Node* kind = root.find("kind");
+  const yaml::Node* api_version = root.find("apiVersion");
   if (const auto* name = root.at_path({"metadata", "name"}); name != nullptr && name->is_scalar()) out.name = name->text;
   if (!root.is_map() || kind == nullptr || !kind->is_string() || api_version == nullptr || !api_version->is_string()) {
     const bool no_version = api_version == nullptr || !api_version->is_string();
@@ -60,8 +60,8 @@ DocumentReport validate_document(const schema::Document& doc, const ValidateSett
   schema::StructuralOptions sopts;
   sopts.unknown_fields_are_errors = s.rules.strict;
   auto found = schema::validate_structure(doc, *structural, sopts);
-  schema::Diagnostics release_fields;
-  schema::Diagnostics rules;
+  Diagnostics release_fields;
+  Diagnostics rules;
   if (kind->text == k_pytorch_job) {
     release_fields = schema::check_release_fields(doc, s.rules.release);
     rules = schema::rules::check_rules(doc, s.rules);
@@ -72,18 +72,18 @@ DocumentReport validate_document(const schema::Document& doc, const ValidateSett
 
 }  // namespace
 
-FileReport validate_file(const schema::InputFile& input, const ValidateSettings& settings) {
+FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& settings) {
   FileReport out;
   out.name = input.name;
   out.source = input.text;
-  auto read = schema::read_manifests(input, settings.limits);
+  auto read = yaml::read_manifests(input, settings.limits);
   out.file_findings = std::move(read.findings);
   out.documents.reserve(read.documents.size());
   for (const auto& doc : read.documents) out.documents.push_back(validate_document(doc, settings));
   return out;
 }
 
-Report validate_inputs(const std::vector<schema::InputFile>& inputs, const ValidateSettings& settings) {
+Report validate_inputs(const std::vector<yaml::InputFile>& inputs, const ValidateSettings& settings) {
   Report report;
   report.files.resize(inputs.size());
   const unsigned workers = std::max(1u, std::min<unsigned>(settings.jobs, static_cast<unsigned>(inputs.size())));
@@ -102,8 +102,8 @@ Report validate_inputs(const std::vector<schema::InputFile>& inputs, const Valid
           report.files[i] = validate_file(inputs[i], settings);
         } catch (const std::exception& e) {  // a broken invariant: report it on its file, keep going
           report.files[i].name = inputs[i].name;
-          report.files[i].file_findings.push_back(schema::Diagnostic{
-              schema::Severity::error, schema::Location{inputs[i].name, 0, 0}, "", "internal",
+          report.files[i].file_findings.push_back(Diagnostic{
+              Severity::error, Location{inputs[i].name, 0, 0}, "", "internal",
               std::string("internal error while validating: ") + e.what(), ""});
         }
       }

@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "plugin/diagnostic_output.hpp"
-#include "schema/input_files.hpp"
-#include "schema/manifest_reader.hpp"
+#include "yaml/input_files.hpp"
+#include "yaml/manifest_reader.hpp"
 #include "schema/rules/rules.hpp"
 #include "schema/structural_schema.hpp"
 
@@ -12,7 +12,7 @@ namespace kpt::plugin {
 
 struct ValidateSettings {
   schema::rules::RuleOptions rules;
-  schema::ReadLimits limits;
+  yaml::ReadLimits limits;
   const schema::SchemaSet* schemas = nullptr;  ///< the CRD's or the carried schemas
   unsigned jobs = 1;                           ///< files validated at once
 };
@@ -20,9 +20,9 @@ struct ValidateSettings {
 /// Reads one input and validates every document: kinds the schemas do not know are skipped
 /// (counted); each PyTorchJob goes through the structural schema, the release's field set,
 /// the operator's rules and the lints, merged so nothing is said twice.
-FileReport validate_file(const schema::InputFile& input, const ValidateSettings& settings);
+FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& settings);
 
 /// validate_file over every input, `settings.jobs` at a time; the report keeps input order.
-Report validate_inputs(const std::vector<schema::InputFile>& inputs, const ValidateSettings& settings);
+Report validate_inputs(const std::vector<yaml::InputFile>& inputs, const ValidateSettings& settings);
 
 }  // namespace kpt::plugin

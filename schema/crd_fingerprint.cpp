@@ -6,7 +6,7 @@
 namespace kpt::schema {
 namespace {
 
-using model::Release;
+using model::pytorchjob::Release;
 
 // A schema feature whose presence says "this release or newer".
 struct Probe {
@@ -41,24 +41,24 @@ struct GeneratorVersion {
   Release last;
 };
 
-// facts §6 step 2.
+// The controller-gen version in each release's CRD annotation (manifests/base/crds/, read at every v1 tag).
 constexpr GeneratorVersion k_generators[] = {
     {"v0.6.0", {1, 3, 0}, {1, 5, 0}},  {"v0.10.0", {1, 6, 0}, {1, 6, 0}}, {"v0.12.0", {1, 7, 0}, {1, 7, 0}},
     {"v0.14.0", {1, 8, 0}, {1, 8, 1}}, {"v0.16.5", {1, 9, 0}, {1, 9, 4}},
 };
 
-const Node* open_api_schema(const Node& crd) {
-  const Node* versions = crd.at_path({"spec", "versions"});
+const yaml::Node* open_api_schema(const yaml::Node& crd) {
+  const yaml::Node* versions = crd.at_path({"spec", "versions"});
   if (versions == nullptr || !versions->is_seq()) return nullptr;
   for (const auto& version : versions->items) {
-    const Node* name = version.find("name");
+    const yaml::Node* name = version.find("name");
     if (name != nullptr && name->text == "v1") return version.at_path({"schema", "openAPIV3Schema"});
   }
   return nullptr;
 }
 
-bool has_path(const Node& root, std::string_view path) {
-  const Node* node = &root;
+bool has_path(const yaml::Node& root, std::string_view path) {
+  const yaml::Node* node = &root;
   while (node != nullptr && !path.empty()) {
     const auto slash = path.find('/');
     node = node->find(path.substr(0, slash));
@@ -69,17 +69,17 @@ bool has_path(const Node& root, std::string_view path) {
 
 }  // namespace
 
-std::vector<Release> releases_matching_crd(const Node& crd_root) {
+std::vector<Release> releases_matching_crd(const yaml::Node& crd_root) {
   std::vector<Release> out;
-  const Node* kind = crd_root.at_path({"spec", "names", "kind"});
-  const Node* schema = open_api_schema(crd_root);
+  const yaml::Node* kind = crd_root.at_path({"spec", "names", "kind"});
+  const yaml::Node* schema = open_api_schema(crd_root);
   if (kind == nullptr || kind->text != "PyTorchJob" || schema == nullptr) return out;
 
-  const Node* generator = crd_root.at_path({"metadata", "annotations", "controller-gen.kubebuilder.io/version"});
+  const yaml::Node* generator = crd_root.at_path({"metadata", "annotations", "controller-gen.kubebuilder.io/version"});
   // An unknown generator says nothing; a known one bounds the releases the probes may pick.
   const auto generated_by = generator != nullptr ? releases_from_generator(generator->text) : std::vector<Release>{};
 
-  for (const auto& release : model::k_releases) {
+  for (const auto& release : model::pytorchjob::k_releases) {
     if (!generated_by.empty() && std::find(generated_by.begin(), generated_by.end(), release) == generated_by.end()) {
       continue;
     }
@@ -96,7 +96,7 @@ std::vector<Release> releases_from_generator(std::string_view controller_gen_ver
   std::vector<Release> out;
   for (const auto& g : k_generators) {
     if (g.version != controller_gen_version) continue;
-    for (const auto& r : model::k_releases) {
+    for (const auto& r : model::pytorchjob::k_releases) {
       if (r >= g.first && r <= g.last) out.push_back(r);
     }
   }

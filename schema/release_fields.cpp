@@ -8,7 +8,7 @@
 namespace kpt::schema {
 namespace {
 
-using model::Release;
+using model::pytorchjob::Release;
 
 constexpr Release v1_4{1, 4, 0};
 constexpr Release v1_5{1, 5, 0};
@@ -18,7 +18,8 @@ constexpr Release v1_8{1, 8, 0};
 constexpr Release v1_9{1, 9, 0};
 constexpr Release v1_9_4{1, 9, 4};
 
-// PyTorchJob fields: facts §5. Pod template fields: facts §5 where it names them (grpc v1.5.0,
+// PyTorchJob fields: the release that added each to manifests/base/crds/kubeflow.org_pytorchjobs.yaml
+// (kubeflow/trainer, read at every v1 tag). Pod template fields: that CRD where it names them (grpc v1.5.0,
 // resizePolicy and schedulingGates v1.7.0, lifecycle sleep v1.8.0, restartPolicyRules and
 // stopSignal v1.9.4); the others are dated by the Kubernetes release that added them and the
 // k8s.io/api version each operator release was generated with (v1.5: 0.24, v1.6: 0.25,
@@ -80,7 +81,7 @@ constexpr std::array<std::string_view, 3> k_container_lists{"containers", "initC
 
 struct Match {
   std::string path;
-  Position pos;
+  yaml::Position pos;
 };
 
 // One pattern segment: a key (or `*`), optionally followed by `[]`.
@@ -106,10 +107,10 @@ std::vector<Segment> split(std::string_view pattern) {
   return out;
 }
 
-void match(const Node& node, const std::vector<Segment>& segs, std::size_t at, const std::string& path,
+void match(const yaml::Node& node, const std::vector<Segment>& segs, std::size_t at, const std::string& path,
            std::vector<Match>& out);
 
-void match_value(const Node& value, Position key_pos, const std::vector<Segment>& segs, std::size_t at,
+void match_value(const yaml::Node& value, yaml::Position key_pos, const std::vector<Segment>& segs, std::size_t at,
                  bool each_item, const std::string& path, std::vector<Match>& out) {
   if (at + 1 == segs.size() && !each_item) {
     out.push_back({path, key_pos});
@@ -130,7 +131,7 @@ void match_value(const Node& value, Position key_pos, const std::vector<Segment>
   }
 }
 
-void match(const Node& node, const std::vector<Segment>& segs, std::size_t at, const std::string& path,
+void match(const yaml::Node& node, const std::vector<Segment>& segs, std::size_t at, const std::string& path,
            std::vector<Match>& out) {
   if (!node.is_map() || at >= segs.size()) return;
   const Segment& seg = segs[at];
@@ -142,14 +143,14 @@ void match(const Node& node, const std::vector<Segment>& segs, std::size_t at, c
                       std::find(k_container_lists.begin(), k_container_lists.end(), key) != k_container_lists.end());
     if (!hit) continue;
     const bool each_item = seg.each_item || seg.key == "#containers";
-    const Position key_pos = k < node.key_positions.size() ? node.key_positions[k] : node.pos;
+    const yaml::Position key_pos = k < node.key_positions.size() ? node.key_positions[k] : node.pos;
     match_value(node.items[k], key_pos, segs, at, each_item, prefix + key, out);
   }
 }
 
-bool is_pytorchjob(const Node& root) {
-  const Node* kind = root.find("kind");
-  const Node* api_version = root.find("apiVersion");
+bool is_pytorchjob(const yaml::Node& root) {
+  const yaml::Node* kind = root.find("kind");
+  const yaml::Node* api_version = root.find("apiVersion");
   return kind != nullptr && kind->is_string() && kind->text == "PyTorchJob" && api_version != nullptr &&
          api_version->is_string() && api_version->text.rfind("kubeflow.org/", 0) == 0;
 }
@@ -163,7 +164,7 @@ bool is_inside(const std::string& path, const std::string& outer) {
 
 std::span<const ReleaseField> release_fields() { return k_fields; }
 
-Diagnostics check_release_fields(const Document& doc, model::Release release) {
+Diagnostics check_release_fields(const yaml::Document& doc, model::pytorchjob::Release release) {
   Diagnostics out;
   if (!is_pytorchjob(doc.root)) return out;
   for (const auto& field : k_fields) {

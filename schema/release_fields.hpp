@@ -3,9 +3,9 @@
 #include <span>
 #include <string_view>
 
-#include "controller/model/release.hpp"
-#include "schema/diagnostic.hpp"
-#include "schema/node.hpp"
+#include "model/pytorchjob/release.hpp"
+#include "util/diagnostic.hpp"
+#include "yaml/node.hpp"
 
 namespace kpt::schema {
 
@@ -14,7 +14,7 @@ namespace kpt::schema {
 /// segment `#containers` stands for `containers[]`, `initContainers[]` and `ephemeralContainers[]`.
 struct ReleaseField {
   std::string_view path;
-  model::Release added_in;
+  model::pytorchjob::Release added_in;
 };
 
 /// Every field in the table, in table order (spec fields first, then the pod template).
@@ -24,6 +24,6 @@ std::span<const ReleaseField> release_fields();
 /// CRD of `release` does not have, e.g. "field 'spec.nprocPerNode' is not known to operator
 /// v1.6.0 (added in v1.7.0)". Only the outermost unknown field of a subtree is reported.
 /// Documents of another kind yield nothing.
-Diagnostics check_release_fields(const Document& doc, model::Release release);
+Diagnostics check_release_fields(const yaml::Document& doc, model::pytorchjob::Release release);
 
 }  // namespace kpt::schema

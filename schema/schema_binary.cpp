@@ -241,11 +241,11 @@ Expected<SchemaSet> SchemaSet::deserialize(std::string_view bytes) {
     s.additional_properties = link(i);
     s.enum_values.resize(std::min<std::uint64_t>(in.varint(), bytes.size()));
     for (auto& e : s.enum_values) {
-      e.kind = static_cast<NodeKind>(std::min<std::uint8_t>(in.byte(), static_cast<std::uint8_t>(NodeKind::mapping)));
+      e.kind = static_cast<yaml::NodeKind>(std::min<std::uint8_t>(in.byte(), static_cast<std::uint8_t>(yaml::NodeKind::mapping)));
       e.text = str();
     }
     if ((f & f_default) != 0) {
-      const auto kind = static_cast<NodeKind>(std::min<std::uint8_t>(in.byte(), static_cast<std::uint8_t>(NodeKind::mapping)));
+      const auto kind = static_cast<yaml::NodeKind>(std::min<std::uint8_t>(in.byte(), static_cast<std::uint8_t>(yaml::NodeKind::mapping)));
       s.default_value = SchemaScalar{kind, str()};
     }
     s.nullable = (f & f_nullable) != 0;

@@ -9,12 +9,6 @@ namespace kpt::schema {
 namespace {
 constexpr int k_cache_format = 1;  // follows the SchemaSet binary format version
 
-bool read_file(const std::filesystem::path& path, std::string& out) {
-  auto text = kpt::util::read_whole_file(path.string());
-  if (!text) return false;
-  out = std::move(*text);
-  return true;
-}
 }  // namespace
 
 std::uint64_t fnv1a64(std::string_view bytes) {
@@ -38,9 +32,8 @@ Expected<SchemaSet> SchemaCache::load_or_compile(std::string_view crd_text,
   m_hit = false;
   m_store_error.clear();
   const auto path = entry_path(crd_text);
-  std::string bytes;
-  if (read_file(path, bytes)) {
-    auto cached = SchemaSet::deserialize(bytes);
+  if (auto bytes = util::read_file(path.string())) {
+    auto cached = SchemaSet::deserialize(*bytes);
     if (cached) {
       m_hit = true;
       return cached;

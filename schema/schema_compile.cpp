@@ -16,7 +16,7 @@ class SchemaCompiler {
  public:
   explicit SchemaCompiler(std::deque<StructuralSchema>& nodes) : m_nodes(nodes) {}
 
-  const StructuralSchema* compile(const Node& node, const std::string& path, std::size_t depth = 0) {
+  const StructuralSchema* compile(const yaml::Node& node, const std::string& path, std::size_t depth = 0) {
     if (!m_error.empty()) return nullptr;
     if (depth > k_max_schema_depth) return fail(path, "schema nested deeper than " + std::to_string(k_max_schema_depth));
     if (!node.is_map()) return fail(path, std::string("expected a schema object, got ") + to_string(node.kind));
@@ -40,7 +40,7 @@ class SchemaCompiler {
     return nullptr;
   }
 
-  void apply(StructuralSchema& s, const std::string& key, const Node& v, const std::string& path, std::size_t depth) {
+  void apply(StructuralSchema& s, const std::string& key, const yaml::Node& v, const std::string& path, std::size_t depth) {
     if (key == "type") {
       set_type(s, v, path);
     } else if (key == "format") {
@@ -56,7 +56,7 @@ class SchemaCompiler {
       if (v.is_seq()) return void(fail(path, "tuple 'items' (a list of schemas) is not structural"));
       s.items = compile(v, path, depth + 1);
     } else if (key == "additionalProperties") {
-      if (v.kind == NodeKind::boolean) {
+      if (v.kind == yaml::NodeKind::boolean) {
         s.additional_properties_allowed = v.boolean;
       } else {
         s.additional_properties = compile(v, path, depth + 1);
@@ -69,9 +69,9 @@ class SchemaCompiler {
     } else if (key == "pattern") {
       s.pattern = string_of(v, path);
     } else if (key == "minimum" || key == "maximum") {
-      if (v.kind != NodeKind::integer && v.kind != NodeKind::number) return void(fail(path, "expected a number"));
+      if (v.kind != yaml::NodeKind::integer && v.kind != yaml::NodeKind::number) return void(fail(path, "expected a number"));
       (key == "minimum" ? s.minimum : s.maximum) =
-          v.kind == NodeKind::integer ? static_cast<double>(v.integer) : v.number;
+          v.kind == yaml::NodeKind::integer ? static_cast<double>(v.integer) : v.number;
     } else if (key == "exclusiveMinimum") {
       s.exclusive_minimum = bool_of(v, path);
     } else if (key == "exclusiveMaximum") {
@@ -116,7 +116,7 @@ class SchemaCompiler {
     // beside int-or-string) and unknown vendor extensions carry nothing we check.
   }
 
-  void set_type(StructuralSchema& s, const Node& v, const std::string& path) {
+  void set_type(StructuralSchema& s, const yaml::Node& v, const std::string& path) {
     const auto t = string_of(v, path);
     if (t == "object") s.type = SchemaType::object;
     else if (t == "array") s.type = SchemaType::array;
@@ -127,43 +127,43 @@ class SchemaCompiler {
     else if (m_error.empty()) fail(path, "unknown type " + util::quote(t));
   }
 
-  void add_validations(StructuralSchema& s, const Node& v, const std::string& path) {
+  void add_validations(StructuralSchema& s, const yaml::Node& v, const std::string& path) {
     if (!v.is_seq()) return void(fail(path, "expected a list of rules"));
     for (std::size_t i = 0; i < v.items.size(); ++i) {
-      const Node& r = v.items[i];
-      const Node* rule = r.find("rule");
+      const yaml::Node& r = v.items[i];
+      const yaml::Node* rule = r.find("rule");
       if (rule == nullptr || !rule->is_string()) return void(fail(path + "[" + std::to_string(i) + "].rule", "missing"));
-      const Node* msg = r.find("message");
+      const yaml::Node* msg = r.find("message");
       s.validations.push_back({rule->text, msg != nullptr && msg->is_string() ? msg->text : std::string()});
     }
   }
 
-  std::string string_of(const Node& v, const std::string& path) {
+  std::string string_of(const yaml::Node& v, const std::string& path) {
     if (!v.is_string()) fail(path, std::string("expected a string, got ") + to_string(v.kind));
     return v.text;
   }
 
-  std::vector<std::string> strings_of(const Node& v, const std::string& path) {
+  std::vector<std::string> strings_of(const yaml::Node& v, const std::string& path) {
     std::vector<std::string> out;
     if (!v.is_seq()) return fail(path, "expected a list of strings"), out;
     for (const auto& item : v.items) out.push_back(string_of(item, path));
     return out;
   }
 
-  bool bool_of(const Node& v, const std::string& path) {
-    if (v.kind != NodeKind::boolean) fail(path, std::string("expected a boolean, got ") + to_string(v.kind));
+  bool bool_of(const yaml::Node& v, const std::string& path) {
+    if (v.kind != yaml::NodeKind::boolean) fail(path, std::string("expected a boolean, got ") + to_string(v.kind));
     return v.boolean;
   }
 
-  std::uint64_t count_of(const Node& v, const std::string& path) {
-    if (v.kind != NodeKind::integer || v.integer < 0) return fail(path, "expected a non-negative integer"), 0;
+  std::uint64_t count_of(const yaml::Node& v, const std::string& path) {
+    if (v.kind != yaml::NodeKind::integer || v.integer < 0) return fail(path, "expected a non-negative integer"), 0;
     return static_cast<std::uint64_t>(v.integer);
   }
 
-  static SchemaScalar scalar_of(const Node& v) {
+  static SchemaScalar scalar_of(const yaml::Node& v) {
     switch (v.kind) {
-      case NodeKind::boolean: return {v.kind, v.boolean ? "true" : "false"};
-      case NodeKind::integer: return {v.kind, v.int_overflow ? v.text : std::to_string(v.integer)};
+      case yaml::NodeKind::boolean: return {v.kind, v.boolean ? "true" : "false"};
+      case yaml::NodeKind::integer: return {v.kind, v.int_overflow ? v.text : std::to_string(v.integer)};
       default: return {v.kind, v.is_scalar() ? v.text : std::string()};
     }
   }
@@ -172,14 +172,14 @@ class SchemaCompiler {
   std::string m_error;
 };
 
-const Node* required_string(const Node& root, std::initializer_list<std::string_view> path) {
-  const Node* n = root.at_path(path);
+const yaml::Node* required_string(const yaml::Node& root, std::initializer_list<std::string_view> path) {
+  const yaml::Node* n = root.at_path(path);
   return n != nullptr && n->is_string() && !n->text.empty() ? n : nullptr;
 }
 
 }  // namespace
 
-Expected<SchemaSet> SchemaSet::from_openapi(const Node& open_api_v3_schema, const std::string& group,
+Expected<SchemaSet> SchemaSet::from_openapi(const yaml::Node& open_api_v3_schema, const std::string& group,
                                             const std::string& version, const std::string& kind) {
   SchemaSet set;
   SchemaCompiler compiler(set.m_impl->nodes);
@@ -190,36 +190,36 @@ Expected<SchemaSet> SchemaSet::from_openapi(const Node& open_api_v3_schema, cons
   return set;
 }
 
-Expected<SchemaSet> SchemaSet::from_crd(const Document& crd) {
-  const Node& root = crd.root;
-  const Node* kind = root.find("kind");
+Expected<SchemaSet> SchemaSet::from_crd(const yaml::Document& crd) {
+  const yaml::Node& root = crd.root;
+  const yaml::Node* kind = root.find("kind");
   if (kind == nullptr || !kind->is_string() || kind->text != "CustomResourceDefinition") {
     return make_error(ErrorCode::parse, "not a CustomResourceDefinition: field 'kind' is " +
                                             (kind == nullptr ? std::string("missing") : util::quote(kind->text)));
   }
-  const Node* api = root.find("apiVersion");
+  const yaml::Node* api = root.find("apiVersion");
   if (api == nullptr || !api->is_string() || api->text != "apiextensions.k8s.io/v1") {
     return make_error(ErrorCode::parse, "CRD field 'apiVersion': only 'apiextensions.k8s.io/v1' is supported, got " +
                                             util::quote(api != nullptr ? api->text : std::string()));
   }
-  const Node* group = required_string(root, {"spec", "group"});
+  const yaml::Node* group = required_string(root, {"spec", "group"});
   if (group == nullptr) return make_error(ErrorCode::parse, "CRD field 'spec.group': missing");
-  const Node* crd_kind = required_string(root, {"spec", "names", "kind"});
+  const yaml::Node* crd_kind = required_string(root, {"spec", "names", "kind"});
   if (crd_kind == nullptr) return make_error(ErrorCode::parse, "CRD field 'spec.names.kind': missing");
-  const Node* versions = root.at_path({"spec", "versions"});
+  const yaml::Node* versions = root.at_path({"spec", "versions"});
   if (versions == nullptr || !versions->is_seq() || versions->items.empty()) {
     return make_error(ErrorCode::parse, "CRD field 'spec.versions': missing or empty");
   }
   SchemaSet set;
   SchemaCompiler compiler(set.m_impl->nodes);
   for (std::size_t i = 0; i < versions->items.size(); ++i) {
-    const Node& v = versions->items[i];
+    const yaml::Node& v = versions->items[i];
     const std::string at = "spec.versions[" + std::to_string(i) + "]";
-    const Node* name = required_string(v, {"name"});
+    const yaml::Node* name = required_string(v, {"name"});
     if (name == nullptr) return make_error(ErrorCode::parse, "CRD field '" + at + ".name': missing");
-    const Node* served = v.find("served");
-    if (served != nullptr && served->kind == NodeKind::boolean && !served->boolean) continue;
-    const Node* schema = v.at_path({"schema", "openAPIV3Schema"});
+    const yaml::Node* served = v.find("served");
+    if (served != nullptr && served->kind == yaml::NodeKind::boolean && !served->boolean) continue;
+    const yaml::Node* schema = v.at_path({"schema", "openAPIV3Schema"});
     if (schema == nullptr) {
       return make_error(ErrorCode::parse, "CRD field '" + at + ".schema.openAPIV3Schema': missing for version " +
                                               util::quote(name->text));
@@ -229,7 +229,7 @@ Expected<SchemaSet> SchemaSet::from_crd(const Document& crd) {
     set.m_impl->entries.push_back({group->text, name->text, crd_kind->text, compiled});
   }
   if (set.m_impl->entries.empty()) return make_error(ErrorCode::parse, "CRD field 'spec.versions': no version is served");
-  const Node* crd_name = root.at_path({"metadata", "name"});
+  const yaml::Node* crd_name = root.at_path({"metadata", "name"});
   set.m_impl->origin = "CRD " + util::quote(crd_name != nullptr ? crd_name->text : crd_kind->text);
   if (!crd.file.empty()) set.m_impl->origin += " from " + util::quote(crd.file);
   return set;

@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-#include "schema/diagnostic.hpp"
-#include "schema/node.hpp"
+#include "util/diagnostic.hpp"
+#include "yaml/node.hpp"
 
 namespace kpt::schema {
 
@@ -13,9 +13,9 @@ namespace kpt::schema {
 /// hostile document cannot produce millions of them.
 class FindingSink {
  public:
-  FindingSink(const Document& doc, std::size_t cap) : m_doc(doc), m_cap(cap) {}
+  FindingSink(const yaml::Document& doc, std::size_t cap) : m_doc(doc), m_cap(cap) {}
 
-  void add(Severity severity, Position pos, std::string_view path, const char* rule, std::string message,
+  void add(Severity severity, yaml::Position pos, std::string_view path, const char* rule, std::string message,
            std::string hint = {}) {
     if (m_full) return;
     if (m_out.size() == m_cap) {
@@ -27,15 +27,15 @@ class FindingSink {
     m_out.push_back({severity, {m_doc.file, pos.line, pos.col}, std::string(path), rule, std::move(message),
                      std::move(hint)});
   }
-  void error(Position pos, std::string_view path, const char* rule, std::string message, std::string hint = {}) {
+  void error(yaml::Position pos, std::string_view path, const char* rule, std::string message, std::string hint = {}) {
     add(Severity::error, pos, path, rule, std::move(message), std::move(hint));
   }
   [[nodiscard]] bool full() const { return m_full; }
-  [[nodiscard]] const Document& doc() const { return m_doc; }
+  [[nodiscard]] const yaml::Document& doc() const { return m_doc; }
   Diagnostics take() { return std::move(m_out); }
 
  private:
-  const Document& m_doc;
+  const yaml::Document& m_doc;
   std::size_t m_cap;
   bool m_full = false;
   Diagnostics m_out;
@@ -49,7 +49,7 @@ struct ObjectMetaOptions {
 /// Checks an object's `metadata` as the API server's ObjectMeta validation does on create:
 /// name (DNS-1123 subdomain) or generateName, namespace, label and annotation keys and values,
 /// and fields ObjectMeta does not have. `path` is the field path of the metadata node.
-void check_object_meta(const Node& meta, const std::string& path, ObjectMetaOptions opts, FindingSink& sink);
+void check_object_meta(const yaml::Node& meta, const std::string& path, ObjectMetaOptions opts, FindingSink& sink);
 
 /// Appends `.key` (or `key` at the root) to a field path.
 inline std::string child_path(std::string_view path, std::string_view key) {

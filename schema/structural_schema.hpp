@@ -5,8 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "schema/diagnostic.hpp"
-#include "schema/node.hpp"
+#include "util/diagnostic.hpp"
+#include "yaml/node.hpp"
 #include "util/expected.hpp"
 
 namespace kpt::schema {
@@ -24,9 +24,9 @@ class SchemaSet {
 
   /// Compiles every served version of a CustomResourceDefinition document
   /// (apiextensions.k8s.io/v1). Errors name the CRD field that is wrong.
-  static Expected<SchemaSet> from_crd(const Document& crd);
+  static Expected<SchemaSet> from_crd(const yaml::Document& crd);
   /// Compiles a bare openAPIV3Schema for one group/version/kind.
-  static Expected<SchemaSet> from_openapi(const Node& open_api_v3_schema, const std::string& group,
+  static Expected<SchemaSet> from_openapi(const yaml::Node& open_api_v3_schema, const std::string& group,
                                           const std::string& version, const std::string& kind);
   static Expected<SchemaSet> deserialize(std::string_view bytes);
   [[nodiscard]] std::string serialize() const;
@@ -51,6 +51,6 @@ struct StructuralOptions {
 
 /// Validates a document against a compiled schema as the API server does on create.
 /// Findings carry the document's file, the node's line:col and the field path.
-Diagnostics validate_structure(const Document& doc, const StructuralSchema& schema, const StructuralOptions& opts);
+Diagnostics validate_structure(const yaml::Document& doc, const StructuralSchema& schema, const StructuralOptions& opts);
 
 }  // namespace kpt::schema

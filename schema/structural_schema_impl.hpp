@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "schema/node.hpp"
+#include "yaml/node.hpp"
 #include "schema/structural_schema.hpp"
 
 namespace kpt::schema {
@@ -22,7 +22,7 @@ const char* to_string(SchemaType type);
 /// A scalar from the schema (enum member, default): its JSON kind and canonical text
 /// (strings: the value; integers: decimal; booleans: "true"/"false"; numbers: as written).
 struct SchemaScalar {
-  NodeKind kind = NodeKind::null;
+  yaml::NodeKind kind = yaml::NodeKind::null;
   std::string text;
   friend bool operator==(const SchemaScalar&, const SchemaScalar&) = default;
 };

@@ -26,9 +26,9 @@ std::string format_number(double v) {
 }
 
 /// The value as a message shows it: its kind, and its text when it is a scalar.
-std::string describe(const Node& v) {
+std::string describe(const yaml::Node& v) {
   std::string out = to_string(v.kind);
-  if (v.is_scalar() && v.kind != NodeKind::null) out += " " + util::quote(v.text);
+  if (v.is_scalar() && v.kind != yaml::NodeKind::null) out += " " + util::quote(v.text);
   return out;
 }
 
@@ -40,12 +40,12 @@ std::size_t utf8_length(std::string_view s) {
 
 /// An integer value, also for a number with no fraction: YAML `2.0` or `1e3` reaches the API
 /// server as JSON `2` or `1000` (sigs.k8s.io/yaml), which decodes as an integer.
-bool integral_value(const Node& v, std::int64_t& out) {
-  if (v.kind == NodeKind::integer) {
+bool integral_value(const yaml::Node& v, std::int64_t& out) {
+  if (v.kind == yaml::NodeKind::integer) {
     out = v.integer;
     return !v.int_overflow;
   }
-  if (v.kind != NodeKind::number || !std::isfinite(v.number) || std::trunc(v.number) != v.number ||
+  if (v.kind != yaml::NodeKind::number || !std::isfinite(v.number) || std::trunc(v.number) != v.number ||
       std::fabs(v.number) >= 9.2e18) {
     return false;
   }
@@ -53,33 +53,33 @@ bool integral_value(const Node& v, std::int64_t& out) {
   return true;
 }
 
-bool is_integer_like(const Node& v) {
+bool is_integer_like(const yaml::Node& v) {
   std::int64_t ignored = 0;
-  return v.kind == NodeKind::integer || integral_value(v, ignored);
+  return v.kind == yaml::NodeKind::integer || integral_value(v, ignored);
 }
 
-bool scalar_equals(const Node& v, const SchemaScalar& s) {
-  if (v.kind == NodeKind::integer && s.kind == NodeKind::integer) {
+bool scalar_equals(const yaml::Node& v, const SchemaScalar& s) {
+  if (v.kind == yaml::NodeKind::integer && s.kind == yaml::NodeKind::integer) {
     return (v.int_overflow ? v.text : std::to_string(v.integer)) == s.text;
   }
-  if ((v.kind == NodeKind::integer || v.kind == NodeKind::number) &&
-      (s.kind == NodeKind::integer || s.kind == NodeKind::number)) {
-    const double a = v.kind == NodeKind::integer ? static_cast<double>(v.integer) : v.number;
+  if ((v.kind == yaml::NodeKind::integer || v.kind == yaml::NodeKind::number) &&
+      (s.kind == yaml::NodeKind::integer || s.kind == yaml::NodeKind::number)) {
+    const double a = v.kind == yaml::NodeKind::integer ? static_cast<double>(v.integer) : v.number;
     return a == std::strtod(s.text.c_str(), nullptr);
   }
   if (v.kind != s.kind) return false;
-  if (v.kind == NodeKind::boolean) return (v.boolean ? "true" : "false") == s.text;
+  if (v.kind == yaml::NodeKind::boolean) return (v.boolean ? "true" : "false") == s.text;
   return v.text == s.text;
 }
 
 /// A list-map key or set item, canonical so that equal values compare equal.
-std::string canonical(const Node& v) {
+std::string canonical(const yaml::Node& v) {
   switch (v.kind) {
-    case NodeKind::null: return "null";
-    case NodeKind::boolean: return v.boolean ? "true" : "false";
-    case NodeKind::integer: return v.int_overflow ? v.text : std::to_string(v.integer);
-    case NodeKind::number: return format_number(v.number);
-    case NodeKind::string: return "\"" + v.text + "\"";
+    case yaml::NodeKind::null: return "null";
+    case yaml::NodeKind::boolean: return v.boolean ? "true" : "false";
+    case yaml::NodeKind::integer: return v.int_overflow ? v.text : std::to_string(v.integer);
+    case yaml::NodeKind::number: return format_number(v.number);
+    case yaml::NodeKind::string: return "\"" + v.text + "\"";
     default: break;
   }
   std::string out = v.is_seq() ? "[" : "{";
@@ -107,31 +107,31 @@ std::string quantity_hint(const std::string& text) {
 
 class StructuralValidator {
  public:
-  StructuralValidator(const Document& doc, const StructuralOptions& opts) : m_opts(opts), m_sink(doc, k_max_findings) {}
+  StructuralValidator(const yaml::Document& doc, const StructuralOptions& opts) : m_opts(opts), m_sink(doc, k_max_findings) {}
 
   Diagnostics run(const StructuralSchema& schema) {
-    const Node& root = m_sink.doc().root;
+    const yaml::Node& root = m_sink.doc().root;
     check(root, schema, "", true);
     report_cel();
     return m_sink.take();
   }
 
  private:
-  void check(const Node& v, const StructuralSchema& s, const std::string& path, bool resource_root = false) {
+  void check(const yaml::Node& v, const StructuralSchema& s, const std::string& path, bool resource_root = false) {
     if (m_sink.full()) return;
     collect_cel(s, path);
-    if (v.kind == NodeKind::null) {
+    if (v.kind == yaml::NodeKind::null) {
       if (s.nullable || (s.type == SchemaType::any && !s.int_or_string)) return;
       return m_sink.error(v.pos, path, "schema.type", std::string("expected ") + expected_name(s) + ", got null");
     }
     if (!check_type(v, s, path)) return;
     if (!s.enum_values.empty()) check_enum(v, s, path);
     switch (v.kind) {
-      case NodeKind::string: check_string(v, s, path); break;
-      case NodeKind::integer:
-      case NodeKind::number: check_number(v, s, path); break;
-      case NodeKind::mapping: check_object(v, s, path, resource_root || s.embedded_resource); break;
-      case NodeKind::sequence: check_array(v, s, path); break;
+      case yaml::NodeKind::string: check_string(v, s, path); break;
+      case yaml::NodeKind::integer:
+      case yaml::NodeKind::number: check_number(v, s, path); break;
+      case yaml::NodeKind::mapping: check_object(v, s, path, resource_root || s.embedded_resource); break;
+      case yaml::NodeKind::sequence: check_array(v, s, path); break;
       default: break;
     }
   }
@@ -141,10 +141,10 @@ class StructuralValidator {
   }
 
   /// False (after a finding) when the value has the wrong type: nothing below it is checked.
-  bool check_type(const Node& v, const StructuralSchema& s, const std::string& path) {
+  bool check_type(const yaml::Node& v, const StructuralSchema& s, const std::string& path) {
     bool ok = true;
     if (s.int_or_string) {
-      ok = is_integer_like(v) || v.kind == NodeKind::string;
+      ok = is_integer_like(v) || v.kind == yaml::NodeKind::string;
     } else {
       switch (s.type) {
         case SchemaType::any: ok = true; break;
@@ -152,11 +152,11 @@ class StructuralValidator {
         case SchemaType::array: ok = v.is_seq(); break;
         case SchemaType::string: ok = v.is_string(); break;
         case SchemaType::integer: ok = is_integer_like(v); break;
-        case SchemaType::number: ok = v.kind == NodeKind::integer || v.kind == NodeKind::number; break;
-        case SchemaType::boolean: ok = v.kind == NodeKind::boolean; break;
+        case SchemaType::number: ok = v.kind == yaml::NodeKind::integer || v.kind == yaml::NodeKind::number; break;
+        case SchemaType::boolean: ok = v.kind == yaml::NodeKind::boolean; break;
       }
     }
-    if (ok && v.kind == NodeKind::integer && v.int_overflow) {
+    if (ok && v.kind == yaml::NodeKind::integer && v.int_overflow) {
       m_sink.error(v.pos, path, "schema.format", "integer " + util::quote(v.text) + " is out of range for int64");
       return false;
     }
@@ -168,7 +168,7 @@ class StructuralValidator {
     return false;
   }
 
-  void check_enum(const Node& v, const StructuralSchema& s, const std::string& path) {
+  void check_enum(const yaml::Node& v, const StructuralSchema& s, const std::string& path) {
     for (const auto& e : s.enum_values) {
       if (scalar_equals(v, e)) return;
     }
@@ -184,7 +184,7 @@ class StructuralValidator {
                  guess ? "did you mean " + util::quote(*guess) + "?" : std::string());
   }
 
-  void check_string(const Node& v, const StructuralSchema& s, const std::string& path) {
+  void check_string(const yaml::Node& v, const StructuralSchema& s, const std::string& path) {
     const auto quoted = [&v] { return util::quote(v.text); };  // only when a finding needs it
     if (s.compiled_pattern) {
       switch (match_pattern(*s.compiled_pattern, v.text)) {
@@ -222,8 +222,8 @@ class StructuralValidator {
     }
   }
 
-  void check_number(const Node& v, const StructuralSchema& s, const std::string& path) {
-    const double x = v.kind == NodeKind::integer ? static_cast<double>(v.integer) : v.number;
+  void check_number(const yaml::Node& v, const StructuralSchema& s, const std::string& path) {
+    const double x = v.kind == yaml::NodeKind::integer ? static_cast<double>(v.integer) : v.number;
     const auto quoted = [&v] { return util::quote(v.text); };  // only when a finding needs it
     std::int64_t i = 0;
     if (s.format == "int32" && integral_value(v, i) &&
@@ -242,11 +242,11 @@ class StructuralValidator {
     }
   }
 
-  void check_object(const Node& v, const StructuralSchema& s, const std::string& path, bool resource) {
+  void check_object(const yaml::Node& v, const StructuralSchema& s, const std::string& path, bool resource) {
     if (resource) check_resource_header(v, path);
     for (std::size_t i = 0; i < v.keys.size() && !m_sink.full(); ++i) {
       const std::string& key = v.keys[i];
-      const Node& value = v.items[i];
+      const yaml::Node& value = v.items[i];
       const std::string at = child_path(path, key);
       if (resource && key == "metadata") {
         check_object_meta(value, at, {m_opts.unknown_fields_are_errors, path.empty()}, m_sink);
@@ -254,7 +254,7 @@ class StructuralValidator {
       }
       const StructuralSchema* p = s.property(key);
       if (p == nullptr) p = s.additional_properties;
-      if (p != nullptr && value.kind == NodeKind::null && !p->nullable && !(p->type == SchemaType::any && !p->int_or_string)) {
+      if (p != nullptr && value.kind == yaml::NodeKind::null && !p->nullable && !(p->type == SchemaType::any && !p->int_or_string)) {
         // The API server prunes nulls of fields that are not nullable before it validates.
         m_sink.add(Severity::warning, value.pos, at, "schema.null", "null value is dropped: the field is not nullable",
                    "remove the field or give it a value");
@@ -267,8 +267,8 @@ class StructuralValidator {
       }
     }
     for (const auto& r : s.required) {
-      const Node* present = v.find(r);
-      if (present == nullptr || (present->kind == NodeKind::null && !is_nullable(s, r))) {
+      const yaml::Node* present = v.find(r);
+      if (present == nullptr || (present->kind == yaml::NodeKind::null && !is_nullable(s, r))) {
         m_sink.error(v.pos, child_path(path, r), "schema.required", "missing required field " + util::quote(r));
       }
     }
@@ -288,20 +288,20 @@ class StructuralValidator {
     return p != nullptr && p->nullable;
   }
 
-  void report_unknown(const Node& v, std::size_t i, const StructuralSchema& s, const std::string& at) {
+  void report_unknown(const yaml::Node& v, std::size_t i, const StructuralSchema& s, const std::string& at) {
     const std::string& key = v.keys[i];
     const auto guess = util::closest_match(key, s.property_names());
-    const Position pos = i < v.key_positions.size() ? v.key_positions[i] : v.pos;
+    const yaml::Position pos = i < v.key_positions.size() ? v.key_positions[i] : v.pos;
     m_sink.add(m_opts.unknown_fields_are_errors ? Severity::error : Severity::warning, pos, at, "schema.unknown-field",
                "unknown field " + util::quote(key), guess ? "did you mean " + util::quote(*guess) + "?" : std::string());
   }
 
   /// An object that is a Kubernetes resource (the document, or an embedded resource) needs
   /// apiVersion and kind; its metadata is checked as ObjectMeta.
-  void check_resource_header(const Node& v, const std::string& path) {
+  void check_resource_header(const yaml::Node& v, const std::string& path) {
     for (const char* field : {"apiVersion", "kind"}) {
-      const Node* f = v.find(field);
-      if (f == nullptr || f->kind == NodeKind::null || (f->is_string() && f->text.empty())) {
+      const yaml::Node* f = v.find(field);
+      if (f == nullptr || f->kind == yaml::NodeKind::null || (f->is_string() && f->text.empty())) {
         m_sink.error(v.pos, child_path(path, field), "schema.required", std::string("missing required field '") + field + "'");
       }
     }
@@ -310,7 +310,7 @@ class StructuralValidator {
     }
   }
 
-  void check_array(const Node& v, const StructuralSchema& s, const std::string& path) {
+  void check_array(const yaml::Node& v, const StructuralSchema& s, const std::string& path) {
     const std::size_t n = v.items.size();
     if (s.min_items && n < *s.min_items) {
       m_sink.error(v.pos, path, "schema.min-items",
@@ -329,22 +329,22 @@ class StructuralValidator {
     if (s.list_type == ListType::set) check_set(v, path);
   }
 
-  void check_list_map(const Node& v, const StructuralSchema& s, const std::string& path) {
+  void check_list_map(const yaml::Node& v, const StructuralSchema& s, const std::string& path) {
     std::unordered_map<std::string, std::size_t> seen;  // key tuple -> first index (hash: lists can be long)
     // The key fields' values: canonical ones (`shown` false) for the tuple, or as a finding shows them.
-    const auto key_values = [&s](const Node& item, bool shown) {
+    const auto key_values = [&s](const yaml::Node& item, bool shown) {
       std::string out;
       for (const auto& k : s.list_map_keys) {
-        const Node* kv = item.find(k);
+        const yaml::Node* kv = item.find(k);
         const StructuralSchema* ks = s.items != nullptr ? s.items->property(k) : nullptr;
         std::string text;
-        if (kv != nullptr && kv->kind != NodeKind::null) {
-          if (shown) text = kv->kind == NodeKind::string ? util::quote(kv->text) : kv->text;
+        if (kv != nullptr && kv->kind != yaml::NodeKind::null) {
+          if (shown) text = kv->kind == yaml::NodeKind::string ? util::quote(kv->text) : kv->text;
           else text = canonical(*kv);
         } else if (ks != nullptr && ks->default_value) {  // e.g. protocol defaults to TCP
           const auto& d = *ks->default_value;
-          if (shown) text = d.kind == NodeKind::string ? util::quote(d.text) : d.text;
-          else text = d.kind == NodeKind::string ? "\"" + d.text + "\"" : d.text;
+          if (shown) text = d.kind == yaml::NodeKind::string ? util::quote(d.text) : d.text;
+          else text = d.kind == yaml::NodeKind::string ? "\"" + d.text + "\"" : d.text;
         } else {
           text = "null";
         }
@@ -358,7 +358,7 @@ class StructuralValidator {
       return out;
     };
     for (std::size_t i = 0; i < v.items.size(); ++i) {
-      const Node& item = v.items[i];
+      const yaml::Node& item = v.items[i];
       if (!item.is_map()) continue;
       const auto [it, first] = seen.try_emplace(key_values(item, false), i);
       if (first) continue;
@@ -368,7 +368,7 @@ class StructuralValidator {
     }
   }
 
-  void check_set(const Node& v, const std::string& path) {
+  void check_set(const yaml::Node& v, const std::string& path) {
     std::unordered_map<std::string, std::size_t> seen;
     for (std::size_t i = 0; i < v.items.size(); ++i) {
       const auto [it, first] = seen.try_emplace(canonical(v.items[i]), i);
@@ -395,7 +395,7 @@ class StructuralValidator {
                           " not evaluated (CEL): " + list;
     std::string hint;
     if (old_self && m_opts.is_create) hint = "rules that compare with oldSelf apply to updates only, not to a create";
-    const Document& doc = m_sink.doc();
+    const yaml::Document& doc = m_sink.doc();
     m_sink.add(Severity::info, doc.root.pos, "", "schema.cel-not-evaluated", std::move(message), std::move(hint));
   }
 
@@ -411,7 +411,7 @@ class StructuralValidator {
 
 }  // namespace
 
-Diagnostics validate_structure(const Document& doc, const StructuralSchema& schema, const StructuralOptions& opts) {
+Diagnostics validate_structure(const yaml::Document& doc, const StructuralSchema& schema, const StructuralOptions& opts) {
   return StructuralValidator(doc, opts).run(schema);
 }
 

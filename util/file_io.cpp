@@ -1,18 +1,47 @@
 #include "util/file_io.hpp"
 
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 
 namespace kpt::util {
+namespace {
 
-std::optional<std::string> read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) return std::nullopt;
-  const auto size = in.tellg();
-  if (size < 0) return std::nullopt;
-  std::string out(static_cast<std::size_t>(size), '\0');
-  in.seekg(0);
-  in.read(out.data(), static_cast<std::streamsize>(out.size()));
-  if (!in) return std::nullopt;
+constexpr std::size_t k_chunk = 64 * 1024;
+
+Error system_error(int err) { return make_error(err == ENOENT ? ErrorCode::not_found : ErrorCode::io, std::strerror(err)); }
+
+}  // namespace
+
+Expected<std::string> read_file(const std::string& path, std::size_t max_bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return system_error(errno);
+  const std::size_t limit = max_bytes + 1;  // one byte more tells "too large" without reading it all
+  std::size_t capacity = k_chunk;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) capacity = static_cast<std::size_t>(st.st_size) + 1;
+  std::string out;
+  out.resize(std::min(capacity, limit));
+  std::size_t size = 0;
+  int err = 0;
+  while (size < limit) {
+    if (size == out.size()) out.resize(std::min(limit, out.size() * 2));
+    const auto got = ::read(fd, out.data() + size, out.size() - size);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      err = errno;
+      break;
+    }
+    if (got == 0) break;
+    size += static_cast<std::size_t>(got);
+  }
+  ::close(fd);
+  if (err != 0) return system_error(err);
+  out.resize(size);
   return out;
 }
 

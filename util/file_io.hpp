@@ -1,11 +1,19 @@
 #pragma once
 
-#include <optional>
+#include <cstddef>
+#include <limits>
 #include <string>
+
+#include "util/expected.hpp"
 
 namespace kpt::util {
 
-/// The whole content of a file, or nothing when it cannot be read.
-std::optional<std::string> read_whole_file(const std::string& path);
+/// Reads `path` whole, or its first `max_bytes` + 1 bytes, so that a caller with a limit learns
+/// that the file is larger without loading all of it. One open, one fstat, reads straight into
+/// the string. Errors carry the system's reason only ("No such file or directory"), with code
+/// not_found for a missing file and io otherwise; the caller adds the path and what it was
+/// doing, e.g. `.context("reading 'job.yaml'")`.
+Expected<std::string> read_file(const std::string& path,
+                                std::size_t max_bytes = std::numeric_limits<std::size_t>::max() - 1);
 
 }  // namespace kpt::util

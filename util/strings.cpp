@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 
 namespace kpt::util {
 
@@ -83,33 +82,6 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
     }
   }
   return best;
-}
-
-std::optional<long long> parse_duration_ms(std::string_view text) {
-  text = trim(text);
-  if (text.empty()) return std::nullopt;
-  long long total = 0;
-  bool any = false;
-  while (!text.empty()) {
-    double value = 0;
-    const auto* begin = text.data();
-    const auto* end = text.data() + text.size();
-    auto [ptr, ec] = std::from_chars(begin, end, value);
-    if (ec != std::errc() || value < 0) return std::nullopt;
-    text.remove_prefix(static_cast<std::size_t>(ptr - begin));
-    double unit_ms = 1000;  // a bare number means seconds, as kubectl's --timeout accepts
-    if (starts_with(text, "ms")) { unit_ms = 1; text.remove_prefix(2); }
-    else if (starts_with(text, "s")) { unit_ms = 1000; text.remove_prefix(1); }
-    else if (starts_with(text, "m")) { unit_ms = 60'000; text.remove_prefix(1); }
-    else if (starts_with(text, "h")) { unit_ms = 3'600'000; text.remove_prefix(1); }
-    else if (!text.empty()) return std::nullopt;
-    else if (any) return std::nullopt;  // "1m30" is not a duration
-    const double ms = value * unit_ms;
-    if (ms > 9.0e15) return std::nullopt;
-    total += static_cast<long long>(ms);
-    any = true;
-  }
-  return total;
 }
 
 std::string quote(std::string_view value, std::size_t max) {

@@ -23,10 +23,6 @@ std::size_t edit_distance(std::string_view a, std::string_view b, std::size_t ca
 /// (at most 2 for short words, 3 for long ones), or nothing.
 std::optional<std::string> closest_match(std::string_view word, const std::vector<std::string>& candidates);
 
-/// Parses a kubectl-style duration ("30s", "5m", "1h30m", "250ms", bare "10" = seconds).
-/// Returns milliseconds, or nothing when the text is not a duration.
-std::optional<long long> parse_duration_ms(std::string_view text);
-
 /// Quotes a user value for a message: 'value', cut to `max` characters with "..." so
 /// hostile input cannot flood a terminal.
 std::string quote(std::string_view value, std::size_t max = 80);

@@ -77,12 +77,12 @@ bool past_backoff_on_failure(const JobSpecView& v, const std::vector<PodObservat
 }
 
 void finish(JobDecision& d, const std::vector<PodObservation>& pods, const std::string& type,
-            const std::string& reason, const std::string& message, Time now) {
+            const std::string& reason, const std::string& message, util::Time now) {
   const std::string interim = type == "Complete" ? "SuccessCriteriaMet" : "FailureTarget";
-  d.status.conditions.push_back({interim, "True", reason, message, format_time(now)});
-  d.status.conditions.push_back({type, "True", reason, message, format_time(now)});
+  d.status.conditions.push_back({interim, "True", reason, message, util::format_time(now)});
+  d.status.conditions.push_back({type, "True", reason, message, util::format_time(now)});
   if (type == "Complete") {
-    d.status.completion_time = format_time(now);
+    d.status.completion_time = util::format_time(now);
     d.events.push_back({"Normal", "Completed", "Job completed"});
   } else {
     d.delete_pods = active_pods(pods);
@@ -90,7 +90,7 @@ void finish(JobDecision& d, const std::vector<PodObservation>& pods, const std::
   }
 }
 
-void suspend(JobDecision& d, const std::vector<PodObservation>& pods, Time now) {
+void suspend(JobDecision& d, const std::vector<PodObservation>& pods, util::Time now) {
   d.delete_pods = active_pods(pods);
   d.status.active = 0;
   d.status.ready = 0;
@@ -132,7 +132,7 @@ void plan_pods(JobDecision& d, const JobSpecView& v, const std::vector<PodObserv
 
 }  // namespace
 
-JobDecision decide_job(const json& job, const std::vector<PodObservation>& pods, Time now) {
+JobDecision decide_job(const json& job, const std::vector<PodObservation>& pods, util::Time now) {
   const JobSpecView v = view_of(job);
   JobDecision d;
   d.status = job_observation_of(job).status;
@@ -148,10 +148,10 @@ JobDecision decide_job(const json& job, const std::vector<PodObservation>& pods,
     set_status_condition(d.status.conditions, {"Suspended", "False", "JobResumed", "Job resumed", ""}, now);
     d.events.push_back({"Normal", "Resumed", "Job resumed"});
   }
-  if (!d.status.start_time) d.status.start_time = format_time(now);
+  if (!d.status.start_time) d.status.start_time = util::format_time(now);
   std::set<std::int64_t> succeeded;
   count(d, pods, succeeded);
-  const auto started = parse_time(*d.status.start_time);
+  const auto started = util::parse_time(*d.status.start_time);
   if (d.status.failed > v.backoff_limit || past_backoff_on_failure(v, pods)) {
     finish(d, pods, "Failed", "BackoffLimitExceeded", "Job has reached the specified backoff limit", now);
   } else if (v.active_deadline && started && now - *started >= std::chrono::seconds(*v.active_deadline)) {

@@ -62,18 +62,18 @@ std::vector<ReplicatedJobCounts> replicated_counts(const json& jobset, const Buc
   return out;
 }
 
-void set_condition(JobSetDecision& d, Condition c, const std::string& event_type, Time now) {
+void set_condition(JobSetDecision& d, Condition c, const std::string& event_type, util::Time now) {
   const std::string reason = c.reason;
   const std::string message = c.message;
   if (update_jobset_condition(d.status.conditions, std::move(c), now))
     d.events.push_back({event_type, reason, message});
 }
 
-void restarting_false(JobSetDecision& d, const std::string& reason, const std::string& message, Time now) {
+void restarting_false(JobSetDecision& d, const std::string& reason, const std::string& message, util::Time now) {
   set_condition(d, {"RestartingJobSet", "False", reason, message, ""}, "Normal", now);
 }
 
-void mark_failed(JobSetDecision& d, const std::string& reason, const std::string& message, Time now) {
+void mark_failed(JobSetDecision& d, const std::string& reason, const std::string& message, util::Time now) {
   set_condition(d, {"Failed", "True", reason, message, ""}, "Warning", now);
   restarting_false(d, "JobSetFailed", "jobset failed", now);
   d.status.terminal_state = "Failed";
@@ -110,7 +110,7 @@ bool rule_applies(const json& rule, const JobObservation& job) {
   return targets.empty() || std::find(targets.begin(), targets.end(), job.replicated_job) != targets.end();
 }
 
-void restart(JobSetDecision& d, const json* rule, const JobObservation* job, bool counts, Time now) {
+void restart(JobSetDecision& d, const json* rule, const JobObservation* job, bool counts, util::Time now) {
   const std::string action = counts ? "RestartJobSet" : "RestartJobSetAndIgnoreMaxRestarts";
   const std::string message = with_first_failed("applying " + action + " failure policy action", job);
   ++d.status.restarts;
@@ -122,7 +122,7 @@ void restart(JobSetDecision& d, const json* rule, const JobObservation* job, boo
   d.events.push_back({"Warning", action + "FailurePolicyAction", message});
 }
 
-void execute_failure_policy(JobSetDecision& d, const json& jobset, const Buckets& b, Time now) {
+void execute_failure_policy(JobSetDecision& d, const json& jobset, const Buckets& b, util::Time now) {
   const json* policy = detail::at_path(jobset, "spec.failurePolicy");
   if (policy == nullptr || !policy->is_object()) {
     mark_failed(d, "FailedJobs",
@@ -219,7 +219,7 @@ void plan_jobs(JobSetDecision& d, const json& jobset, const std::vector<JobObser
   }
 }
 
-void suspend_or_resume(JobSetDecision& d, const json& jobset, const Buckets& b, Time now) {
+void suspend_or_resume(JobSetDecision& d, const json& jobset, const Buckets& b, util::Time now) {
   if (detail::bool_at(jobset, "spec.suspend")) {
     for (const auto* job : b.active) {
       if (!job->suspended) d.suspend_jobs.push_back(job->name);
@@ -240,12 +240,12 @@ void suspend_or_resume(JobSetDecision& d, const json& jobset, const Buckets& b, 
   set_condition(d, {"Suspended", "False", "ResumeJobs", "jobset is resumed", ""}, "Normal", now);
 }
 
-void ttl_after_finished(JobSetDecision& d, const json& jobset, Time now) {
+void ttl_after_finished(JobSetDecision& d, const json& jobset, util::Time now) {
   const json* ttl = detail::at_path(jobset, "spec.ttlSecondsAfterFinished");
   if (ttl == nullptr || !ttl->is_number_integer()) return;
   for (const auto& c : d.status.conditions) {
     if ((c.type != "Completed" && c.type != "Failed") || c.status != "True") continue;
-    const auto finished = parse_time(c.last_transition_time);
+    const auto finished = util::parse_time(c.last_transition_time);
     if (!finished) return;
     const auto expire = *finished + std::chrono::seconds(ttl->get<std::int64_t>());
     if (now >= expire) {
@@ -265,8 +265,8 @@ std::vector<std::string> names(const std::vector<const JobObservation*>& jobs) {
 
 }  // namespace
 
-bool update_jobset_condition(std::vector<Condition>& conditions, Condition condition, Time now) {
-  condition.last_transition_time = format_time(now);
+bool update_jobset_condition(std::vector<Condition>& conditions, Condition condition, util::Time now) {
+  condition.last_transition_time = util::format_time(now);
   bool found = false;
   bool changed = false;
   for (auto& current : conditions) {
@@ -288,7 +288,7 @@ bool update_jobset_condition(std::vector<Condition>& conditions, Condition condi
   return changed;
 }
 
-JobSetDecision decide_jobset(const json& jobset, const std::vector<JobObservation>& jobs, Time now) {
+JobSetDecision decide_jobset(const json& jobset, const std::vector<JobObservation>& jobs, util::Time now) {
   JobSetDecision d;
   d.status = jobset_status_of(jobset);
   const std::string managed_by = string_at(detail::object_at(jobset, "spec"), "managedBy");

@@ -32,7 +32,7 @@ struct JobDecision {
 /// container restarts reach it, Failed "DeadlineExceeded" past activeDeadlineSeconds, Suspended
 /// True/False ("JobSuspended"/"JobResumed"), and a pod for each index without one (up to
 /// parallelism). Not modelled: pod failure policies, backoff delays between re-creations.
-JobDecision decide_job(const nlohmann::json& job, const std::vector<PodObservation>& pods, Time now);
+JobDecision decide_job(const nlohmann::json& job, const std::vector<PodObservation>& pods, util::Time now);
 
 /// A Job the JobSet controller must create.
 struct JobToCreate {
@@ -65,7 +65,7 @@ struct JobSetDecision {
 /// every Job under restart-attempt+1 up to maxRestarts, then Failed "ReachedMaxRestarts"; FailJobSet;
 /// RestartJobSetAndIgnoreMaxRestarts), the success policy (Completed "AllJobsCompleted"), dependsOn
 /// (a job is created once the jobs it depends on are Ready/Complete), suspend and resume, TTL.
-JobSetDecision decide_jobset(const nlohmann::json& jobset, const std::vector<JobObservation>& jobs, Time now);
+JobSetDecision decide_jobset(const nlohmann::json& jobset, const std::vector<JobObservation>& jobs, util::Time now);
 
 /// What the TrainJob controller sees of its JobSet.
 struct JobSetObservation {
@@ -94,7 +94,7 @@ struct TrainJobDecision {
 /// deleted, before it a requeue at the deadline. `runtime_supported` is false when the runtimeRef's
 /// kind/group has no registered runtime.
 TrainJobDecision decide_trainjob(const nlohmann::json& trainjob, const JobSetObservation& jobset,
-                                 bool runtime_supported, TrainerRelease release, Time now);
+                                 bool runtime_supported, TrainerRelease release, util::Time now);
 
 /// The Warning event a failed build or apply leaves on the TrainJob (its only trace):
 /// reason TrainJobResourcesCreationFailed, "TrainJob resources reconciliation failed: <err>", the error
@@ -104,6 +104,6 @@ Event resources_failed_event(const std::string& error);
 /// The JobSet webhook's and controller's condition update (jobset_controller.go updateCondition):
 /// same type and status change -> replaced (time now); reason/message change -> updated, time kept;
 /// a new condition is added only when True. Returns whether anything changed.
-bool update_jobset_condition(std::vector<Condition>& conditions, Condition condition, Time now);
+bool update_jobset_condition(std::vector<Condition>& conditions, Condition condition, util::Time now);
 
 }  // namespace kpt::model::trainjob

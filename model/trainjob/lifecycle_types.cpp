@@ -142,14 +142,14 @@ bool is_true(const std::vector<Condition>& conditions, const std::string& type) 
   return c != nullptr && c->status == "True";
 }
 
-bool set_status_condition(std::vector<Condition>& conditions, Condition condition, Time now) {
+bool set_status_condition(std::vector<Condition>& conditions, Condition condition, util::Time now) {
   for (auto& existing : conditions) {
     if (existing.type != condition.type) continue;
     bool changed = false;
     if (existing.status != condition.status) {
       existing.status = condition.status;
       existing.last_transition_time =
-          condition.last_transition_time.empty() ? format_time(now) : condition.last_transition_time;
+          condition.last_transition_time.empty() ? util::format_time(now) : condition.last_transition_time;
       changed = true;
     }
     if (existing.reason != condition.reason) {
@@ -162,7 +162,7 @@ bool set_status_condition(std::vector<Condition>& conditions, Condition conditio
     }
     return changed;
   }
-  if (condition.last_transition_time.empty()) condition.last_transition_time = format_time(now);
+  if (condition.last_transition_time.empty()) condition.last_transition_time = util::format_time(now);
   conditions.push_back(std::move(condition));
   return true;
 }

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/trainjob/time_alias.hpp"
+#include "util/time.hpp"
 
 namespace kpt::model::trainjob {
 
@@ -108,7 +108,7 @@ bool is_true(const std::vector<Condition>& conditions, const std::string& type);
 
 /// apimachinery meta.SetStatusCondition: adds (stamped `now` unless it has a time), or updates status
 /// (taking the new time, or `now`), reason and message in place. Returns whether anything changed.
-bool set_status_condition(std::vector<Condition>& conditions, Condition condition, Time now);
+bool set_status_condition(std::vector<Condition>& conditions, Condition condition, util::Time now);
 
 /// The TrainJob printer column `State`: the type of the last condition whatever its status, or "".
 std::string state_column(const TrainJobStatus& status);

@@ -22,7 +22,7 @@ void remove_failed_unless_deadline(TrainJobStatus& s) {
   std::erase_if(s.conditions, [](const Condition& c) { return c.type == "Failed"; });
 }
 
-void set_suspended(TrainJobStatus& s, bool suspended, Time now) {
+void set_suspended(TrainJobStatus& s, bool suspended, util::Time now) {
   if (suspended) {
     set_status_condition(s.conditions, {"Suspended", "True", "Suspended", "TrainJob is suspended", ""}, now);
   } else if (is_true(s.conditions, "Suspended")) {
@@ -31,7 +31,7 @@ void set_suspended(TrainJobStatus& s, bool suspended, Time now) {
 }
 
 /// Completed/Failed of the JobSet become Complete/Failed of the TrainJob, only when True.
-void copy_terminal_conditions(TrainJobStatus& s, const JobSetStatus& js, Time now) {
+void copy_terminal_conditions(TrainJobStatus& s, const JobSetStatus& js, util::Time now) {
   for (const auto& [from, to] : {std::pair{"Completed", "Complete"}, std::pair{"Failed", "Failed"}}) {
     const Condition* c = find_condition(js.conditions, from);
     if (c == nullptr || c->status != "True") continue;
@@ -44,7 +44,7 @@ void copy_terminal_conditions(TrainJobStatus& s, const JobSetStatus& js, Time no
 /// setTrainJobStatus; returns the error the real Status() returns when the JobSet is missing.
 std::optional<std::string> status_from_jobset(TrainJobStatus& s, const json& trainjob,
                                               const JobSetObservation& js, const ReleaseFeatures& f,
-                                              Time now) {
+                                              util::Time now) {
   if (!js.exists) {
     if (f.active_deadline && finished(s))
       return std::nullopt;  // v2.2+ leaves a finished TrainJob's status alone
@@ -61,16 +61,16 @@ std::optional<std::string> status_from_jobset(TrainJobStatus& s, const json& tra
   return std::nullopt;
 }
 
-void reconcile_deadline(TrainJobDecision& d, const json& trainjob, bool suspended, Time now) {
+void reconcile_deadline(TrainJobDecision& d, const json& trainjob, bool suspended, util::Time now) {
   const json* seconds = detail::at_path(trainjob, "spec.activeDeadlineSeconds");
   if (seconds == nullptr || !seconds->is_number_integer() || seconds->get<std::int64_t>() == 0) return;
   if (finished(d.status) || suspended) return;
-  std::optional<Time> start =
-      parse_time(detail::string_at(detail::object_at(trainjob, "metadata"), "creationTimestamp"));
+  std::optional<util::Time> start =
+      util::parse_time(detail::string_at(detail::object_at(trainjob, "metadata"), "creationTimestamp"));
   const Condition* resumed = find_condition(d.status.conditions, "Suspended");
-  if (resumed != nullptr && resumed->status == "False") start = parse_time(resumed->last_transition_time);
+  if (resumed != nullptr && resumed->status == "False") start = util::parse_time(resumed->last_transition_time);
   if (!start) return;
-  const Time deadline = *start + std::chrono::seconds(seconds->get<std::int64_t>());
+  const util::Time deadline = *start + std::chrono::seconds(seconds->get<std::int64_t>());
   if (now > deadline) {
     set_status_condition(d.status.conditions,
                          {"Failed", "True", "DeadlineExceeded", "TrainJob exceeded its active deadline", ""},
@@ -94,7 +94,7 @@ std::string first_runes(const std::string& s, std::size_t n) {
 }  // namespace
 
 TrainJobDecision decide_trainjob(const json& trainjob, const JobSetObservation& jobset,
-                                 bool runtime_supported, TrainerRelease release, Time now) {
+                                 bool runtime_supported, TrainerRelease release, util::Time now) {
   const ReleaseFeatures& f = features_of(release);
   TrainJobDecision d;
   const TrainJobStatus old = trainjob_status_of(trainjob);

@@ -340,7 +340,8 @@ class Converter:
 
 
 # ---------------------------------------------------------------------------------------------
-# PyTorchJob spec and status, from the operator facts (§5) and the v1.9.4 type definitions.
+# PyTorchJob spec and status as kubeflow/trainer v1.9.4 defines them
+# (pkg/apis/kubeflow.org/v1/{pytorch,common}_types.go, manifests/base/crds/kubeflow.org_pytorchjobs.yaml).
 
 def pytorchjob(conv):
     label_selector = conv.definition(META + "LabelSelector")

@@ -54,7 +54,7 @@ bool is_lint_id(std::string_view id) {
   return std::find(k_lint_ids.begin(), k_lint_ids.end(), id) != k_lint_ids.end();
 }
 
-Diagnostics check_lints(const Document& doc, const RuleOptions& opts) {
+Diagnostics check_lints(const yaml::Document& doc, const RuleOptions& opts) {
   Diagnostics out = check_misplaced_fields(doc, opts);
   auto jobs = check_job_lints(doc, opts);
   auto images = check_image_lint(doc);
@@ -64,7 +64,7 @@ Diagnostics check_lints(const Document& doc, const RuleOptions& opts) {
   return out;
 }
 
-Diagnostics check_rules(const Document& doc, const RuleOptions& opts) {
+Diagnostics check_rules(const yaml::Document& doc, const RuleOptions& opts) {
   Diagnostics out = check_operator_rules(doc, opts.release);
   auto lints = check_lints(doc, opts);
   out.insert(out.end(), std::make_move_iterator(lints.begin()), std::make_move_iterator(lints.end()));

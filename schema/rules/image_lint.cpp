@@ -37,13 +37,13 @@ Tag tag_of(std::string_view image) {
 
 }  // namespace
 
-Diagnostics check_image_lint(const Document& doc) {
+Diagnostics check_image_lint(const yaml::Document& doc) {
   Diagnostics out;
   if (!doc.root.is_map()) return out;
   for (const auto& r : replica_entries(doc.root)) {
     for (const char* list : {"initContainers", "containers"}) {
       for (const auto& c : container_entries(r, list)) {
-        const Node* image = c.node->find("image");
+        const yaml::Node* image = c.node->find("image");
         if (image == nullptr || !image->is_string() || image->text.empty()) continue;
         const auto& text = image->text;
         const std::string path = c.path + ".image";

@@ -13,7 +13,7 @@ namespace {
 
 class JobLints {
  public:
-  JobLints(const Document& doc, const RuleOptions& opts)
+  JobLints(const yaml::Document& doc, const RuleOptions& opts)
       : m_doc(doc), m_release(opts.release), m_replicas(replica_entries(doc.root)) {
     for (const auto& r : m_replicas) {
       if (r.type == "Master") m_master = &r;
@@ -32,7 +32,7 @@ class JobLints {
   }
 
  private:
-  void add(Position pos, Severity severity, std::string path, std::string rule, std::string message,
+  void add(yaml::Position pos, Severity severity, std::string path, std::string rule, std::string message,
            std::string hint) {
     m_out.push_back(make_finding(m_doc, pos, severity, std::move(path), std::move(rule), std::move(message),
                                  std::move(hint)));
@@ -57,9 +57,9 @@ class JobLints {
       torchrun_without_rendezvous(*c, argv);
       return;
     }
-    const Node* command = c->node->find("command");
-    const Node* args = c->node->find("args");
-    const Node* at = command != nullptr ? command : args;
+    const yaml::Node* command = c->node->find("command");
+    const yaml::Node* args = c->node->find("args");
+    const yaml::Node* at = command != nullptr ? command : args;
     const std::string path = c->path + (command != nullptr ? ".command" : (args != nullptr ? ".args" : ""));
     const bool sure = launch.launcher == Launcher::plain_python && replicas_or(*m_worker, 1) > 1;
     const std::string what = launch.launcher == Launcher::plain_python
@@ -83,8 +83,8 @@ class JobLints {
         if (a.find(flag) != std::string::npos) return;  // set by hand, or from the environment
       }
     }
-    const Node* command = c.node->find("command");
-    const Node* at = command != nullptr ? command : c.node->find("args");
+    const yaml::Node* command = c.node->find("command");
+    const yaml::Node* at = command != nullptr ? command : c.node->find("args");
     const std::string path = c.path + (command != nullptr ? ".command" : (at != nullptr ? ".args" : ""));
     add(pos_or(at, pos_or(c.node, m_worker->key_pos)), Severity::warning, path, "lint.worker-only-no-master-env",
         "worker-only job without elasticPolicy: operator " + m_release.to_string() +
@@ -98,9 +98,9 @@ class JobLints {
     const char* event = m_release.at_least(8) ? "SetPodTemplateRestartPolicy" : "SettedPodTemplateRestartPolicy";
     for (const auto& r : m_replicas) {
       if (r.spec == nullptr || !r.spec->is_map()) continue;
-      const Node* pod_policy = r.spec->at_path({"template", "spec", "restartPolicy"});
+      const yaml::Node* pod_policy = r.spec->at_path({"template", "spec", "restartPolicy"});
       if (pod_policy == nullptr) continue;
-      const Node* replica_policy = r.spec->find("restartPolicy");
+      const yaml::Node* replica_policy = r.spec->find("restartPolicy");
       const std::string used = replica_policy != nullptr && replica_policy->is_string()
                                    ? util::quote(replica_policy->text)
                                    : "'OnFailure' (the default)";
@@ -114,11 +114,11 @@ class JobLints {
 
   void clean_pod_policy() {
     if (m_master == nullptr || m_worker == nullptr || replicas_or(*m_worker, 1) < 1) return;
-    const Node* spec = m_doc.root.find("spec");
-    const Node* run_policy = spec != nullptr ? spec->find("runPolicy") : nullptr;
-    const Node* policy = run_policy != nullptr && run_policy->is_map() ? run_policy->find("cleanPodPolicy") : nullptr;
+    const yaml::Node* spec = m_doc.root.find("spec");
+    const yaml::Node* run_policy = spec != nullptr ? spec->find("runPolicy") : nullptr;
+    const yaml::Node* policy = run_policy != nullptr && run_policy->is_map() ? run_policy->find("cleanPodPolicy") : nullptr;
     if (policy != nullptr && !(policy->is_string() && policy->text == "None")) return;
-    const Position at = policy != nullptr ? policy->pos : key_pos_or(spec, "runPolicy", m_master->key_pos);
+    const yaml::Position at = policy != nullptr ? policy->pos : key_pos_or(spec, "runPolicy", m_master->key_pos);
     const std::string path = policy != nullptr ? "spec.runPolicy.cleanPodPolicy"
                                                : (run_policy != nullptr ? "spec.runPolicy" : replica_path("Master"));
     add(at, Severity::warning, path, "lint.clean-pod-policy-none",
@@ -129,8 +129,8 @@ class JobLints {
 
   void zero_workers() {
     if (m_worker == nullptr || m_release.at_least(9)) return;  // v1.9+ rejects it: operator.worker-replicas
-    const Node* replicas = m_worker->spec != nullptr ? m_worker->spec->find("replicas") : nullptr;
-    if (replicas == nullptr || replicas->kind != NodeKind::integer || replicas->int_overflow ||
+    const yaml::Node* replicas = m_worker->spec != nullptr ? m_worker->spec->find("replicas") : nullptr;
+    if (replicas == nullptr || replicas->kind != yaml::NodeKind::integer || replicas->int_overflow ||
         replicas->integer > 0) {
       return;
     }
@@ -141,7 +141,7 @@ class JobLints {
   }
 
   void long_name() {
-    const Node* name = m_doc.root.at_path({"metadata", "name"});
+    const yaml::Node* name = m_doc.root.at_path({"metadata", "name"});
     if (name == nullptr || !name->is_string() || name->text.empty()) return;
     const bool name_ok = dns1035_label_errors(name->text).empty();
     if (!name_ok && m_release.at_least(6)) return;  // operator.job-name says it
@@ -167,7 +167,7 @@ class JobLints {
 
   void nproc_per_node() {
     if (!m_release.at_least(7)) return;  // the field is unknown before v1.7 (release.unknown-field)
-    const Node* npn = m_doc.root.at_path({"spec", "nprocPerNode"});
+    const yaml::Node* npn = m_doc.root.at_path({"spec", "nprocPerNode"});
     if (npn == nullptr || !npn->is_string()) return;
     const auto& v = npn->text;
     if (v == "auto" || v == "cpu" || v == "gpu") return;
@@ -182,8 +182,8 @@ class JobLints {
         guess ? "did you mean '" + *guess + "'?" : "use 'auto', 'cpu', 'gpu' or a number of processes such as '4'");
   }
 
-  const Document& m_doc;
-  model::Release m_release;
+  const yaml::Document& m_doc;
+  model::pytorchjob::Release m_release;
   std::vector<ReplicaEntry> m_replicas;
   const ReplicaEntry* m_master = nullptr;
   const ReplicaEntry* m_worker = nullptr;
@@ -192,7 +192,7 @@ class JobLints {
 
 }  // namespace
 
-Diagnostics check_job_lints(const Document& doc, const RuleOptions& opts) {
+Diagnostics check_job_lints(const yaml::Document& doc, const RuleOptions& opts) {
   if (!doc.root.is_map()) return {};
   return JobLints(doc, opts).run();
 }

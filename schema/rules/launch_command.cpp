@@ -78,13 +78,13 @@ LaunchInfo classify_launch(const std::vector<std::string>& argv) {
   return {Launcher::unknown, {}};
 }
 
-std::vector<std::string> container_argv(const Node& container) {
+std::vector<std::string> container_argv(const yaml::Node& container) {
   std::vector<std::string> out;
   for (const char* key : {"command", "args"}) {
-    const Node* list = container.find(key);
+    const yaml::Node* list = container.find(key);
     if (list == nullptr || !list->is_seq()) continue;
     for (const auto& item : list->items) {
-      if (item.is_scalar() && item.kind != NodeKind::null) out.push_back(item.text);
+      if (item.is_scalar() && item.kind != yaml::NodeKind::null) out.push_back(item.text);
     }
   }
   return out;

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "schema/node.hpp"
+#include "yaml/node.hpp"
 
 namespace kpt::schema::rules {
 
@@ -22,6 +22,6 @@ struct LaunchInfo {
 LaunchInfo classify_launch(const std::vector<std::string>& argv);
 
 /// command + args of a container mapping, strings only.
-std::vector<std::string> container_argv(const Node& container);
+std::vector<std::string> container_argv(const yaml::Node& container);
 
 }  // namespace kpt::schema::rules

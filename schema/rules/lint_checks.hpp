@@ -1,13 +1,13 @@
 #pragma once
 
-#include "schema/node.hpp"
+#include "yaml/node.hpp"
 #include "schema/rules/rules.hpp"
 
 // The lint groups check_lints() runs; each returns every finding, disabled or not.
 namespace kpt::schema::rules {
 
-Diagnostics check_misplaced_fields(const Document& doc, const RuleOptions& opts);
-Diagnostics check_job_lints(const Document& doc, const RuleOptions& opts);
-Diagnostics check_image_lint(const Document& doc);
+Diagnostics check_misplaced_fields(const yaml::Document& doc, const RuleOptions& opts);
+Diagnostics check_job_lints(const yaml::Document& doc, const RuleOptions& opts);
+Diagnostics check_image_lint(const yaml::Document& doc);
 
 }  // namespace kpt::schema::rules

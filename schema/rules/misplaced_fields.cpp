@@ -41,20 +41,20 @@ bool in(const std::array<std::string_view, N>& set, std::string_view key) {
 
 class MisplacedChecker {
  public:
-  MisplacedChecker(const Document& doc, const RuleOptions& opts)
+  MisplacedChecker(const yaml::Document& doc, const RuleOptions& opts)
       : m_doc(doc), m_severity(opts.strict ? Severity::error : Severity::warning) {
     for (const auto& r : replica_entries(doc.root)) m_types.push_back(r.type);
   }
 
   Diagnostics run() {
-    const Node& root = m_doc.root;
-    for_each_key(&root, [&](const std::string& key, Position pos) {
+    const yaml::Node& root = m_doc.root;
+    for_each_key(&root, [&](const std::string& key, yaml::Position pos) {
       if (in(k_spec_fields, key)) report(pos, key, "spec", "spec." + key);
     });
-    const Node* spec = root.find("spec");
-    for_each_key(spec, [&](const std::string& key, Position pos) { check_spec_key(key, pos); });
-    const Node* run_policy = spec != nullptr ? spec->find("runPolicy") : nullptr;
-    for_each_key(run_policy, [&](const std::string& key, Position pos) {
+    const yaml::Node* spec = root.find("spec");
+    for_each_key(spec, [&](const std::string& key, yaml::Position pos) { check_spec_key(key, pos); });
+    const yaml::Node* run_policy = spec != nullptr ? spec->find("runPolicy") : nullptr;
+    for_each_key(run_policy, [&](const std::string& key, yaml::Position pos) {
       if (in(k_scheduling_fields, key)) {
         report(pos, "spec.runPolicy." + key, "spec.runPolicy.schedulingPolicy",
                "spec.runPolicy.schedulingPolicy." + key);
@@ -70,15 +70,15 @@ class MisplacedChecker {
 
  private:
   template <class F>
-  void for_each_key(const Node* map, F&& f) {
+  void for_each_key(const yaml::Node* map, F&& f) {
     if (map == nullptr || !map->is_map()) return;
     for (std::size_t i = 0; i < map->keys.size(); ++i) {
-      const Position p = i < map->key_positions.size() ? map->key_positions[i] : map->pos;
+      const yaml::Position p = i < map->key_positions.size() ? map->key_positions[i] : map->pos;
       f(map->keys[i], p);
     }
   }
 
-  void check_spec_key(const std::string& key, Position pos) {
+  void check_spec_key(const std::string& key, yaml::Position pos) {
     const std::string path = "spec." + key;
     if (in(k_run_policy_fields, key)) {
       report(pos, path, "spec.runPolicy", "spec.runPolicy." + key);
@@ -98,7 +98,7 @@ class MisplacedChecker {
   void check_replica(const ReplicaEntry& r) {
     if (r.spec == nullptr || !r.spec->is_map()) return;
     const std::string base = replica_path(r.type);
-    for_each_key(r.spec, [&](const std::string& key, Position pos) {
+    for_each_key(r.spec, [&](const std::string& key, yaml::Position pos) {
       const std::string path = base + "." + key;
       if (in(k_run_policy_fields, key)) {
         report(pos, path, "spec.runPolicy", "spec.runPolicy." + key);
@@ -110,8 +110,8 @@ class MisplacedChecker {
         report(pos, path, base + ".template", base + ".template." + key);
       }
     });
-    const Node* tmpl = r.spec->find("template");
-    for_each_key(tmpl, [&](const std::string& key, Position pos) {
+    const yaml::Node* tmpl = r.spec->find("template");
+    for_each_key(tmpl, [&](const std::string& key, yaml::Position pos) {
       const std::string path = base + ".template." + key;
       if (in(k_pod_spec_fields, key)) {
         report(pos, path, base + ".template.spec", base + ".template.spec." + key);
@@ -119,8 +119,8 @@ class MisplacedChecker {
         report(pos, path, base, base + "." + key);
       }
     });
-    const Node* pod = tmpl != nullptr && tmpl->is_map() ? tmpl->find("spec") : nullptr;
-    for_each_key(pod, [&](const std::string& key, Position pos) {
+    const yaml::Node* pod = tmpl != nullptr && tmpl->is_map() ? tmpl->find("spec") : nullptr;
+    for_each_key(pod, [&](const std::string& key, yaml::Position pos) {
       const std::string path = base + ".template.spec." + key;
       if (key == "replicas") {
         report(pos, path, base, base + ".replicas");
@@ -131,7 +131,7 @@ class MisplacedChecker {
   }
 
   /// A replica-level field (`replicas`, `restartPolicy`, `template.spec.x`) at `path`.
-  void report_replica_field(Position pos, const std::string& path, const std::string& rel) {
+  void report_replica_field(yaml::Position pos, const std::string& path, const std::string& rel) {
     const auto leaf = path.substr(path.rfind('.') + 1);
     std::string hint;
     if (m_types.size() == 1) {
@@ -148,14 +148,14 @@ class MisplacedChecker {
                                  "unknown field '" + leaf + "' (it belongs in each replica spec)", hint));
   }
 
-  void report(Position pos, const std::string& path, const std::string& parent, const std::string& target) {
+  void report(yaml::Position pos, const std::string& path, const std::string& parent, const std::string& target) {
     const auto leaf = path.substr(path.rfind('.') + 1);
     m_out.push_back(make_finding(m_doc, pos, m_severity, path, "lint.misplaced-field",
                                  "unknown field '" + leaf + "' (it belongs in " + parent + ")",
                                  "move it to " + target));
   }
 
-  const Document& m_doc;
+  const yaml::Document& m_doc;
   Severity m_severity;
   std::vector<std::string> m_types;
   Diagnostics m_out;
@@ -163,7 +163,7 @@ class MisplacedChecker {
 
 }  // namespace
 
-Diagnostics check_misplaced_fields(const Document& doc, const RuleOptions& opts) {
+Diagnostics check_misplaced_fields(const yaml::Document& doc, const RuleOptions& opts) {
   if (!doc.root.is_map()) return {};
   return MisplacedChecker(doc, opts).run();
 }

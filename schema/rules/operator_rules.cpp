@@ -1,4 +1,4 @@
-// The operator's own validation, release by release (operator-facts §3). Older releases
+// The operator's own validation, release by release (v1.3-v1.7 in Reconcile, v1.8+ in the webhook). Older releases
 // stop at the first failure in Go map order; we report every failure, each with the
 // message that release gives.
 #include <string>
@@ -16,7 +16,7 @@ enum class Effect { logged, event, rejected };
 
 class OperatorChecker {
  public:
-  OperatorChecker(const Document& doc, const model::Release& release)
+  OperatorChecker(const yaml::Document& doc, const model::pytorchjob::Release& release)
       : m_doc(doc), m_release(release), m_effect(effect_of(release)) {}
 
   Diagnostics run() {
@@ -31,7 +31,7 @@ class OperatorChecker {
   }
 
  private:
-  static Effect effect_of(const model::Release& r) {
+  static Effect effect_of(const model::pytorchjob::Release& r) {
     if (r.at_least(8)) return Effect::rejected;
     if (r.at_least(6)) return Effect::event;
     return Effect::logged;
@@ -52,7 +52,7 @@ class OperatorChecker {
     return "operator " + v + " only logs: ";
   }
 
-  void add(Position pos, std::string path, std::string rule, const std::string& operator_message,
+  void add(yaml::Position pos, std::string path, std::string rule, const std::string& operator_message,
            std::string hint, Severity severity = Severity::error) {
     if (m_effect == Effect::logged && severity == Severity::error) severity = Severity::warning;
     m_out.push_back(make_finding(m_doc, pos, severity, std::move(path), std::move(rule),
@@ -61,7 +61,7 @@ class OperatorChecker {
 
   void check_name() {
     if (!m_release.at_least(6)) return;
-    const Node* name = m_doc.root.at_path({"metadata", "name"});
+    const yaml::Node* name = m_doc.root.at_path({"metadata", "name"});
     if (name == nullptr || !name->is_string()) return;
     const auto errs = dns1035_label_errors(name->text);
     if (errs.empty()) return;
@@ -73,10 +73,10 @@ class OperatorChecker {
   }
 
   void check_replica_specs() {
-    const Node* spec = m_doc.root.find("spec");
-    const Node* specs = spec != nullptr && spec->is_map() ? spec->find("pytorchReplicaSpecs") : nullptr;
+    const yaml::Node* spec = m_doc.root.find("spec");
+    const yaml::Node* specs = spec != nullptr && spec->is_map() ? spec->find("pytorchReplicaSpecs") : nullptr;
     if (is_absent(specs)) {
-      const Position at = key_pos_or(spec, "pytorchReplicaSpecs", key_pos_or(&m_doc.root, "spec", m_doc.start));
+      const yaml::Position at = key_pos_or(spec, "pytorchReplicaSpecs", key_pos_or(&m_doc.root, "spec", m_doc.start));
       add(at, "spec.pytorchReplicaSpecs", "operator.no-replica-specs",
           webhook() ? "spec.pytorchReplicaSpecs: Required value: must be required" : "PyTorchJobSpec is not valid",
           "add spec.pytorchReplicaSpecs with a Worker (and optionally a Master) replica spec");
@@ -97,9 +97,9 @@ class OperatorChecker {
   void check_replica(const ReplicaEntry& r) {
     const std::string path = replica_path(r.type);
     const std::string go_path = "spec.pytorchReplicaSpecs[" + r.type + "]";
-    const Node* containers = containers_of(r.spec);
+    const yaml::Node* containers = containers_of(r.spec);
     if (containers == nullptr || !containers->is_seq() || containers->items.empty()) {
-      const Position at = pos_or(containers, r.key_pos);
+      const yaml::Position at = pos_or(containers, r.key_pos);
       add(at, path + ".template.spec.containers", "operator.no-containers",
           webhook() ? go_path + ".template.spec.containers: Required value: must be specified"
                     : "PyTorchJobSpec is not valid: containers definition expected in " + r.type,
@@ -118,12 +118,12 @@ class OperatorChecker {
     check_replica_count(r, path, go_path);
   }
 
-  void check_containers(const ReplicaEntry& r, const Node& containers, const std::string& path,
+  void check_containers(const ReplicaEntry& r, const yaml::Node& containers, const std::string& path,
                         const std::string& go_path) {
     bool has_pytorch = false;
     for (const auto& c : container_entries(r, "containers")) {
-      const Node* image = c.node->find("image");
-      if (string_value(image).empty() && (image == nullptr || image->kind == NodeKind::null || image->is_string())) {
+      const yaml::Node* image = c.node->find("image");
+      if (string_value(image).empty() && (image == nullptr || image->kind == yaml::NodeKind::null || image->is_string())) {
         const std::string idx = "[" + std::to_string(c.index) + "]";
         add(key_pos_or(c.node, "image", pos_or(c.node, r.key_pos)), c.path + ".image", "operator.no-image",
             webhook() ? go_path + ".template.spec.containers" + idx + ".image: Required value: must be required"
@@ -142,8 +142,8 @@ class OperatorChecker {
   }
 
   void check_replica_count(const ReplicaEntry& r, const std::string& path, const std::string& go_path) {
-    const Node* replicas = r.spec != nullptr && r.spec->is_map() ? r.spec->find("replicas") : nullptr;
-    const bool is_int = replicas != nullptr && replicas->kind == NodeKind::integer && !replicas->int_overflow;
+    const yaml::Node* replicas = r.spec != nullptr && r.spec->is_map() ? r.spec->find("replicas") : nullptr;
+    const bool is_int = replicas != nullptr && replicas->kind == yaml::NodeKind::integer && !replicas->int_overflow;
     if (r.type == "Master") {
       const bool bad = webhook() ? (is_absent(replicas) || (is_int && replicas->integer != 1))
                                  : (is_int && replicas->integer != 1);
@@ -163,11 +163,11 @@ class OperatorChecker {
 
   void check_nproc() {
     if (!m_release.at_least(7)) return;
-    const Node* spec = m_doc.root.find("spec");
+    const yaml::Node* spec = m_doc.root.find("spec");
     if (spec == nullptr || !spec->is_map()) return;
-    const Node* npn = spec->find("nprocPerNode");
-    const Node* elastic = spec->find("elasticPolicy");
-    const Node* old = elastic != nullptr && elastic->is_map() ? elastic->find("nProcPerNode") : nullptr;
+    const yaml::Node* npn = spec->find("nprocPerNode");
+    const yaml::Node* elastic = spec->find("elasticPolicy");
+    const yaml::Node* old = elastic != nullptr && elastic->is_map() ? elastic->find("nProcPerNode") : nullptr;
     if (is_absent(old)) return;
     const bool both = !is_absent(npn);
     if (!webhook()) {
@@ -191,9 +191,9 @@ class OperatorChecker {
   }
 
   void check_elastic_needs_worker() {
-    const Node* spec = m_doc.root.find("spec");
+    const yaml::Node* spec = m_doc.root.find("spec");
     if (spec == nullptr || !spec->is_map() || is_absent(spec->find("elasticPolicy"))) return;
-    const Node* specs = spec->find("pytorchReplicaSpecs");
+    const yaml::Node* specs = spec->find("pytorchReplicaSpecs");
     if (specs == nullptr || !specs->is_map() || specs->find("Worker") != nullptr) return;
     add(key_pos_or(spec, "pytorchReplicaSpecs", specs->pos), "spec.pytorchReplicaSpecs.Worker",
         "operator.elastic-without-worker",
@@ -202,7 +202,7 @@ class OperatorChecker {
   }
 
   void check_managed_by() {
-    const Node* managed = m_doc.root.at_path({"spec", "runPolicy", "managedBy"});
+    const yaml::Node* managed = m_doc.root.at_path({"spec", "runPolicy", "managedBy"});
     if (managed == nullptr || !managed->is_string()) return;
     static const std::vector<std::string> k_allowed{"kubeflow.org/training-operator", "kueue.x-k8s.io/multikueue"};
     if (managed->text == k_allowed[0] || managed->text == k_allowed[1]) return;
@@ -214,15 +214,15 @@ class OperatorChecker {
               : "use 'kubeflow.org/training-operator' (the default) or 'kueue.x-k8s.io/multikueue'");
   }
 
-  const Document& m_doc;
-  model::Release m_release;
+  const yaml::Document& m_doc;
+  model::pytorchjob::Release m_release;
   Effect m_effect;
   Diagnostics m_out;
 };
 
 }  // namespace
 
-Diagnostics check_operator_rules(const Document& doc, const model::Release& release) {
+Diagnostics check_operator_rules(const yaml::Document& doc, const model::pytorchjob::Release& release) {
   if (!doc.root.is_map()) return {};
   return OperatorChecker(doc, release).run();
 }

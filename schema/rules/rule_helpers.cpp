@@ -4,12 +4,12 @@
 
 namespace kpt::schema::rules {
 
-Position pos_or(const Node* node, Position fallback) {
+yaml::Position pos_or(const yaml::Node* node, yaml::Position fallback) {
   if (node == nullptr || node->pos.line == 0) return fallback;
   return node->pos;
 }
 
-Position key_pos_or(const Node* map, std::string_view key, Position fallback) {
+yaml::Position key_pos_or(const yaml::Node* map, std::string_view key, yaml::Position fallback) {
   if (map == nullptr) return fallback;
   const auto i = map->key_index(key);
   if (i < 0 || static_cast<std::size_t>(i) >= map->key_positions.size()) return fallback;
@@ -17,16 +17,16 @@ Position key_pos_or(const Node* map, std::string_view key, Position fallback) {
   return p.line == 0 ? fallback : p;
 }
 
-std::string_view string_value(const Node* node) {
+std::string_view string_value(const yaml::Node* node) {
   if (node == nullptr || !node->is_string()) return {};
   return node->text;
 }
 
-bool is_absent(const Node* node) { return node == nullptr || node->kind == NodeKind::null; }
+bool is_absent(const yaml::Node* node) { return node == nullptr || node->kind == yaml::NodeKind::null; }
 
-std::vector<ReplicaEntry> replica_entries(const Node& root) {
+std::vector<ReplicaEntry> replica_entries(const yaml::Node& root) {
   std::vector<ReplicaEntry> out;
-  const Node* specs = root.at_path({"spec", "pytorchReplicaSpecs"});
+  const yaml::Node* specs = root.at_path({"spec", "pytorchReplicaSpecs"});
   if (specs == nullptr || !specs->is_map()) return out;
   out.reserve(specs->keys.size());
   for (std::size_t i = 0; i < specs->keys.size(); ++i) {
@@ -45,7 +45,7 @@ std::string replica_path(std::string_view type) {
   return out;
 }
 
-const Node* containers_of(const Node* replica_spec) {
+const yaml::Node* containers_of(const yaml::Node* replica_spec) {
   if (replica_spec == nullptr || !replica_spec->is_map()) return nullptr;
   return replica_spec->at_path({"template", "spec", "containers"});
 }
@@ -53,7 +53,7 @@ const Node* containers_of(const Node* replica_spec) {
 std::vector<ContainerEntry> container_entries(const ReplicaEntry& replica, std::string_view list_key) {
   std::vector<ContainerEntry> out;
   if (replica.spec == nullptr || !replica.spec->is_map()) return out;
-  const Node* list = replica.spec->at_path({"template", "spec", list_key});
+  const yaml::Node* list = replica.spec->at_path({"template", "spec", list_key});
   if (list == nullptr || !list->is_seq()) return out;
   for (std::size_t i = 0; i < list->items.size(); ++i) {
     if (!list->items[i].is_map()) continue;
@@ -66,12 +66,12 @@ std::vector<ContainerEntry> container_entries(const ReplicaEntry& replica, std::
 
 std::int64_t replicas_or(const ReplicaEntry& replica, std::int64_t fallback) {
   if (replica.spec == nullptr || !replica.spec->is_map()) return fallback;
-  const Node* r = replica.spec->find("replicas");
-  if (r == nullptr || r->kind != NodeKind::integer || r->int_overflow) return fallback;
+  const yaml::Node* r = replica.spec->find("replicas");
+  if (r == nullptr || r->kind != yaml::NodeKind::integer || r->int_overflow) return fallback;
   return r->integer;
 }
 
-Diagnostic make_finding(const Document& doc, Position pos, Severity severity, std::string field_path,
+Diagnostic make_finding(const yaml::Document& doc, yaml::Position pos, Severity severity, std::string field_path,
                         std::string rule_id, std::string message, std::string hint) {
   Diagnostic d;
   d.severity = severity;

@@ -5,15 +5,15 @@
 #include <string_view>
 #include <vector>
 
-#include "controller/model/release.hpp"
-#include "schema/diagnostic.hpp"
-#include "schema/node.hpp"
+#include "model/pytorchjob/release.hpp"
+#include "util/diagnostic.hpp"
+#include "yaml/node.hpp"
 
 namespace kpt::schema::rules {
 
 /// What the rules check against.
 struct RuleOptions {
-  model::Release release = model::k_newest_release;  ///< the operator release the job is meant for
+  model::pytorchjob::Release release = model::pytorchjob::k_newest_release;  ///< the operator release the job is meant for
   bool strict = true;                                 ///< unknown fields are errors (kubectl --validate=strict)
   std::set<std::string, std::less<>> disabled;        ///< lint ids turned off with --disable
 };
@@ -23,16 +23,17 @@ const std::vector<std::string>& lint_ids();
 /// True for an id that lint_ids() lists.
 bool is_lint_id(std::string_view id);
 
-/// The operator's own validation of a PyTorchJob for `release` (operator-facts §3), with the
+/// The operator's own validation of a PyTorchJob for `release` (v1.3-v1.7
+/// pkg/apis/.../pytorch_validation.go, v1.8+ pkg/webhooks/pytorch/pytorchjob_webhook.go), with the
 /// operator's messages and its effect: logged only (v1.3-v1.5), event and job not started
 /// (v1.6-v1.7), rejected by the webhook (v1.8+). Rule ids `operator.*`.
-Diagnostics check_operator_rules(const Document& doc, const model::Release& release);
+Diagnostics check_operator_rules(const yaml::Document& doc, const model::pytorchjob::Release& release);
 
 /// The lints (`lint.*`), disabled ones left out.
-Diagnostics check_lints(const Document& doc, const RuleOptions& opts);
+Diagnostics check_lints(const yaml::Document& doc, const RuleOptions& opts);
 
 /// Operator rules plus lints for one PyTorchJob document.
-Diagnostics check_rules(const Document& doc, const RuleOptions& opts);
+Diagnostics check_rules(const yaml::Document& doc, const RuleOptions& opts);
 
 /// Merges the findings of the stages for one document so nothing is said twice:
 /// - a misplaced-field lint and the structural unknown-field finding at the same field become one

@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "schema/manifest_reader.hpp"
-#include "schema/node_json.hpp"
+#include "yaml/manifest_reader.hpp"
+#include "yaml/node_json.hpp"
 #include "schema/structural_schema.hpp"
 #include "util/file_io.hpp"
 
@@ -25,30 +25,24 @@ constexpr const char* k_usage =
     "usage: kpt_schema_compile (--openapi SCHEMA.json --group G --version V --kind K | --crd CRD.yaml)\n"
     "                          --out FILE.cpp --symbol NAME [--origin TEXT]\n";
 
-bool read_text(const std::string& path, std::string& out) {
-  auto text = kpt::util::read_whole_file(path);
-  if (!text) return false;
-  out = std::move(*text);
-  return true;
-}
-
 kpt::Expected<kpt::schema::SchemaSet> compile(std::map<std::string, std::string>& args) {
   using kpt::ErrorCode;
   using kpt::make_error;
   const bool openapi = args.count("--openapi") != 0;
   const std::string path = openapi ? args["--openapi"] : args["--crd"];
-  auto text = std::make_shared<std::string>();
-  if (!read_text(path, *text)) return make_error(ErrorCode::io, "reading '" + path + "': cannot open");
+  auto bytes = kpt::util::read_file(path);
+  if (!bytes) return bytes.error().context("reading '" + path + "'");
+  auto text = std::make_shared<const std::string>(std::move(*bytes));
   if (openapi) {
     auto json = nlohmann::json::parse(*text, nullptr, false);
     if (json.is_discarded()) return make_error(ErrorCode::parse, "reading '" + path + "': not valid JSON");
-    return kpt::schema::SchemaSet::from_openapi(kpt::schema::from_json(json), args["--group"], args["--version"],
+    return kpt::schema::SchemaSet::from_openapi(kpt::yaml::from_json(json), args["--group"], args["--version"],
                                                 args["--kind"]);
   }
-  kpt::schema::ReadLimits limits;
+  kpt::yaml::ReadLimits limits;
   limits.max_bytes = 64u * 1024 * 1024;
   limits.max_nodes = 20'000'000;
-  const auto read = kpt::schema::read_manifests(path, text, limits);
+  const auto read = kpt::yaml::read_manifests(path, text, limits);
   for (const auto& d : read.documents) {
     const auto* kind = d.root.find("kind");
     if (kind != nullptr && kind->text == "CustomResourceDefinition") return kpt::schema::SchemaSet::from_crd(d);

@@ -32,7 +32,7 @@ YAML
 }
 teardown() { teardown_workdir; }
 
-@test "env prints the v1.9.4 table of facts 1.4 with differing variables marked" {
+@test "env prints the v1.9.4 table of the mnist job with differing variables marked" {
   run "$KPT_BIN" env job.yaml
   [ "$status" -eq 0 ]
   [ "${lines[0]}" = "style: operator@v1.9.4" ]

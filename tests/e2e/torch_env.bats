@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Proof with real PyTorch (issue 4): one local /usr/bin/python3 process per replica pod, each with exactly
+# Proof with real PyTorch: one local /usr/bin/python3 process per replica pod, each with exactly
 # the env `kubectl-pytorch env FILE --style S -o json` computes, must form a gloo process group through
 # init_method="env://" and agree on an all_reduce. Service names resolve to loopback via nss_wrapper (see
 # torch/run_pods.py). Each case is bounded (60 s wall, 30 s process-group timeout); unloaded it takes

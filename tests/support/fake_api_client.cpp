@@ -1,5 +1,7 @@
 #include "tests/support/fake_api_client.hpp"
 
+#include "util/selector.hpp"
+
 #include <algorithm>
 #include <chrono>
 
@@ -7,21 +9,18 @@ namespace kpt::testing {
 
 namespace {
 
+/// Label selectors as the API server parses them (util/selector.hpp); a malformed one selects nothing.
 bool matches_selector(const nlohmann::json& obj, const std::string& selector) {
-  if (selector.empty()) return true;
+  const auto reqs = util::parse_label_selector(selector);
+  if (!reqs) return false;
   const auto labels = obj["metadata"].value("labels", nlohmann::json::object());
-  std::size_t start = 0;
-  while (start <= selector.size()) {
-    const auto end = std::min(selector.find(',', start), selector.size());
-    const auto term = selector.substr(start, end - start);
-    const auto eq = term.find('=');
-    if (eq == std::string::npos) return false;  // only equality terms are supported
-    const auto key = term.substr(0, eq);
-    const auto value = term.substr(eq + 1);
-    if (!labels.contains(key) || labels[key] != value) return false;
-    start = end + 1;
-  }
-  return true;
+  std::string holder;
+  return util::selector_matches(*reqs, [&](const std::string& key) -> const std::string* {
+    const auto it = labels.find(key);
+    if (it == labels.end() || !it->is_string()) return nullptr;
+    holder = it->get<std::string>();
+    return &holder;
+  });
 }
 
 std::string name_of(const nlohmann::json& obj) { return obj["metadata"].value("name", std::string{}); }

@@ -124,7 +124,7 @@ int controller_child(int in, int out) {
   config.namespace_ = "default";
   config.workers = 4;
   config.reconciler.emit_events = false;
-  controller::RealClock clock;
+  util::RealClock clock;
   std::ostringstream log_out;
   controller::Logger log(log_out, controller::LogFormat::text, clock);
   std::atomic<bool> stop{false};

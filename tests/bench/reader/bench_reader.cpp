@@ -1,6 +1,6 @@
 // Reader throughput on a generated multi-document YAML of realistic PyTorchJobs
 // (Master + Workers, full pod templates). Run: bench_reader --benchmark_counters_tabular=true
-#include "schema/manifest_reader.hpp"
+#include "yaml/manifest_reader.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -40,7 +40,7 @@ void BM_ReadJobs(benchmark::State& state) {
   for (int i = 0; i < count; ++i) *text += (i == 0 ? "" : "---\n") + job(i);
   const std::shared_ptr<const std::string> shared = text;
   for (auto _ : state) {
-    auto result = kpt::schema::read_manifests("jobs.yaml", shared);
+    auto result = kpt::yaml::read_manifests("jobs.yaml", shared);
     if (result.documents.size() != static_cast<std::size_t>(count)) state.SkipWithError("wrong document count");
     benchmark::DoNotOptimize(result);
   }

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "schema/manifest_reader.hpp"
+#include "yaml/manifest_reader.hpp"
 #include "schema/structural_schema.hpp"
 
 namespace {
@@ -32,6 +32,8 @@ std::shared_ptr<const std::string> slurp(const char* path) {
 
 int main(int argc, char** argv) {
   using namespace kpt::schema;
+  using kpt::yaml::ReadLimits;
+  using kpt::yaml::read_manifests;
   if (argc != 3) {
     std::cerr << "usage: bench_structural CRD.yaml JOBS.yaml\n";
     return 2;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The `validate` benchmark (issue 2): one run times `kubectl-pytorch validate -o json DIR` and Debian's
+# The `validate` benchmark: one run times `kubectl-pytorch validate -o json DIR` and Debian's
 # python3-jsonschema (Draft 7, same generated schema JSON, same corpus), counts which mistake kinds
 # each caught, and times one small file validated cold. Prints a Markdown report for BENCHMARKS.md.
 #

@@ -95,7 +95,7 @@ def main(argv):
     out.append(f"| python3-jsonschema Draft7 (1 process, median of {py_runs}; parse {py['seconds']['parse']:.2f} s + validate "
                f"{py['seconds']['validate']:.2f} s) | {py_s:.3f} | {files / py_s:.0f} | {jobs / py_s:.0f} | "
                f"{py_n}/{n_kinds} | {py_fp} |")
-    out.append(f"| kubeconform, 2 workers (issue 2's figure, NOT measured here: not installable offline) | | | "
+    out.append(f"| kubeconform, 2 workers (its quoted figure, NOT measured here: not installable offline) | | | "
                f"~3100 | 3/11 | |")
     out.append("")
     out.append(f"Throughput ratio kubectl-pytorch / python3-jsonschema: {py_s / kpt_s:.1f}x (target >= 20x).")

@@ -7,8 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "schema/manifest_reader.hpp"
-#include "schema/node_json.hpp"
+#include "yaml/manifest_reader.hpp"
+#include "yaml/node_json.hpp"
 
 namespace kpt::apiserver::testing {
 
@@ -129,9 +129,9 @@ nlohmann::json small_crd() {
   std::ifstream in(std::string(KPT_SOURCE_DIR) + "/testdata/crds/pytorchjob-small.yaml");
   std::stringstream ss;
   ss << in.rdbuf();
-  auto read = schema::read_manifests("pytorchjob-small.yaml", std::make_shared<const std::string>(ss.str()));
+  auto read = yaml::read_manifests("pytorchjob-small.yaml", std::make_shared<const std::string>(ss.str()));
   if (read.documents.empty()) throw std::runtime_error("cannot read the CRD fixture");
-  return schema::to_json(read.documents.front().root);
+  return yaml::to_json(read.documents.front().root);
 }
 
 }  // namespace kpt::apiserver::testing

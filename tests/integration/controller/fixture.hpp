@@ -110,7 +110,7 @@ struct Running {
     stop = true;
     thread.join();
   }
-  RealClock clock;
+  util::RealClock clock;
   std::ostringstream out;
   Logger log;
   std::atomic<bool> stop{false};

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "controller/model/gang.hpp"
+#include "model/pytorchjob/gang.hpp"
 #include "tests/integration/controller/fixture.hpp"
 
 namespace kpt::controller::integration {
@@ -42,13 +42,13 @@ class GangScheduling : public ControllerIntegration {
 TEST_F(GangScheduling, WithVolcanoPodsWaitForThePodGroupToBeAdmittedJoinItAndItGoesWhenTheJobEnds) {
   install("podgroup-crd-volcano.yaml", k_volcano);
   auto c = config();
-  c.reconciler.gang = model::parse_gang_scheduler("volcano");
+  c.reconciler.gang = model::pytorchjob::parse_gang_scheduler("volcano");
   auto client = client_for(*server);
   Running controller(*client, c);
   auto j = job(0);
   j["spec"]["runPolicy"] = {{"schedulingPolicy", {{"queue", "research"}}}};
   ASSERT_TRUE(api->create(kube::resources::pytorchjobs(), "default", j));
-  // Volcano has not admitted the group: Services, but no pods yet (facts §4.7).
+  // Volcano has not admitted the group: Services, but no pods yet (as the operator's DelayPodCreationDueToPodGroup).
   ASSERT_TRUE(eventually([&] { return count(kube::resources::services()) == 3; }));
   auto pg = api->get(k_volcano, "default", "job0");
   ASSERT_TRUE(pg.has_value());
@@ -72,7 +72,7 @@ TEST_F(GangScheduling, WithVolcanoPodsWaitForThePodGroupToBeAdmittedJoinItAndItG
 TEST_F(GangScheduling, SchedulerPluginsPodsCarryThePodGroupLabelAndTheFlagsSchedulerName) {
   install("podgroup-crd-x-k8s.yaml", k_plugins);
   auto c = config();
-  c.reconciler.gang = model::parse_gang_scheduler("scheduler-plugins-scheduler");
+  c.reconciler.gang = model::pytorchjob::parse_gang_scheduler("scheduler-plugins-scheduler");
   auto client = client_for(*server);
   Running controller(*client, c);
   auto j = job(0);

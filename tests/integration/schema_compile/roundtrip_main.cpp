@@ -3,7 +3,7 @@
 #include <memory>
 #include <string>
 
-#include "schema/manifest_reader.hpp"
+#include "yaml/manifest_reader.hpp"
 #include "schema/structural_schema.hpp"
 
 namespace kpt::schema {
@@ -25,7 +25,7 @@ int main() {
   const auto text = std::make_shared<const std::string>(
       "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: a\nspec:\n  pytorchReplicaSpecs:\n"
       "    Worker:\n      replica: 2\n      template:\n        spec:\n          containers: [{name: a}]\n");
-  const auto read = read_manifests("job.yaml", text);
+  const auto read = kpt::yaml::read_manifests("job.yaml", text);
   const auto findings = validate_structure(read.documents.at(0), *schema, {});
   if (findings.size() != 1 || findings[0].message != "unknown field 'replica'" || findings[0].location.line != 8 ||
       findings[0].hint != "did you mean 'replicas'?") {

@@ -47,7 +47,7 @@ struct RunningController {
     stop = true;
     if (thread.joinable()) thread.join();
   }
-  RealClock clock;
+  util::RealClock clock;
   std::ostringstream out;
   Logger log;
   std::atomic<bool> stop{false};
@@ -198,7 +198,7 @@ TEST(ControllerLoop, RefusesToRunBesideATrainingOperatorUnlessToldWhichJobsAreOu
   api.put(kube::resources::deployments(),
           {{"metadata", {{"name", "training-operator"}, {"namespace", "kubeflow"},
                          {"labels", {{"control-plane", "kubeflow-training-operator"}}}}}});
-  RealClock clock;
+  util::RealClock clock;
   std::ostringstream out;
   Logger log(out, LogFormat::text, clock);
   std::atomic<bool> stop{false};

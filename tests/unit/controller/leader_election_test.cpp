@@ -20,8 +20,8 @@ LeaseConfig config(const std::string& identity) {
 
 TEST(LeaderElection, OnlyOneCandidateHoldsTheLeaseAndTheOtherTakesOverAfterItExpires) {
   testing::FakeApiClient api;
-  FakeClock clock_a{std::chrono::system_clock::time_point{}};
-  FakeClock clock_b{std::chrono::system_clock::time_point{}};
+  util::FakeClock clock_a{std::chrono::system_clock::time_point{}};
+  util::FakeClock clock_b{std::chrono::system_clock::time_point{}};
   LeaderElector a(api, clock_a, config("a"));
   LeaderElector b(api, clock_b, config("b"));
   EXPECT_TRUE(a.try_acquire_or_renew());
@@ -45,7 +45,7 @@ TEST(LeaderElection, OnlyOneCandidateHoldsTheLeaseAndTheOtherTakesOverAfterItExp
 
 TEST(LeaderElection, AConflictingUpdateLosesTheRace) {
   testing::FakeApiClient api;
-  FakeClock clock{std::chrono::system_clock::time_point{}};
+  util::FakeClock clock{std::chrono::system_clock::time_point{}};
   LeaderElector a(api, clock, config("a"));
   ASSERT_TRUE(a.try_acquire_or_renew());
   api.fail_next("update", 409, "Conflict");
@@ -54,7 +54,7 @@ TEST(LeaderElection, AConflictingUpdateLosesTheRace) {
 
 TEST(LeaderElection, ReleaseLetsTheNextCandidateInAtOnce) {
   testing::FakeApiClient api;
-  FakeClock clock{std::chrono::system_clock::time_point{}};
+  util::FakeClock clock{std::chrono::system_clock::time_point{}};
   LeaderElector a(api, clock, config("a"));
   LeaderElector b(api, clock, config("b"));
   ASSERT_TRUE(a.try_acquire_or_renew());

@@ -9,8 +9,8 @@
 #include <sstream>
 
 #include "plugin/plugin.hpp"
-#include "schema/manifest_reader.hpp"
-#include "schema/node_json.hpp"
+#include "yaml/manifest_reader.hpp"
+#include "yaml/node_json.hpp"
 #include "schema/structural_schema.hpp"
 
 namespace kpt::controller {
@@ -48,8 +48,8 @@ TEST(ControllerManifests, NamespaceAndImageCanBeChosen) {
   EXPECT_EQ(printed.find("kubectl-pytorch:v"), std::string::npos);
 }
 
-std::vector<schema::Document> documents(const std::string& text) {
-  auto r = schema::read_manifests("manifests.yaml", std::make_shared<const std::string>(text));
+std::vector<yaml::Document> documents(const std::string& text) {
+  auto r = yaml::read_manifests("manifests.yaml", std::make_shared<const std::string>(text));
   EXPECT_TRUE(r.findings.empty());
   return std::move(r.documents);
 }
@@ -57,7 +57,7 @@ std::vector<schema::Document> documents(const std::string& text) {
 TEST(ControllerManifests, RbacHasNoWildcardsAndCoversWhatTheControllerDoes) {
   std::map<std::string, std::string> grants;  // "group/resource" -> verbs
   for (const auto& doc : documents(controller_manifests({}))) {
-    const auto j = schema::to_json(doc.root);
+    const auto j = yaml::to_json(doc.root);
     if (j.value("kind", "") != "ClusterRole" && j.value("kind", "") != "Role") continue;
     for (const auto& rule : j["rules"]) {
       for (const auto& field : {"apiGroups", "resources", "verbs"}) {

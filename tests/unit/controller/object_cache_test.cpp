@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "controller/clock.hpp"
+#include "util/clock.hpp"
 #include "controller/expectations.hpp"
 #include "controller/metrics.hpp"
-#include "controller/model/lifecycle_json.hpp"
+#include "model/pytorchjob/lifecycle_json.hpp"
 #include "controller/reconciler.hpp"
 #include "tests/support/fake_api_client.hpp"
 
@@ -123,7 +123,7 @@ class CachedReconcilerTest : public ::testing::Test {
   }
 
   testing::FakeApiClient api;
-  FakeClock clock;
+  util::FakeClock clock;
   JobCache jobs;
   ChildCache pods{ChildCache::Kind::pods};
   ChildCache services{ChildCache::Kind::services};
@@ -172,7 +172,7 @@ TEST_F(CachedReconcilerTest, ARestartIsCountedOnceWhileTheCacheStillShowsTheDele
   ASSERT_FALSE(reconciler.reconcile("ns/mnist").error.has_value());
   EXPECT_EQ(api.count("create", "pods"), 1);
   EXPECT_EQ(api.count("patch"), 0);
-  EXPECT_EQ(api.object("pytorchjobs", "ns", "mnist")["metadata"]["annotations"][model::k_recreations_annotation], "1");
+  EXPECT_EQ(api.object("pytorchjobs", "ns", "mnist")["metadata"]["annotations"][model::pytorchjob::k_recreations_annotation], "1");
 }
 
 TEST_F(CachedReconcilerTest, AJobGoneFromTheCacheIsNotAnError) {

@@ -48,7 +48,7 @@ class ReconcilerTest : public ::testing::Test {
   std::string state() const { return status()["conditions"].back()["type"]; }
 
   FakeApiClient api;
-  FakeClock clock;
+  util::FakeClock clock;
   Metrics metrics;
   Reconciler reconciler{api, clock, ReconcilerOptions{}, &metrics};
 };

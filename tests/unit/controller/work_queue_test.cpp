@@ -12,7 +12,7 @@ using std::chrono::seconds;
 
 class WorkQueueTest : public ::testing::Test {
  protected:
-  FakeClock clock{std::chrono::system_clock::time_point{}};
+  util::FakeClock clock{std::chrono::system_clock::time_point{}};
   WorkQueue queue{clock};
 };
 
@@ -74,7 +74,7 @@ TEST_F(WorkQueueTest, ShutDownReleasesBlockedWorkers) {
 }
 
 TEST(Expectations, AreSatisfiedWhenObservedOrAfterTheirTtl) {
-  FakeClock clock{std::chrono::system_clock::time_point{}};
+  util::FakeClock clock{std::chrono::system_clock::time_point{}};
   Expectations e(clock);
   EXPECT_TRUE(e.satisfied("ns/a"));
   e.expect("ns/a", 2, 1);

@@ -1,4 +1,5 @@
 #include "kube/exec_credential.hpp"
+#include "util/time.hpp"
 
 #include <gtest/gtest.h>
 
@@ -53,7 +54,7 @@ ExecConfig v1_config() {
 TEST(ExecCredential, PassesArgsEnvAndClusterInfoAndCachesUntilExpiry) {
   ScriptedRunner runner;
   runner.outputs = {credential("t1", "2030-01-01T00:10:00Z"), credential("t2", "2030-01-01T01:00:00Z")};
-  auto now = *parse_rfc3339("2030-01-01T00:00:00Z");
+  std::chrono::system_clock::time_point now = *util::parse_time("2030-01-01T00:00:00Z");
   ExecClusterInfo cluster{"https://k:6443", "k.internal", false, "PEM", "", false, R"({"audience":"a"})"};
   ExecCredentialProvider p(v1_config(), cluster, runner, {{"PATH", "/bin"}}, true, [&] { return now; });
   ASSERT_EQ(p.get()->token, "t1");

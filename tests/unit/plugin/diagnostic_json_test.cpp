@@ -15,10 +15,10 @@ namespace {
 std::string reference_json(const Report& report) {
   auto files = nlohmann::ordered_json::array();
   auto diags = nlohmann::ordered_json::array();
-  const auto add = [&diags](const schema::Diagnostic& d) {
+  const auto add = [&diags](const Diagnostic& d) {
     diags.push_back({{"file", d.location.file}, {"line", d.location.line}, {"column", d.location.col},
-                     {"severity", d.severity == schema::Severity::error     ? "error"
-                                  : d.severity == schema::Severity::warning ? "warning"
+                     {"severity", d.severity == Severity::error     ? "error"
+                                  : d.severity == Severity::warning ? "warning"
                                                                             : "info"},
                      {"field", d.field_path}, {"rule", d.rule_id}, {"message", d.message}, {"hint", d.hint}});
   };
@@ -43,8 +43,8 @@ std::string reference_json(const Report& report) {
   return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
-schema::Diagnostic finding(schema::Severity sev, std::string file, std::string text) {
-  return schema::Diagnostic{sev, schema::Location{std::move(file), 3, 14}, "spec.x", "rule.id", text, "hint " + text};
+Diagnostic finding(Severity sev, std::string file, std::string text) {
+  return Diagnostic{sev, Location{std::move(file), 3, 14}, "spec.x", "rule.id", text, "hint " + text};
 }
 
 std::string written(const Report& r) {
@@ -61,10 +61,10 @@ TEST(DiagnosticJson, WritesTheBytesNlohmannWouldForEveryKindOfString) {
   for (std::size_t i = 0; i < texts.size(); ++i) {
     FileReport f;
     f.name = "jobs/" + texts[i] + ".yaml";
-    f.file_findings.push_back(finding(schema::Severity::warning, f.name, texts[i]));
+    f.file_findings.push_back(finding(Severity::warning, f.name, texts[i]));
     DocumentReport doc;
-    doc.findings.push_back(finding(schema::Severity::error, f.name, texts[i]));
-    doc.findings.push_back(finding(schema::Severity::info, f.name, texts[i]));
+    doc.findings.push_back(finding(Severity::error, f.name, texts[i]));
+    doc.findings.push_back(finding(Severity::info, f.name, texts[i]));
     f.documents.push_back(doc);
     DocumentReport skipped;
     skipped.skipped = true;
@@ -80,10 +80,10 @@ TEST(DiagnosticJson, WritesManyFindingsInOrderWhenHalfOfThemAreWrittenOnAnotherT
   for (std::size_t i = 0; i < 1501; ++i) {
     FileReport f;
     f.name = "job-" + std::to_string(i) + ".yaml";
-    if (i % 7 == 0) f.file_findings.push_back(finding(schema::Severity::error, f.name, "syntax \xc3\xa9"));
+    if (i % 7 == 0) f.file_findings.push_back(finding(Severity::error, f.name, "syntax \xc3\xa9"));
     DocumentReport doc;
-    doc.findings.push_back(finding(schema::Severity::warning, f.name, "placeholder " + std::to_string(i)));
-    doc.findings.push_back(finding(schema::Severity::error, f.name, "\"quoted\" " + std::to_string(i)));
+    doc.findings.push_back(finding(Severity::warning, f.name, "placeholder " + std::to_string(i)));
+    doc.findings.push_back(finding(Severity::error, f.name, "\"quoted\" " + std::to_string(i)));
     f.documents.push_back(doc);
     r.files.push_back(f);
   }

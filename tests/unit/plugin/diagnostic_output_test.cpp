@@ -9,8 +9,8 @@
 namespace kpt::plugin {
 namespace {
 
-using schema::Diagnostic;
-using schema::Severity;
+using kpt::Diagnostic;
+using kpt::Severity;
 
 const char* const k_source =
     "apiVersion: kubeflow.org/v1\n"
@@ -199,7 +199,7 @@ namespace kpt::plugin {
 namespace {
 
 TEST(DiagnosticOutput, InfoFindingsAreNotesInText) {
-  const schema::Diagnostic d{schema::Severity::info, {"a.yaml", 0, 0}, "spec", "schema.cel-not-evaluated", "m", ""};
+  const Diagnostic d{Severity::info, {"a.yaml", 0, 0}, "spec", "schema.cel-not-evaluated", "m", ""};
   EXPECT_EQ(format_finding(d, nullptr, false), "a.yaml: note: spec: m [schema.cel-not-evaluated]\n");
 }
 

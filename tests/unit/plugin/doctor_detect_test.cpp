@@ -9,7 +9,7 @@
 namespace kpt::plugin {
 namespace {
 
-using model::Release;
+using model::pytorchjob::Release;
 using Kind = ImageMatch::Kind;
 
 std::string text_of(const std::vector<Release>& rs) { return releases_text(rs); }
@@ -214,7 +214,7 @@ TEST(DoctorDetect, JobPodsOfAnotherReleaseAddANoteAndChangeNothingElse) {
 }
 
 TEST(DoctorDetect, EnvStyleIsTheDetectedOperatorRelease) {
-  EXPECT_EQ(model::to_string(style_for({1, 7, 0})), "operator@v1.7.0");
+  EXPECT_EQ(model::pytorchjob::to_string(style_for({1, 7, 0})), "operator@v1.7.0");
   EXPECT_NE(env_style_summary({1, 3, 0}), env_style_summary({1, 5, 0}));
   EXPECT_NE(env_style_summary({1, 5, 0}), env_style_summary({1, 9, 4}));
 }

@@ -10,7 +10,7 @@
 #include "plugin/live_schema.hpp"
 #include "plugin/live_validate.hpp"
 #include "plugin/server_dry_run.hpp"
-#include "schema/manifest_reader.hpp"
+#include "yaml/manifest_reader.hpp"
 #include "tests/unit/plugin/doctor_fake_client.hpp"
 
 namespace kpt::plugin {
@@ -77,9 +77,9 @@ class TempDir {
   std::filesystem::path m_path;
 };
 
-schema::Document parse(const std::string& yaml) {
+yaml::Document parse(const std::string& yaml) {
   auto text = std::make_shared<const std::string>(yaml);
-  auto read = schema::read_manifests("job.yaml", text, {});
+  auto read = yaml::read_manifests("job.yaml", text, {});
   EXPECT_EQ(read.documents.size(), 1u);
   return read.documents.front();
 }
@@ -304,12 +304,12 @@ TEST(ServerDryRun, NamedJobsAreAppliedWithDryRunAndStrictValidationAndTheVerdict
   EXPECT_TRUE(api.last_write.force);
   EXPECT_EQ(api.last_write.field_manager, "kubectl-pytorch");
   ASSERT_EQ(found.size(), 2u);
-  EXPECT_EQ(found[0].severity, schema::Severity::error);
+  EXPECT_EQ(found[0].severity, Severity::error);
   EXPECT_EQ(found[0].rule_id, "server.dry-run");
   EXPECT_EQ(found[0].field_path, "spec.foo");
   EXPECT_EQ(found[0].message, "the server rejects it: unknown field 'foo'");
   EXPECT_EQ(found[0].location.line, 6u);
-  EXPECT_EQ(found[1].severity, schema::Severity::warning);
+  EXPECT_EQ(found[1].severity, Severity::warning);
   EXPECT_EQ(found[1].rule_id, "server.warning");
   EXPECT_EQ(found[1].message, "the server warns: spec.bar is deprecated");
   EXPECT_EQ(found[1].location.line, 1u);

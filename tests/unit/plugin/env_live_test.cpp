@@ -7,8 +7,8 @@
 namespace kpt::plugin {
 namespace {
 
-using model::EnvVar;
-using model::ReplicaPodPlan;
+using model::pytorchjob::EnvVar;
+using model::pytorchjob::ReplicaPodPlan;
 
 ReplicaPodPlan plan(const std::string& name, std::vector<EnvVar> env, std::vector<EnvVar> user = {}) {
   ReplicaPodPlan p;

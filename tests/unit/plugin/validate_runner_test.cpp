@@ -13,8 +13,8 @@
 namespace kpt::plugin {
 namespace {
 
-schema::InputFile input(std::string name, std::string text) {
-  return schema::InputFile{std::move(name), std::make_shared<const std::string>(std::move(text)), false};
+yaml::InputFile input(std::string name, std::string text) {
+  return yaml::InputFile{std::move(name), std::make_shared<const std::string>(std::move(text)), false};
 }
 
 std::string seed_text() {
@@ -30,11 +30,11 @@ ValidateSettings carried() {
   return s;
 }
 
-std::vector<std::string> brief(const schema::Diagnostics& ds) {
+std::vector<std::string> brief(const Diagnostics& ds) {
   std::vector<std::string> out;
   for (const auto& d : ds) {
     out.push_back(std::to_string(d.location.line) + ":" + std::to_string(d.location.col) + " " +
-                  (d.severity == schema::Severity::error ? "error " : "warning ") + d.rule_id);
+                  (d.severity == Severity::error ? "error " : "warning ") + d.rule_id);
   }
   return out;
 }
@@ -91,7 +91,7 @@ TEST(ValidateRunner, AnUnservedApiVersionIsAnError) {
 }
 
 TEST(ValidateRunner, ParallelRunKeepsInputOrder) {
-  std::vector<schema::InputFile> inputs;
+  std::vector<yaml::InputFile> inputs;
   for (int i = 0; i < 20; ++i) {
     inputs.push_back(input("f" + std::to_string(i) + ".yaml", i % 2 == 0 ? seed_text() : "apiVersion: v1\nkind: Pod\n"));
   }

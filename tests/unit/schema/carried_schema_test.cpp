@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "schema/manifest_reader.hpp"
+#include "yaml/manifest_reader.hpp"
 #include "schema/structural_schema.hpp"
 
 namespace kpt::schema {
@@ -68,8 +68,8 @@ spec:
           tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule, tolerationSeconds: 60}]
 )";
 
-Document parse_one(const std::string& yaml) {
-  auto result = read_manifests("job.yaml", std::make_shared<const std::string>(yaml));
+yaml::Document parse_one(const std::string& yaml) {
+  auto result = yaml::read_manifests("job.yaml", std::make_shared<const std::string>(yaml));
   EXPECT_TRUE(result.findings.empty()) << result.findings.front().message;
   EXPECT_EQ(result.documents.size(), 1u);
   return result.documents.front();

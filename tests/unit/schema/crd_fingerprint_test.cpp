@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "controller/model/release.hpp"
-#include "schema/manifest_reader.hpp"
+#include "model/pytorchjob/release.hpp"
+#include "yaml/manifest_reader.hpp"
 
 namespace kpt::schema {
 namespace {
@@ -73,7 +73,7 @@ spec:
 }
 
 std::vector<std::string> matching(const Shape& shape) {
-  auto result = read_manifests("crd.yaml", std::make_shared<const std::string>(crd_text(shape)));
+  auto result = yaml::read_manifests("crd.yaml", std::make_shared<const std::string>(crd_text(shape)));
   EXPECT_TRUE(result.findings.empty()) << result.findings.front().message;
   EXPECT_EQ(result.documents.size(), 1u);
   std::vector<std::string> out;
@@ -149,13 +149,13 @@ TEST(ReleasesMatchingCrd, ContradictoryCrdsMatchNothing) {
 }
 
 TEST(ReleasesMatchingCrd, OtherCrdsMatchNothing) {
-  auto result = read_manifests("crd.yaml", std::make_shared<const std::string>(
+  auto result = yaml::read_manifests("crd.yaml", std::make_shared<const std::string>(
                                                "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
                                                "spec:\n  names: {kind: TFJob}\n  versions:\n  - name: v1\n    schema:\n"
                                                "      openAPIV3Schema: {type: object}\n"));
   ASSERT_EQ(result.documents.size(), 1u);
   EXPECT_TRUE(releases_matching_crd(result.documents.front().root).empty());
-  EXPECT_TRUE(releases_matching_crd(Node{}).empty());
+  EXPECT_TRUE(releases_matching_crd(yaml::Node{}).empty());
 }
 
 }  // namespace

@@ -6,20 +6,20 @@
 
 #include <gtest/gtest.h>
 
-#include "controller/model/release.hpp"
-#include "schema/manifest_reader.hpp"
+#include "model/pytorchjob/release.hpp"
+#include "yaml/manifest_reader.hpp"
 
 namespace kpt::schema {
 namespace {
 
-Document parse_one(const std::string& yaml) {
-  auto result = read_manifests("job.yaml", std::make_shared<const std::string>(yaml));
+yaml::Document parse_one(const std::string& yaml) {
+  auto result = yaml::read_manifests("job.yaml", std::make_shared<const std::string>(yaml));
   EXPECT_TRUE(result.findings.empty()) << result.findings.front().message;
   EXPECT_EQ(result.documents.size(), 1u);
   return result.documents.front();
 }
 
-model::Release release(const char* text) { return *model::parse_release(text); }
+model::pytorchjob::Release release(const char* text) { return *model::pytorchjob::parse_release(text); }
 
 std::string describe(const Diagnostic& d) {
   return d.location.file + ":" + std::to_string(d.location.line) + ":" + std::to_string(d.location.col) + ": " +
@@ -79,7 +79,7 @@ spec:
 )";
 
 TEST(CheckReleaseFields, NewestReleaseKnowsEveryField) {
-  EXPECT_TRUE(check_release_fields(parse_one(k_new_job), model::k_newest_release).empty());
+  EXPECT_TRUE(check_release_fields(parse_one(k_new_job), model::pytorchjob::k_newest_release).empty());
 }
 
 TEST(CheckReleaseFields, EachReleaseReportsExactlyTheFieldsItLacks) {
@@ -110,7 +110,7 @@ TEST(CheckReleaseFields, EachReleaseReportsExactlyTheFieldsItLacks) {
         w + "containers[0].resizePolicy", w + "containers[0].lifecycle.preStop.sleep",
         w + "containers[0].lifecycle.stopSignal", w + "containers[0].restartPolicyRules"}},
   };
-  const Document doc = parse_one(k_new_job);
+  const yaml::Document doc = parse_one(k_new_job);
   for (const auto& c : cases) {
     SCOPED_TRACE(c.release);
     std::vector<std::string> got;
@@ -120,7 +120,7 @@ TEST(CheckReleaseFields, EachReleaseReportsExactlyTheFieldsItLacks) {
 }
 
 TEST(CheckReleaseFields, FindingPointsAtTheKeyWithTheMessageAndHint) {
-  const Document doc = parse_one(k_new_job);
+  const yaml::Document doc = parse_one(k_new_job);
   const auto found = describe_all(check_release_fields(doc, release("v1.6.0")));
   ASSERT_EQ(found.size(), 9u);
   EXPECT_EQ(found[0],
@@ -141,7 +141,7 @@ TEST(CheckReleaseFields, FindingPointsAtTheKeyWithTheMessageAndHint) {
 TEST(CheckReleaseFields, OnlyTheOutermostUnknownFieldOfASubtreeIsReported) {
   // `resources` on the pod (v1.9.4) holds `claims`, which containers know from v1.7.0: the pod-level
   // field is the one to report, once.
-  const Document doc = parse_one(R"(apiVersion: kubeflow.org/v1
+  const yaml::Document doc = parse_one(R"(apiVersion: kubeflow.org/v1
 kind: PyTorchJob
 metadata: {name: j}
 spec:
@@ -171,7 +171,7 @@ spec:
 }
 
 TEST(CheckReleaseFields, EveryContainerListAndReplicaTypeIsChecked) {
-  const Document doc = parse_one(R"(apiVersion: kubeflow.org/v1
+  const yaml::Document doc = parse_one(R"(apiVersion: kubeflow.org/v1
 kind: PyTorchJob
 metadata: {name: j}
 spec:
@@ -201,13 +201,13 @@ spec:
 }
 
 TEST(CheckReleaseFields, DocumentsOfOtherKindsAreNotChecked) {
-  const Document doc = parse_one("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nspec:\n  nprocPerNode: x\n");
+  const yaml::Document doc = parse_one("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nspec:\n  nprocPerNode: x\n");
   EXPECT_TRUE(check_release_fields(doc, release("v1.3.0")).empty());
 }
 
 TEST(CheckReleaseFields, FieldsOfTheWrongShapeAreLeftToStructuralValidation) {
   // A scalar where a mapping is expected, or a mapping where a list is: nothing to walk, no crash.
-  const Document doc = parse_one(R"(apiVersion: kubeflow.org/v1
+  const yaml::Document doc = parse_one(R"(apiVersion: kubeflow.org/v1
 kind: PyTorchJob
 metadata: {name: j}
 spec:
@@ -225,9 +225,9 @@ TEST(ReleaseFieldsTable, EveryEntryIsNewerThanTheOldestReleaseAndKnownToTheNewes
   ASSERT_FALSE(release_fields().empty());
   for (const auto& f : release_fields()) {
     SCOPED_TRACE(std::string(f.path));
-    EXPECT_GT(f.added_in, model::k_releases.front());
-    EXPECT_LE(f.added_in, model::k_newest_release);
-    EXPECT_TRUE(model::parse_release(f.added_in.to_string()).has_value());
+    EXPECT_GT(f.added_in, model::pytorchjob::k_releases.front());
+    EXPECT_LE(f.added_in, model::pytorchjob::k_newest_release);
+    EXPECT_TRUE(model::pytorchjob::parse_release(f.added_in.to_string()).has_value());
   }
 }
 

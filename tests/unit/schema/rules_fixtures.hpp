@@ -6,14 +6,14 @@
 #include <sstream>
 #include <string>
 
-#include "schema/diagnostic.hpp"
-#include "schema/manifest_reader.hpp"
+#include "util/diagnostic.hpp"
+#include "yaml/manifest_reader.hpp"
 
 namespace kpt::schema::test {
 
 /// The one document of `yaml`, read with the real reader so positions are real.
-inline Document read_one(const std::string& yaml, const std::string& name = "job.yaml") {
-  auto result = read_manifests(name, std::make_shared<const std::string>(yaml));
+inline yaml::Document read_one(const std::string& yaml, const std::string& name = "job.yaml") {
+  auto result = yaml::read_manifests(name, std::make_shared<const std::string>(yaml));
   EXPECT_TRUE(result.findings.empty()) << "fixture has reader findings: " << result.findings.front().message;
   EXPECT_EQ(result.documents.size(), 1u);
   if (result.documents.empty()) return {};

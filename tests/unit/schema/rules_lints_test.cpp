@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/model/release.hpp"
+#include "model/pytorchjob/release.hpp"
 #include "schema/rules/launch_command.hpp"
 #include "schema/rules/rules.hpp"
 #include "tests/unit/schema/rules_fixtures.hpp"
@@ -16,7 +16,7 @@ namespace {
 using test::read_one;
 using test::show_all;
 
-model::Release rel(const char* text) { return *model::parse_release(text); }
+model::pytorchjob::Release rel(const char* text) { return *model::pytorchjob::parse_release(text); }
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/model/release.hpp"
+#include "model/pytorchjob/release.hpp"
 #include "schema/rules/rules.hpp"
 #include "tests/unit/schema/rules_fixtures.hpp"
 
@@ -13,7 +13,7 @@ namespace {
 using test::read_one;
 using test::show_all;
 
-model::Release rel(const char* text) { return *model::parse_release(text); }
+model::pytorchjob::Release rel(const char* text) { return *model::pytorchjob::parse_release(text); }
 
 const char* const k_broken = R"(apiVersion: kubeflow.org/v1
 kind: PyTorchJob

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "schema/node_json.hpp"
+#include "yaml/node_json.hpp"
 #include "schema/schema_cache.hpp"
 #include "schema/structural_schema.hpp"
 #include "schema/structural_schema_impl.hpp"
@@ -79,7 +79,7 @@ TEST(SchemaCompile, CompiledNodesKeepTheKeywordsTheValidatorNeeds) {
   EXPECT_EQ(containers->list_type, ListType::map);
   EXPECT_EQ(containers->list_map_keys, std::vector<std::string>{"name"});
   const StructuralSchema* ports = containers->items->property("ports");
-  EXPECT_EQ(ports->items->property("protocol")->default_value, (SchemaScalar{NodeKind::string, "TCP"}));
+  EXPECT_EQ(ports->items->property("protocol")->default_value, (SchemaScalar{yaml::NodeKind::string, "TCP"}));
   const StructuralSchema* limit = containers->items->property("resources")->property("limits")->additional_properties;
   EXPECT_TRUE(limit->int_or_string);
   EXPECT_TRUE(is_quantity_pattern(limit->pattern));
@@ -133,7 +133,7 @@ TEST(SchemaCompile, ErrorsNameTheCrdFieldThatIsWrong) {
 
 TEST(SchemaCompile, ABareOpenApiSchemaIsServedForItsGroupVersionKind) {
   const auto json = nlohmann::json::parse(R"({"type":"object","properties":{"spec":{"type":"object"}}})");
-  auto set = SchemaSet::from_openapi(from_json(json), "kubeflow.org", "v1", "PyTorchJob");
+  auto set = SchemaSet::from_openapi(yaml::from_json(json), "kubeflow.org", "v1", "PyTorchJob");
   ASSERT_TRUE(set.has_value());
   EXPECT_NE(set->find("kubeflow.org/v1", "PyTorchJob"), nullptr);
 }

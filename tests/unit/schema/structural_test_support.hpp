@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "schema/manifest_reader.hpp"
+#include "yaml/manifest_reader.hpp"
 #include "schema/structural_schema.hpp"
 
 namespace kpt::schema::testing {
@@ -14,11 +14,11 @@ namespace kpt::schema::testing {
 inline std::string fixture_path() { return std::string(KPT_SOURCE_DIR) + "/testdata/crds/pytorchjob-mini-crd.yaml"; }
 
 /// The one document of `text`, parsed by the project's reader (positions included).
-inline Document parse_one(const std::string& name, const std::string& text) {
-  auto read = read_manifests(name, std::make_shared<const std::string>(text));
+inline yaml::Document parse_one(const std::string& name, const std::string& text) {
+  auto read = yaml::read_manifests(name, std::make_shared<const std::string>(text));
   EXPECT_TRUE(read.findings.empty()) << (read.findings.empty() ? "" : read.findings.front().message);
   EXPECT_EQ(read.documents.size(), 1u);
-  return read.documents.empty() ? Document{} : std::move(read.documents.front());
+  return read.documents.empty() ? yaml::Document{} : std::move(read.documents.front());
 }
 
 inline const char* severity_name(Severity s) {

@@ -1,4 +1,5 @@
 #include "util/strings.hpp"
+#include "util/time.hpp"
 
 #include <gtest/gtest.h>
 

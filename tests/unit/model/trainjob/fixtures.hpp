@@ -13,8 +13,8 @@
 
 #include "model/trainjob/release.hpp"
 #include "model/trainjob/runtime_catalog.hpp"
-#include "schema/manifest_reader.hpp"
-#include "schema/node_json.hpp"
+#include "yaml/manifest_reader.hpp"
+#include "yaml/node_json.hpp"
 
 namespace kpt::model::trainjob::testing {
 
@@ -23,10 +23,10 @@ inline std::vector<nlohmann::json> load_documents(const std::string& name) {
   std::ifstream in(std::string(KPT_SOURCE_DIR) + "/testdata/trainjob/" + name, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
-  const auto read = schema::read_manifests(name, std::make_shared<const std::string>(text.str()));
+  const auto read = yaml::read_manifests(name, std::make_shared<const std::string>(text.str()));
   EXPECT_TRUE(read.findings.empty()) << name;
   std::vector<nlohmann::json> out;
-  for (const auto& doc : read.documents) out.push_back(schema::to_json(doc.root));
+  for (const auto& doc : read.documents) out.push_back(yaml::to_json(doc.root));
   return out;
 }
 

@@ -27,7 +27,7 @@ void pointers(const json& value, const json::json_pointer& at, std::vector<json:
 }
 
 void exercise(const json& trainjob, const json& runtime) {
-  const Time now = *parse_time("2026-11-29T12:00:00Z");
+  const util::Time now = *util::parse_time("2026-11-29T12:00:00Z");
   // The oldest, the per-job patch release and the newest: their code paths differ the most.
   for (const TrainerRelease release :
        {TrainerRelease{2, 0, 1}, TrainerRelease{2, 2, 0}, TrainerRelease{2, 3, 0}}) {

@@ -11,7 +11,7 @@ namespace kpt::model::trainjob {
 
 namespace testing {
 inline const std::string k_t = "2026-11-29T12:00:00Z";
-inline const Time k_now = *parse_time(k_t);
+inline const util::Time k_now = *util::parse_time(k_t);
 }  // namespace testing
 
 inline void PrintTo(const Condition& c, std::ostream* os) {

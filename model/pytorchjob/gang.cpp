@@ -1,0 +1,198 @@
+#include "model/pytorchjob/gang.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "model/pytorchjob/desired_state.hpp"
+
+namespace kpt::model::pytorchjob {
+
+namespace {
+
+/// A quantity's value in base units, or nothing ("1Gi", "500m", "2", "1e3").
+std::optional<long double> quantity(std::string_view text) {
+  std::size_t i = 0;
+  bool negative = false;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+  long double value = 0;
+  bool digits = false;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') value = value * 10 + (text[i++] - '0'), digits = true;
+  if (i < text.size() && text[i] == '.') {
+    long double scale = 0.1L;
+    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, scale /= 10) {
+      value += (text[i] - '0') * scale;
+      digits = true;
+    }
+  }
+  if (!digits) return std::nullopt;
+  const auto suffix = text.substr(i);
+  static const std::map<std::string_view, long double> k_suffixes = {
+      {"", 1.0L},        {"n", 1e-9L},      {"u", 1e-6L},         {"m", 1e-3L},         {"k", 1e3L},
+      {"M", 1e6L},       {"G", 1e9L},       {"T", 1e12L},         {"P", 1e15L},         {"E", 1e18L},
+      {"Ki", 1024.0L},   {"Mi", 1048576.0L}, {"Gi", 1073741824.0L}, {"Ti", 1099511627776.0L},
+      {"Pi", 1125899906842624.0L}, {"Ei", 1152921504606846976.0L}};
+  if (const auto it = k_suffixes.find(suffix); it != k_suffixes.end()) {
+    value *= it->second;
+  } else if (suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E')) {
+    const std::string exp(suffix.substr(1));
+    char* end = nullptr;
+    const long e = std::strtol(exp.c_str(), &end, 10);
+    if (end == exp.c_str() || *end != '\0') return std::nullopt;
+    value *= std::pow(10.0L, static_cast<long double>(e));
+  } else {
+    return std::nullopt;
+  }
+  return negative ? -value : value;
+}
+
+std::string format_quantity(long double value) {
+  char out[48];
+  const long double whole = std::round(value);
+  if (std::fabs(value - whole) < 1e-9L) {
+    std::snprintf(out, sizeof out, "%lld", static_cast<long long>(whole));
+  } else {
+    std::snprintf(out, sizeof out, "%lldm", static_cast<long long>(std::ceil(value * 1000 - 1e-6L)));
+  }
+  return out;
+}
+
+const nlohmann::json& field(const nlohmann::json& obj, const char* key) {
+  static const nlohmann::json k_empty = nlohmann::json::object();
+  if (!obj.is_object()) return k_empty;
+  const auto it = obj.find(key);
+  return it == obj.end() || !it->is_object() ? k_empty : *it;
+}
+
+/// One pod's resources: per name, the sum of its containers' requests (a limit where a container
+/// has no request for that name).
+std::map<std::string, std::string> pod_resources(const nlohmann::json& replica_spec) {
+  std::map<std::string, std::string> sum;
+  const auto& containers = field(field(replica_spec, "template"), "spec").value("containers", nlohmann::json::array());
+  for (const auto& c : containers) {
+    const auto& res = field(c, "resources");
+    std::map<std::string, std::string> own;
+    for (const char* kind : {"limits", "requests"}) {  // requests last: they win
+      for (const auto& [name, q] : field(res, kind).items()) own[name] = q.is_string() ? q.get<std::string>() : q.dump();
+    }
+    for (const auto& [name, q] : own) {
+      const auto it = sum.find(name);
+      sum[name] = it == sum.end() ? format_quantity(quantity(q).value_or(0)) : add_quantities(it->second, q);
+    }
+  }
+  return sum;
+}
+
+int replicas_of(const nlohmann::json& replica_spec) {
+  const auto it = replica_spec.find("replicas");
+  return it != replica_spec.end() && it->is_number_integer() ? it->get<int>() : 1;
+}
+
+}  // namespace
+
+std::string add_quantities(std::string_view a, std::string_view b) {
+  const auto x = quantity(a);
+  const auto y = quantity(b);
+  if (!x || !y) return {};
+  return format_quantity(*x + *y);
+}
+
+GangScheduler parse_gang_scheduler(std::string_view flag) {
+  if (flag.empty() || flag == "none") return {};
+  if (flag == "volcano") return {GangKind::volcano, "volcano"};
+  return {GangKind::scheduler_plugins, std::string(flag)};
+}
+
+GangScheduler gang_for_job(const nlohmann::json& job, const GangScheduler& flag) {
+  if (flag.kind != GangKind::none) return flag;
+  const auto& run_policy = field(field(job, "spec"), "runPolicy");
+  if (run_policy.contains("schedulingPolicy") && run_policy["schedulingPolicy"].is_object()) {
+    return {GangKind::volcano, "volcano"};
+  }
+  return {};
+}
+
+PodGroupApi pod_group_api(GangKind kind) {
+  PodGroupApi api;
+  if (kind == GangKind::volcano) {
+    api.group = "scheduling.volcano.sh";
+    api.version = "v1beta1";
+  } else {
+    api.group = "scheduling.x-k8s.io";
+    api.version = "v1alpha1";
+  }
+  api.crd_name = api.plural + "." + api.group;
+  return api;
+}
+
+nlohmann::json desired_pod_group(const nlohmann::json& job, const GangScheduler& gang) {
+  const auto& meta = field(job, "metadata");
+  const auto& policy = field(field(field(job, "spec"), "runPolicy"), "schedulingPolicy");
+  const auto& specs = field(field(job, "spec"), "pytorchReplicaSpecs");
+
+  // Replica pods, Master first (the order the operator's priority sort keeps for equal priorities).
+  std::vector<const nlohmann::json*> pods;
+  int total = 0;
+  auto add_type = [&](const nlohmann::json& spec) {
+    const int n = replicas_of(spec);
+    total += n;
+    for (int i = 0; i < n; ++i) pods.push_back(&spec);
+  };
+  if (specs.contains("Master")) add_type(specs["Master"]);
+  for (const auto& [type, spec] : specs.items()) {
+    if (type != "Master") add_type(spec);
+  }
+  int min_member = total;
+  if (const auto it = policy.find("minAvailable"); it != policy.end() && it->is_number_integer()) {
+    min_member = it->get<int>();
+  }
+
+  nlohmann::json spec = {{"minMember", min_member}};
+  if (policy.contains("minResources") && policy["minResources"].is_object()) {
+    spec["minResources"] = policy["minResources"];
+  } else {
+    std::map<std::string, std::string> sum;
+    for (std::size_t i = 0; i < pods.size() && static_cast<int>(i) < min_member; ++i) {
+      for (const auto& [name, q] : pod_resources(*pods[i])) {
+        const auto it = sum.find(name);
+        sum[name] = it == sum.end() ? q : add_quantities(it->second, q);
+      }
+    }
+    if (!sum.empty()) spec["minResources"] = sum;
+  }
+  const auto api = pod_group_api(gang.kind);
+  if (gang.kind == GangKind::volcano) {
+    spec["queue"] = policy.value("queue", std::string{"default"});
+    if (policy.contains("priorityClass")) spec["priorityClassName"] = policy["priorityClass"];
+  } else if (policy.contains("scheduleTimeoutSeconds")) {
+    spec["scheduleTimeoutSeconds"] = policy["scheduleTimeoutSeconds"];
+  }
+  nlohmann::json pg_meta = {{"name", meta.value("name", std::string{})},
+                            {"namespace", meta.value("namespace", std::string{})},
+                            {"ownerReferences", nlohmann::json::array({owner_reference(job)})}};
+  if (meta.contains("annotations") && meta["annotations"].is_object()) pg_meta["annotations"] = meta["annotations"];
+  return {{"apiVersion", api.group + "/" + api.version}, {"kind", "PodGroup"}, {"metadata", pg_meta}, {"spec", spec}};
+}
+
+void decorate_gang_pod(nlohmann::json& pod, const std::string& job_name, const std::string& replica_type,
+                       const GangScheduler& gang) {
+  if (gang.kind == GangKind::none) return;
+  auto& spec = pod["spec"];
+  if (spec.value("schedulerName", std::string{}).empty()) spec["schedulerName"] = gang.scheduler_name;
+  auto& meta = pod["metadata"];
+  if (gang.kind == GangKind::volcano) {
+    std::string lower = replica_type;
+    for (auto& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    meta["annotations"]["scheduling.k8s.io/group-name"] = job_name;
+    meta["annotations"]["volcano.sh/task-spec"] = lower;
+  } else {
+    meta["labels"]["scheduling.x-k8s.io/pod-group"] = job_name;
+  }
+}
+
+}  // namespace kpt::model::pytorchjob

@@ -1,2 +1,0 @@
-add_executable(kpt_schema_compile ${CMAKE_CURRENT_LIST_DIR}/compile_schema.cpp)
-target_link_libraries(kpt_schema_compile PRIVATE kpt_schema nlohmann_json::nlohmann_json kpt_warnings)
