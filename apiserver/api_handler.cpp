@@ -1,9 +1,9 @@
 #include "apiserver/api_handler.hpp"
 
-#include <ctime>
-
 #include "apiserver/discovery.hpp"
 #include "apiserver/table.hpp"
+
+#include <ctime>
 
 namespace kpt::apiserver {
 
@@ -26,15 +26,16 @@ ApiResult<json> parse_body(const HttpRequest& req) {
     // kubectl's typed generators (create service, expose) send protobuf; this server speaks JSON.
     return ApiError{415, "UnsupportedMediaType",
                     "the body of the request was in an unknown format - accepted media types include: "
-                    "application/json, application/yaml (this server does not decode '" + type +
-                        "'; write the object to a file and use 'kubectl create -f')",
+                    "application/json, application/yaml (this server does not decode '" +
+                        type + "'; write the object to a file and use 'kubectl create -f')",
                     nullptr};
   }
   if (type.rfind("application/yaml", 0) == 0) return parse_patch_body(PatchKind::apply, req.body);
   auto body = json::parse(req.body, nullptr, false);
   if (body.is_discarded()) {
-    return bad_request("the body of the request was in an unknown format - accepted media types include: "
-                       "application/json, application/yaml");
+    return bad_request(
+        "the body of the request was in an unknown format - accepted media types include: "
+        "application/json, application/yaml");
   }
   return body;
 }
@@ -74,7 +75,10 @@ std::string warning_header(const std::string& text) {
 bool wants_table(const std::string& accept) { return accept.find("as=Table") != std::string::npos; }
 
 ApiHandler::ApiHandler(Store& store, ResourceRegistry& registry, FaultInjector& faults)
-    : m_store(store), m_registry(registry), m_ops(store, registry), m_faults(faults),
+    : m_store(store),
+      m_registry(registry),
+      m_ops(store, registry),
+      m_faults(faults),
       m_logs(std::make_shared<NoLogProvider>()) {
   // The namespaces every cluster has.
   const auto ns_res = m_registry.find("", "v1", "namespaces");
@@ -113,15 +117,16 @@ HttpResponse ApiHandler::handle(const HttpRequest& req) {
 HttpResponse ApiHandler::handle_openapi(const std::vector<std::string>& seg) {
   if (seg.size() == 2 && seg[1] == "v3") return json_response(200, openapi_v3_root(m_registry));
   std::optional<json> doc;
-  if (seg.size() == 4 && seg[1] == "v3" && seg[2] == "api") doc = openapi_v3_group_version(m_registry, "", seg[3]);
+  if (seg.size() == 4 && seg[1] == "v3" && seg[2] == "api")
+    doc = openapi_v3_group_version(m_registry, "", seg[3]);
   if (seg.size() == 5 && seg[1] == "v3" && seg[2] == "apis") {
     doc = openapi_v3_group_version(m_registry, seg[3], seg[4]);
   }
   return doc ? json_response(200, *doc) : error_response(path_not_found());
 }
 
-HttpResponse ApiHandler::handle_api(const HttpRequest& req, const std::string& group, const std::string& version,
-                                    const std::vector<std::string>& rest) {
+HttpResponse ApiHandler::handle_api(const HttpRequest& req, const std::string& group,
+                                    const std::string& version, const std::vector<std::string>& rest) {
   if (rest.empty()) {
     auto list = api_resource_list(m_registry, group, version);
     return list ? json_response(200, *list) : error_response(path_not_found());
@@ -165,12 +170,15 @@ HttpResponse ApiHandler::handle_api(const HttpRequest& req, const std::string& g
   return error_response(method_not_supported(res.group, res.plural, req.method));
 }
 
-HttpResponse ApiHandler::render(const HttpRequest& req, const ResourceInfo& res, const json& obj, int status) {
+HttpResponse ApiHandler::render(const HttpRequest& req, const ResourceInfo& res, const json& obj,
+                                int status) {
   if (!wants_table(req.header("accept"))) return json_response(status, obj);
   TableOptions opts;
   opts.now_epoch = static_cast<std::int64_t>(std::time(nullptr));
   opts.include_object = req.param("includeObject") == "Object";
-  return json_response(status, to_table(res, {obj}, json{{"resourceVersion", obj["metadata"].value("resourceVersion", "")}}, opts));
+  return json_response(
+      status,
+      to_table(res, {obj}, json{{"resourceVersion", obj["metadata"].value("resourceVersion", "")}}, opts));
 }
 
 HttpResponse ApiHandler::do_get(const HttpRequest& req, const Target& t) {
@@ -199,7 +207,8 @@ HttpResponse ApiHandler::do_list(const HttpRequest& req, const Target& t) {
   opts.now_epoch = static_cast<std::int64_t>(std::time(nullptr));
   opts.include_object = req.param("includeObject") == "Object";
   const auto& items = list.value()["items"];
-  return json_response(200, to_table(res, std::vector<json>(items.begin(), items.end()), list.value()["metadata"], opts));
+  return json_response(
+      200, to_table(res, std::vector<json>(items.begin(), items.end()), list.value()["metadata"], opts));
 }
 
 HttpResponse ApiHandler::do_create(const HttpRequest& req, const Target& t) {
@@ -209,7 +218,8 @@ HttpResponse ApiHandler::do_create(const HttpRequest& req, const Target& t) {
     // `kubectl auth can-i`) body need not be decoded; the answer is JSON either way.
     auto body = parse_body(req);
     json review = body ? body.value()
-                       : json{{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SelfSubjectAccessReview"},
+                       : json{{"apiVersion", "authorization.k8s.io/v1"},
+                              {"kind", "SelfSubjectAccessReview"},
                               {"spec", json::object()}};
     if (!review.is_object()) review = json::object();
     review["status"] = {{"allowed", true}, {"reason", "the local server's token holder may do everything"}};
@@ -277,19 +287,22 @@ HttpResponse ApiHandler::do_binding(const HttpRequest& req, const Target& t) {
   if (!body) return error_response(body.error());
   const std::string node = body.value().value("target", json::object()).value("name", "");
   if (node.empty()) {
-    return error_response(invalid("", "Binding", t.name, {{"FieldValueRequired", "Required value", "target.name"}}));
+    return error_response(
+        invalid("", "Binding", t.name, {{"FieldValueRequired", "Required value", "target.name"}}));
   }
   const auto& res = *t.resource;
-  auto r = m_store.mutate(res.storage_key(), t.ns, t.name, [&](const std::optional<json>& cur) -> ApiResult<json> {
-    if (!cur) return not_found("", "pods", t.name);
-    const std::string bound = cur->value("spec", json::object()).value("nodeName", "");
-    if (!bound.empty() && bound != node) {
-      return conflict("", "pods/binding", t.name, "pod " + t.name + " is already assigned to node \"" + bound + "\"");
-    }
-    json out = *cur;
-    out["spec"]["nodeName"] = node;
-    return out;
-  });
+  auto r =
+      m_store.mutate(res.storage_key(), t.ns, t.name, [&](const std::optional<json>& cur) -> ApiResult<json> {
+        if (!cur) return not_found("", "pods", t.name);
+        const std::string bound = cur->value("spec", json::object()).value("nodeName", "");
+        if (!bound.empty() && bound != node) {
+          return conflict("", "pods/binding", t.name,
+                          "pod " + t.name + " is already assigned to node \"" + bound + "\"");
+        }
+        json out = *cur;
+        out["spec"]["nodeName"] = node;
+        return out;
+      });
   return r ? json_response(201, success_status()) : error_response(r.error());
 }
 

@@ -1,15 +1,15 @@
 #pragma once
 
-#include <atomic>
-#include <memory>
-#include <string>
-
 #include "apiserver/faults.hpp"
 #include "apiserver/http_types.hpp"
 #include "apiserver/log_provider.hpp"
 #include "apiserver/resource_ops.hpp"
 #include "apiserver/resources.hpp"
 #include "apiserver/store.hpp"
+
+#include <atomic>
+#include <memory>
+#include <string>
 
 namespace kpt::apiserver {
 
@@ -48,7 +48,8 @@ class ApiHandler {
   HttpResponse do_patch(const HttpRequest& request, const Target& t);
   HttpResponse do_delete(const HttpRequest& request, const Target& t);
   HttpResponse do_binding(const HttpRequest& request, const Target& t);
-  HttpResponse render(const HttpRequest& request, const ResourceInfo& res, const nlohmann::json& obj, int status);
+  HttpResponse render(const HttpRequest& request, const ResourceInfo& res, const nlohmann::json& obj,
+                      int status);
 
   Store& m_store;
   ResourceRegistry& m_registry;

@@ -1,5 +1,7 @@
 #include "apiserver/api_server.hpp"
 
+#include "apiserver/api_handler.hpp"
+
 #include <httplib.h>
 #include <openssl/crypto.h>
 #include <openssl/pem.h>
@@ -10,8 +12,6 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
-
-#include "apiserver/api_handler.hpp"
 
 namespace kpt::apiserver {
 
@@ -41,7 +41,10 @@ bool token_matches(const std::string& header, const std::string& token) {
 
 struct ApiServer::Impl {
   explicit Impl(ServerOptions opts)
-      : options(std::move(opts)), store(options.store), faults(options.faults), handler(store, registry, faults) {}
+      : options(std::move(opts)),
+        store(options.store),
+        faults(options.faults),
+        handler(store, registry, faults) {}
 
   ServerOptions options;
   Store store;
@@ -149,12 +152,14 @@ Expected<int> ApiServer::start(int port) {
     return make_error(ErrorCode::io, "binding " + im.options.host + ":" + std::to_string(port) +
                                          " failed: address in use or not available");
   }
-  const std::string host = im.options.host.find(':') != std::string::npos ? "[" + im.options.host + "]" : im.options.host;
+  const std::string host =
+      im.options.host.find(':') != std::string::npos ? "[" + im.options.host + "]" : im.options.host;
   im.handler.set_server_address(host + ":" + std::to_string(im.port));
   im.thread = std::thread([&srv] { srv.listen_after_bind(); });
   // Connections made before the loop runs wait in the listen backlog; this only makes
   // is_running() true for callers that check it.
-  for (int i = 0; i < 2000 && !srv.is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  for (int i = 0; i < 2000 && !srv.is_running(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   return im.port;
 }
 
@@ -180,9 +185,11 @@ void ApiServer::wait() {
 int ApiServer::port() const { return m_impl->port; }
 
 std::string ApiServer::url() const {
-  const std::string host =
-      m_impl->options.host.find(':') != std::string::npos ? "[" + m_impl->options.host + "]" : m_impl->options.host;
-  return std::string(m_impl->options.tls ? "https://" : "http://") + host + ":" + std::to_string(m_impl->port);
+  const std::string host = m_impl->options.host.find(':') != std::string::npos
+                               ? "[" + m_impl->options.host + "]"
+                               : m_impl->options.host;
+  return std::string(m_impl->options.tls ? "https://" : "http://") + host + ":" +
+         std::to_string(m_impl->port);
 }
 
 const std::string& ApiServer::token() const { return m_impl->options.token; }

@@ -1,16 +1,16 @@
 #pragma once
 
-#include <functional>
-#include <memory>
-#include <optional>
-#include <string>
-
 #include "apiserver/certs.hpp"
 #include "apiserver/faults.hpp"
 #include "apiserver/log_provider.hpp"
 #include "apiserver/resources.hpp"
 #include "apiserver/store.hpp"
 #include "util/expected.hpp"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
 
 namespace kpt::apiserver {
 
@@ -23,7 +23,7 @@ struct ServerOptions {
   std::string token;                               ///< bearer token required of clients; empty: no auth
   StoreOptions store;
   FaultPlan faults;
-  std::size_t threads = 64;                        ///< each open watch holds one
+  std::size_t threads = 64;  ///< each open watch holds one
   /// One line per request ("GET /api/v1/pods 200"); never headers, so never the token.
   std::function<void(const std::string&)> access_log;
 };

@@ -1,9 +1,9 @@
 // Watch streams and pod logs: the two streamed responses of ApiHandler.
-#include <algorithm>
-#include <ctime>
-
 #include "apiserver/api_handler.hpp"
 #include "apiserver/table.hpp"
+
+#include <algorithm>
+#include <ctime>
 
 namespace kpt::apiserver {
 
@@ -72,9 +72,11 @@ void run_watch(Store& store, const WatchSpec& spec, std::chrono::milliseconds bo
       if (!out.send("ADDED", std::move(obj)) || cut()) return;
     }
     if (spec.initial_events_bookmark) {
-      json mark = {{"kind", spec.res->kind}, {"apiVersion", spec.res->group_version()},
-                   {"metadata", {{"resourceVersion", std::to_string(cursor)},
-                                 {"annotations", {{"k8s.io/initial-events-end", "true"}}}}}};
+      json mark = {{"kind", spec.res->kind},
+                   {"apiVersion", spec.res->group_version()},
+                   {"metadata",
+                    {{"resourceVersion", std::to_string(cursor)},
+                     {"annotations", {{"k8s.io/initial-events-end", "true"}}}}}};
       if (!out.send("BOOKMARK", mark)) return;
     }
   }
@@ -104,7 +106,8 @@ void run_watch(Store& store, const WatchSpec& spec, std::chrono::milliseconds bo
     const auto now = Clock::now();
     if (now >= spec.deadline) return;
     if (spec.bookmarks && !spec.table && now - last_activity >= bookmark_every) {
-      json mark = {{"kind", spec.res->kind}, {"apiVersion", spec.res->group_version()},
+      json mark = {{"kind", spec.res->kind},
+                   {"apiVersion", spec.res->group_version()},
                    {"metadata", {{"resourceVersion", std::to_string(cursor)}}}};
       if (!out.send("BOOKMARK", mark)) return;
       last_activity = now;
@@ -133,13 +136,15 @@ HttpResponse ApiHandler::do_watch(const HttpRequest& req, const Target& t) {
   } else {
     char* end = nullptr;
     spec->from_rv = std::strtoull(rv.c_str(), &end, 10);
-    if (end == nullptr || *end != '\0') return error_response(bad_request("invalid resource version: '" + rv + "'"));
+    if (end == nullptr || *end != '\0')
+      return error_response(bad_request("invalid resource version: '" + rv + "'"));
   }
   spec->bookmarks = req.flag("allowWatchBookmarks");
   spec->table = wants_table(req.header("accept"));
   spec->include_object = req.param("includeObject") == "Object";
   std::int64_t timeout = k_default_watch_seconds;
-  if (req.has_param("timeoutSeconds")) timeout = std::max<std::int64_t>(0, std::atoll(req.param("timeoutSeconds").c_str()));
+  if (req.has_param("timeoutSeconds"))
+    timeout = std::max<std::int64_t>(0, std::atoll(req.param("timeoutSeconds").c_str()));
   spec->deadline = Clock::now() + std::chrono::seconds(timeout);
   const auto plan = m_faults.plan();
   spec->cut_after = plan.cut_watch_after_events;

@@ -25,7 +25,9 @@ struct BioFree {
 using KeyPtr = std::unique_ptr<EVP_PKEY, KeyFree>;
 using CertPtr = std::unique_ptr<X509, CertFree>;
 
-Error tls_error(const std::string& what) { return make_error(ErrorCode::internal, "generating certificates: " + what); }
+Error tls_error(const std::string& what) {
+  return make_error(ErrorCode::internal, "generating certificates: " + what);
+}
 
 bool add_ext(X509* cert, X509* issuer, int nid, const std::string& value) {
   X509V3_CTX ctx;
@@ -52,7 +54,8 @@ CertPtr make_cert(EVP_PKEY* key, const std::string& cn, int days) {
   X509_gmtime_adj(X509_getm_notAfter(cert.get()), static_cast<long>(days) * 24 * 3600);
   X509_set_pubkey(cert.get(), key);
   X509_NAME* name = X509_get_subject_name(cert.get());
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0);
+  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn.c_str()), -1,
+                             -1, 0);
   return cert;
 }
 
@@ -103,7 +106,8 @@ Expected<ServerCertificates> generate_certificates(const std::vector<std::string
       (!san.empty() && !add_ext(cert.get(), ca.get(), NID_subject_alt_name, san))) {
     return tls_error("serving certificate extensions failed");
   }
-  if (X509_sign(cert.get(), ca_key.get(), EVP_sha256()) == 0) return tls_error("signing the serving certificate failed");
+  if (X509_sign(cert.get(), ca_key.get(), EVP_sha256()) == 0)
+    return tls_error("signing the serving certificate failed");
 
   return ServerCertificates{pem_of_cert(ca.get()), pem_of_key(ca_key.get()), pem_of_cert(cert.get()),
                             pem_of_key(key.get())};
@@ -111,7 +115,8 @@ Expected<ServerCertificates> generate_certificates(const std::vector<std::string
 
 Expected<std::string> generate_token() {
   unsigned char bytes[32];
-  if (RAND_bytes(bytes, sizeof bytes) != 1) return make_error(ErrorCode::internal, "generating a token failed");
+  if (RAND_bytes(bytes, sizeof bytes) != 1)
+    return make_error(ErrorCode::internal, "generating a token failed");
   static const char k_hex[] = "0123456789abcdef";
   std::string out;
   for (const unsigned char b : bytes) {

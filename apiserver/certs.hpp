@@ -1,9 +1,9 @@
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <string>
 #include <vector>
-
-#include "util/expected.hpp"
 
 namespace kpt::apiserver {
 
@@ -18,9 +18,9 @@ struct ServerCertificates {
 
 /// Generates an ECDSA P-256 CA and a serving certificate for `dns_names` and `ip_addresses`
 /// (defaults: localhost, 127.0.0.1, ::1), valid for `days`.
-Expected<ServerCertificates> generate_certificates(const std::vector<std::string>& dns_names = {"localhost"},
-                                                   const std::vector<std::string>& ip_addresses = {"127.0.0.1", "::1"},
-                                                   int days = 365);
+Expected<ServerCertificates> generate_certificates(
+    const std::vector<std::string>& dns_names = {"localhost"},
+    const std::vector<std::string>& ip_addresses = {"127.0.0.1", "::1"}, int days = 365);
 
 /// A random bearer token (32 bytes from the OS RNG, hex encoded).
 Expected<std::string> generate_token();

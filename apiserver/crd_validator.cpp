@@ -1,8 +1,8 @@
-#include <nlohmann/json.hpp>
-
 #include "apiserver/validator.hpp"
-#include "yaml/node_json.hpp"
 #include "schema/structural_schema.hpp"
+#include "yaml/node_json.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace kpt::apiserver {
 
@@ -57,7 +57,8 @@ class RejectingValidator final : public ObjectValidator {
 }  // namespace
 
 std::shared_ptr<const ObjectValidator> make_default_validator(const nlohmann::json& open_api_v3_schema,
-                                                              const std::string& group, const std::string& version,
+                                                              const std::string& group,
+                                                              const std::string& version,
                                                               const std::string& kind) {
   auto set = schema::SchemaSet::from_openapi(yaml::from_json(open_api_v3_schema), group, version, kind);
   if (!set) return std::make_shared<RejectingValidator>(set.error().message);

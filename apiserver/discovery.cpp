@@ -18,8 +18,11 @@ json group_entry(const std::string& group, const std::vector<std::string>& versi
 }
 
 json resource_entry(const ResourceInfo& r) {
-  json e = {{"name", r.plural},     {"singularName", r.singular}, {"namespaced", r.namespaced},
-            {"kind", r.kind},       {"verbs", r.verbs}};
+  json e = {{"name", r.plural},
+            {"singularName", r.singular},
+            {"namespaced", r.namespaced},
+            {"kind", r.kind},
+            {"verbs", r.verbs}};
   if (!r.short_names.empty()) e["shortNames"] = r.short_names;
   if (!r.categories.empty()) e["categories"] = r.categories;
   return e;
@@ -27,8 +30,11 @@ json resource_entry(const ResourceInfo& r) {
 
 json sub_entry(const ResourceInfo& r, const std::string& sub, const std::string& kind, json verbs,
                const std::string& group = {}, const std::string& version = {}) {
-  json e = {{"name", r.plural + "/" + sub}, {"singularName", ""}, {"namespaced", r.namespaced},
-            {"kind", kind}, {"verbs", std::move(verbs)}};
+  json e = {{"name", r.plural + "/" + sub},
+            {"singularName", ""},
+            {"namespaced", r.namespaced},
+            {"kind", kind},
+            {"verbs", std::move(verbs)}};
   if (!group.empty()) {
     e["group"] = group;
     e["version"] = version;
@@ -57,7 +63,8 @@ json object_path_item(const ResourceInfo& r) {
   }
   const std::string ref = "#/components/schemas/" + schema_name(r);
   json body = {{"content", {{"application/json", {{"schema", {{"$ref", ref}}}}}}}};
-  json ok = {{"200", {{"description", "OK"}, {"content", {{"application/json", {{"schema", {{"$ref", ref}}}}}}}}}};
+  json ok = {
+      {"200", {{"description", "OK"}, {"content", {{"application/json", {{"schema", {{"$ref", ref}}}}}}}}}};
   json op = {{"x-kubernetes-group-version-kind", gvk(r)}, {"parameters", params}, {"responses", ok}};
   json item;
   for (const char* verb : {"get", "put", "patch", "delete"}) {
@@ -79,9 +86,9 @@ std::string hash_of(const json& doc) {
 }  // namespace
 
 json version_info() {
-  return {{"major", "1"},          {"minor", "32"},        {"gitVersion", "v1.32.0-kubectl-pytorch"},
+  return {{"major", "1"},          {"minor", "32"},           {"gitVersion", "v1.32.0-kubectl-pytorch"},
           {"gitCommit", "local"},  {"gitTreeState", "clean"}, {"buildDate", "2026-01-01T00:00:00Z"},
-          {"goVersion", "go1.23"}, {"compiler", "gc"},     {"platform", "linux/amd64"}};
+          {"goVersion", "go1.23"}, {"compiler", "gc"},        {"platform", "linux/amd64"}};
 }
 
 json core_api_versions(const std::string& server_address) {
@@ -116,7 +123,8 @@ std::optional<json> api_resource_list(const ResourceRegistry& registry, const st
   for (const auto& r : registry.all()) {
     if (r->group != group || r->version != version) continue;
     resources.push_back(resource_entry(*r));
-    if (r->status_subresource) resources.push_back(sub_entry(*r, "status", r->kind, {"get", "patch", "update"}));
+    if (r->status_subresource)
+      resources.push_back(sub_entry(*r, "status", r->kind, {"get", "patch", "update"}));
     if (r->scale_subresource) {
       resources.push_back(sub_entry(*r, "scale", "Scale", {"get", "patch", "update"}, "autoscaling", "v1"));
     }

@@ -1,10 +1,11 @@
 #pragma once
 
+#include "apiserver/resources.hpp"
+
 #include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
-
-#include "apiserver/resources.hpp"
 
 namespace kpt::apiserver {
 
@@ -25,7 +26,7 @@ nlohmann::json openapi_v3_root(const ResourceRegistry& registry);
 /// GET /openapi/v3/api/v1 or /openapi/v3/apis/<group>/<version>: schemas of the kinds, tagged
 /// with x-kubernetes-group-version-kind, and PATCH operations declaring the dryRun and
 /// fieldValidation parameters (kubectl checks them before it sends them).
-std::optional<nlohmann::json> openapi_v3_group_version(const ResourceRegistry& registry, const std::string& group,
-                                                       const std::string& version);
+std::optional<nlohmann::json> openapi_v3_group_version(const ResourceRegistry& registry,
+                                                       const std::string& group, const std::string& version);
 
 }  // namespace kpt::apiserver

@@ -13,8 +13,10 @@ std::optional<ApiError> FaultInjector::next_fault() {
   }
   if (draw < m_plan.error_rate_500 + m_plan.error_rate_429) {
     ++m_injected;
-    return ApiError{429, "TooManyRequests", "the server has received too many requests and has asked us to try "
-                    "again later", nlohmann::json{{"retryAfterSeconds", m_plan.retry_after_seconds}}};
+    return ApiError{429, "TooManyRequests",
+                    "the server has received too many requests and has asked us to try "
+                    "again later",
+                    nlohmann::json{{"retryAfterSeconds", m_plan.retry_after_seconds}}};
   }
   return std::nullopt;
 }

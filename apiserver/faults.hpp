@@ -1,23 +1,23 @@
 #pragma once
 
+#include "apiserver/status.hpp"
+
 #include <cstdint>
 #include <mutex>
 #include <optional>
 #include <random>
 #include <string>
 
-#include "apiserver/status.hpp"
-
 namespace kpt::apiserver {
 
 /// Deterministic, seeded fault injection for tests. Off by default (all zero).
 struct FaultPlan {
   std::uint64_t seed = 1;
-  double error_rate_500 = 0;           ///< fraction of resource requests answered 500 InternalError
-  double error_rate_429 = 0;           ///< fraction answered 429 TooManyRequests with Retry-After
+  double error_rate_500 = 0;  ///< fraction of resource requests answered 500 InternalError
+  double error_rate_429 = 0;  ///< fraction answered 429 TooManyRequests with Retry-After
   int retry_after_seconds = 1;
   std::int64_t cut_watch_after_events = 0;  ///< >0: every watch stream ends after this many events
-  bool compact_history = false;        ///< compact history before every watch: old resourceVersions get 410
+  bool compact_history = false;  ///< compact history before every watch: old resourceVersions get 410
 };
 
 /// Draws the faults of a FaultPlan. The same seed and request sequence give the same faults.

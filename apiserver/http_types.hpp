@@ -13,10 +13,10 @@ namespace kpt::apiserver {
 /// One HTTP request as the API handlers see it: transport-neutral, so the routing and
 /// resource logic is testable without sockets.
 struct HttpRequest {
-  std::string method;                              ///< "GET", "POST", ...
-  std::string path;                                ///< decoded path, no query
-  std::multimap<std::string, std::string> query;   ///< decoded query parameters
-  std::map<std::string, std::string> headers;      ///< keys lower-case
+  std::string method;                             ///< "GET", "POST", ...
+  std::string path;                               ///< decoded path, no query
+  std::multimap<std::string, std::string> query;  ///< decoded query parameters
+  std::map<std::string, std::string> headers;     ///< keys lower-case
   std::string body;
 
   [[nodiscard]] std::string param(const std::string& name) const {

@@ -1,11 +1,13 @@
 #include "apiserver/local_control.hpp"
 
+#include "apiserver/api_server.hpp"
 #include "util/file_io.hpp"
 
-#include <fcntl.h>
 #include <httplib.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
+
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -18,8 +20,6 @@
 #include <iostream>
 #include <sstream>
 #include <thread>
-
-#include "apiserver/api_server.hpp"
 
 namespace kpt::apiserver {
 
@@ -55,8 +55,9 @@ Expected<void> write_private(const std::string& path, const std::string& text, m
 
 std::string base64(const std::string& in) {
   std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                                reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
+  const int n =
+      EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                      reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
   out.resize(static_cast<std::size_t>(n));
   return out;
 }
@@ -112,24 +113,28 @@ Expected<void> prepare_state(const LocalPaths& paths) {
   if (!certs) return certs.error();
   auto token = generate_token();
   if (!token) return token.error();
-  for (const auto& [path, text] : {std::pair{paths.ca_file, certs->ca_cert_pem}, {paths.cert_file, certs->cert_pem},
-                                  {paths.key_file, certs->key_pem}, {paths.token_file, *token}}) {
+  for (const auto& [path, text] : {std::pair{paths.ca_file, certs->ca_cert_pem},
+                                   {paths.cert_file, certs->cert_pem},
+                                   {paths.key_file, certs->key_pem},
+                                   {paths.token_file, *token}}) {
     if (auto w = write_private(path, text); !w) return w;
   }
   return {};
 }
 
-Expected<void> write_kubeconfig(const std::string& path, const std::string& server_url, const std::string& ca_pem,
-                                const std::string& token) {
+Expected<void> write_kubeconfig(const std::string& path, const std::string& server_url,
+                                const std::string& ca_pem, const std::string& token) {
   std::error_code ec;
   const auto parent = fs::path(path).parent_path();
   if (!parent.empty()) fs::create_directories(parent, ec);
   if (ec) return make_error(ErrorCode::io, "creating '" + parent.string() + "': " + ec.message());
   const std::string name = "kubectl-pytorch-local";
-  std::string text = "apiVersion: v1\nkind: Config\nclusters:\n- name: " + name + "\n  cluster:\n    server: " +
-                     server_url + "\n    certificate-authority-data: " + base64(ca_pem) + "\nusers:\n- name: " + name +
-                     "\n  user:\n    token: " + token + "\ncontexts:\n- name: " + name + "\n  context:\n    cluster: " +
-                     name + "\n    user: " + name + "\n    namespace: default\ncurrent-context: " + name + "\n";
+  std::string text = "apiVersion: v1\nkind: Config\nclusters:\n- name: " + name +
+                     "\n  cluster:\n    server: " + server_url +
+                     "\n    certificate-authority-data: " + base64(ca_pem) + "\nusers:\n- name: " + name +
+                     "\n  user:\n    token: " + token + "\ncontexts:\n- name: " + name +
+                     "\n  context:\n    cluster: " + name + "\n    user: " + name +
+                     "\n    namespace: default\ncurrent-context: " + name + "\n";
   return write_private(path, text);
 }
 
@@ -147,8 +152,9 @@ Expected<void> probe(int port, const std::string& ca_pem, const std::string& tok
   cli.set_connection_timeout(std::chrono::seconds(2));
   cli.set_read_timeout(std::chrono::seconds(5));
   auto res = cli.Get("/version", {{"Authorization", "Bearer " + token}});
-  if (!res) return make_error(ErrorCode::http, "connecting to 127.0.0.1:" + std::to_string(port) + ": " +
-                                                   httplib::to_string(res.error()));
+  if (!res)
+    return make_error(ErrorCode::http, "connecting to 127.0.0.1:" + std::to_string(port) + ": " +
+                                           httplib::to_string(res.error()));
   if (res->status != 200) {
     return make_error(ErrorCode::http, "GET /version answered HTTP " + std::to_string(res->status));
   }
@@ -157,15 +163,16 @@ Expected<void> probe(int port, const std::string& ca_pem, const std::string& tok
 
 Expected<int> spawn_and_wait(const std::string& self_exe, const LocalPaths& paths, int port,
                              std::chrono::milliseconds timeout, const std::vector<std::string>& extra_args) {
-  std::vector<std::string> args = {self_exe, "local", "serve", "--state-dir", paths.state_dir, "--port",
-                                   std::to_string(port)};
+  std::vector<std::string> args = {
+      self_exe, "local", "serve", "--state-dir", paths.state_dir, "--port", std::to_string(port)};
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
   ::unlink(paths.port_file.c_str());
   const pid_t child = ::fork();
-  if (child < 0) return make_error(ErrorCode::io, std::string("starting the server: ") + std::strerror(errno));
+  if (child < 0)
+    return make_error(ErrorCode::io, std::string("starting the server: ") + std::strerror(errno));
   if (child == 0) {
     ::setsid();
     const int in = ::open("/dev/null", O_RDONLY);
@@ -182,8 +189,8 @@ Expected<int> spawn_and_wait(const std::string& self_exe, const LocalPaths& path
   auto token = util::read_file(paths.token_file);
   if (!token) return token.error().context("reading '" + paths.token_file + "'");
   const auto deadline = std::chrono::steady_clock::now() + timeout;
-  Error last = make_error(ErrorCode::timeout, "the server did not start within " +
-                                                  std::to_string(timeout.count() / 1000) + "s");
+  Error last = make_error(ErrorCode::timeout,
+                          "the server did not start within " + std::to_string(timeout.count() / 1000) + "s");
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
     if (::waitpid(child, &status, WNOHANG) == child) {
@@ -222,7 +229,8 @@ Expected<void> stop_local(const LocalPaths& paths, std::chrono::milliseconds tim
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  return make_error(ErrorCode::timeout, "the server (pid " + std::to_string(s.pid) + ") did not stop within " +
+  return make_error(ErrorCode::timeout, "the server (pid " + std::to_string(s.pid) +
+                                            ") did not stop within " +
                                             std::to_string(timeout.count() / 1000) + "s");
 }
 

@@ -1,11 +1,11 @@
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <chrono>
 #include <map>
 #include <string>
 #include <vector>
-
-#include "util/expected.hpp"
 
 namespace kpt::apiserver {
 
@@ -41,14 +41,15 @@ LocalStatus local_status(const LocalPaths& paths);
 Expected<void> prepare_state(const LocalPaths& paths);
 
 /// Writes a kubeconfig (mode 0600) for the server: CA data, server URL, token, namespace default.
-Expected<void> write_kubeconfig(const std::string& path, const std::string& server_url, const std::string& ca_pem,
-                                const std::string& token);
+Expected<void> write_kubeconfig(const std::string& path, const std::string& server_url,
+                                const std::string& ca_pem, const std::string& token);
 
 /// Starts `self_exe local serve --state-dir DIR --port N` detached (own session, stdio to the
 /// log file), then waits until it answers an authenticated GET /version over TLS. Returns the port.
 /// `extra_args` are appended to the serve command line (e.g. "--server-only").
 Expected<int> spawn_and_wait(const std::string& self_exe, const LocalPaths& paths, int port,
-                             std::chrono::milliseconds timeout, const std::vector<std::string>& extra_args = {});
+                             std::chrono::milliseconds timeout,
+                             const std::vector<std::string>& extra_args = {});
 
 /// An authenticated GET /version against 127.0.0.1:port, verifying the server with `ca_pem`.
 Expected<void> probe(int port, const std::string& ca_pem, const std::string& token);

@@ -1,6 +1,7 @@
 #include "apiserver/log_provider.hpp"
 
 #include <nlohmann/json.hpp>
+
 #include <thread>
 
 namespace kpt::apiserver {
@@ -45,7 +46,8 @@ ApiResult<std::string> resolve_container(const LogRequest& request, const nlohma
     if (names.size() == 1) return names.front();
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : " ") + n;
-    return bad_request("a container name must be specified for pod " + pod_name + ", choose one of: [" + list + "]");
+    return bad_request("a container name must be specified for pod " + pod_name + ", choose one of: [" +
+                       list + "]");
   }
   for (const auto& n : names) {
     if (n == request.container) return n;
@@ -53,14 +55,19 @@ ApiResult<std::string> resolve_container(const LogRequest& request, const nlohma
   return bad_request("container " + request.container + " is not valid for pod " + pod_name);
 }
 
-ApiResult<std::unique_ptr<LogStream>> NoLogProvider::open(const LogRequest& request, const nlohmann::json& /*pod*/) {
+ApiResult<std::unique_ptr<LogStream>> NoLogProvider::open(const LogRequest& request,
+                                                          const nlohmann::json& /*pod*/) {
   return bad_request("no logs for pod '" + request.pod + "': no node runs pods on this server");
 }
 
 class MemoryLogStream final : public LogStream {
  public:
-  MemoryLogStream(MemoryLogProvider& provider, std::string key, std::string initial, std::size_t offset, bool follow)
-      : m_provider(provider), m_key(std::move(key)), m_pending(std::move(initial)), m_offset(offset),
+  MemoryLogStream(MemoryLogProvider& provider, std::string key, std::string initial, std::size_t offset,
+                  bool follow)
+      : m_provider(provider),
+        m_key(std::move(key)),
+        m_pending(std::move(initial)),
+        m_offset(offset),
         m_follow(follow) {}
 
   bool read(std::string& out, std::chrono::milliseconds wait) override {
@@ -101,8 +108,8 @@ void MemoryLogProvider::append(const std::string& ns, const std::string& pod, co
   m_logs[key_of(ns, pod, container)].text.append(text);
 }
 
-void MemoryLogProvider::set_previous(const std::string& ns, const std::string& pod, const std::string& container,
-                                     std::string text) {
+void MemoryLogProvider::set_previous(const std::string& ns, const std::string& pod,
+                                     const std::string& container, std::string text) {
   std::lock_guard lock(m_mutex);
   m_logs[key_of(ns, pod, container)].previous = std::move(text);
 }
@@ -112,7 +119,8 @@ void MemoryLogProvider::finish(const std::string& ns, const std::string& pod, co
   m_logs[key_of(ns, pod, container)].finished = true;
 }
 
-ApiResult<std::unique_ptr<LogStream>> MemoryLogProvider::open(const LogRequest& request, const nlohmann::json& pod) {
+ApiResult<std::unique_ptr<LogStream>> MemoryLogProvider::open(const LogRequest& request,
+                                                              const nlohmann::json& pod) {
   auto container = resolve_container(request, pod);
   if (!container) return container.error();
   const auto key = key_of(request.ns, request.pod, container.value());
@@ -124,8 +132,8 @@ ApiResult<std::unique_ptr<LogStream>> MemoryLogProvider::open(const LogRequest& 
   }
   if (request.previous) {
     if (it->second.previous.empty()) {
-      return bad_request("previous terminated container \"" + container.value() + "\" in pod \"" + request.pod +
-                         "\" not found");
+      return bad_request("previous terminated container \"" + container.value() + "\" in pod \"" +
+                         request.pod + "\" not found");
     }
     return std::unique_ptr<LogStream>(std::make_unique<MemoryLogStream>(
         *this, key, limit_log(it->second.previous, request.tail_lines, request.limit_bytes), 0, false));

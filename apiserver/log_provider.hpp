@@ -1,16 +1,17 @@
 #pragma once
 
+#include "apiserver/status.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "apiserver/status.hpp"
 
 namespace kpt::apiserver {
 
@@ -39,7 +40,8 @@ class LogStream {
 class LogProvider {
  public:
   virtual ~LogProvider() = default;
-  virtual ApiResult<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) = 0;
+  virtual ApiResult<std::unique_ptr<LogStream>> open(const LogRequest& request,
+                                                     const nlohmann::json& pod) = 0;
 };
 
 /// The default: no node runs pods, so there are no logs.
@@ -51,8 +53,10 @@ class NoLogProvider final : public LogProvider {
 /// Logs held in memory, per ns/pod/container (current and previous); for tests and simple nodes.
 class MemoryLogProvider final : public LogProvider {
  public:
-  void append(const std::string& ns, const std::string& pod, const std::string& container, std::string_view text);
-  void set_previous(const std::string& ns, const std::string& pod, const std::string& container, std::string text);
+  void append(const std::string& ns, const std::string& pod, const std::string& container,
+              std::string_view text);
+  void set_previous(const std::string& ns, const std::string& pod, const std::string& container,
+                    std::string text);
   /// Marks a container's log finished: followers end after the last byte.
   void finish(const std::string& ns, const std::string& pod, const std::string& container);
   ApiResult<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) override;
@@ -70,7 +74,8 @@ class MemoryLogProvider final : public LogProvider {
 };
 
 /// Applies tailLines then limitBytes to a whole log text (pure).
-std::string limit_log(std::string text, std::optional<std::int64_t> tail_lines, std::optional<std::int64_t> limit_bytes);
+std::string limit_log(std::string text, std::optional<std::int64_t> tail_lines,
+                      std::optional<std::int64_t> limit_bytes);
 
 /// The container a request means: the named one, or the pod's only container; error otherwise.
 ApiResult<std::string> resolve_container(const LogRequest& request, const nlohmann::json& pod);

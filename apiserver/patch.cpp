@@ -1,11 +1,10 @@
 #include "apiserver/patch.hpp"
 
-#include <optional>
-
-#include <memory>
-
 #include "yaml/manifest_reader.hpp"
 #include "yaml/node_json.hpp"
+
+#include <memory>
+#include <optional>
 
 namespace kpt::apiserver {
 
@@ -57,7 +56,8 @@ ApiResult<json> parse_patch_body(PatchKind kind, const std::string& body) {
   if (kind == PatchKind::json && !parsed.is_array()) {
     return bad_request("json: cannot unmarshal object into Go value of type jsonpatch.Patch");
   }
-  if (kind != PatchKind::json && !parsed.is_object()) return bad_request("error decoding patch: not an object");
+  if (kind != PatchKind::json && !parsed.is_object())
+    return bad_request("error decoding patch: not an object");
   return parsed;
 }
 
@@ -68,8 +68,10 @@ ApiResult<json> apply_patch(PatchKind kind, const json& base, const json& patch)
       try {
         return base.patch(patch);
       } catch (const json::exception& e) {
-        return ApiError{422, "Invalid", std::string("the server rejected our request due to an error in our request: ") +
-                                            e.what(), nullptr};
+        return ApiError{
+            422, "Invalid",
+            std::string("the server rejected our request due to an error in our request: ") + e.what(),
+            nullptr};
       }
     case PatchKind::strategic: {
       json p = patch;

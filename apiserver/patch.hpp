@@ -1,9 +1,10 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
-#include <string>
-
 #include "apiserver/status.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
 
 namespace kpt::apiserver {
 
@@ -17,6 +18,7 @@ ApiResult<nlohmann::json> parse_patch_body(PatchKind kind, const std::string& bo
 
 /// Applies a decoded patch to `base`. Merge (RFC 7386) and apply replace lists; a strategic
 /// merge patch is treated as a merge patch with its `$` directives dropped; JSON patch is RFC 6902.
-ApiResult<nlohmann::json> apply_patch(PatchKind kind, const nlohmann::json& base, const nlohmann::json& patch);
+ApiResult<nlohmann::json> apply_patch(PatchKind kind, const nlohmann::json& base,
+                                      const nlohmann::json& patch);
 
 }  // namespace kpt::apiserver

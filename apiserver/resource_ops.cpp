@@ -1,10 +1,10 @@
 #include "apiserver/resource_ops.hpp"
 
 #include "util/time.hpp"
+
 #include <algorithm>
 #include <functional>
 #include <random>
-
 
 namespace kpt::apiserver {
 
@@ -22,7 +22,9 @@ std::string random_suffix() {
 
 bool valid_name(const std::string& name) {
   if (name.empty() || name.size() > 253) return false;
-  const auto ok = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.'; };
+  const auto ok = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+  };
   return std::all_of(name.begin(), name.end(), ok) && name.front() != '-' && name.back() != '-' &&
          name.front() != '.' && name.back() != '.';
 }
@@ -55,10 +57,16 @@ void crd_defaults(json& crd) {
   crd["status"] = {{"acceptedNames", spec.value("names", json::object())},
                    {"storedVersions", stored.empty() ? json::array() : json::array({stored})},
                    {"conditions",
-                    {{{"type", "NamesAccepted"}, {"status", "True"}, {"reason", "NoConflicts"},
-                      {"message", "no conflicts found"}, {"lastTransitionTime", now}},
-                     {{"type", "Established"}, {"status", "True"}, {"reason", "InitialNamesAccepted"},
-                      {"message", "the initial names have been accepted"}, {"lastTransitionTime", now}}}}};
+                    {{{"type", "NamesAccepted"},
+                      {"status", "True"},
+                      {"reason", "NoConflicts"},
+                      {"message", "no conflicts found"},
+                      {"lastTransitionTime", now}},
+                     {{"type", "Established"},
+                      {"status", "True"},
+                      {"reason", "InitialNamesAccepted"},
+                      {"message", "the initial names have been accepted"},
+                      {"lastTransitionTime", now}}}}};
 }
 
 /// ClusterIP type and a stable cluster IP from the uid (headless Services keep "None").
@@ -70,26 +78,30 @@ void default_service(json& svc) {
     const auto h = std::hash<std::string>{}(svc["metadata"].value("uid", ""));
     spec["clusterIP"] = "10.96." + std::to_string((h >> 8) % 256) + "." + std::to_string(1 + h % 254);
   }
-  if (spec.contains("clusterIP") && !spec.contains("clusterIPs")) spec["clusterIPs"] = json::array({spec["clusterIP"]});
+  if (spec.contains("clusterIP") && !spec.contains("clusterIPs"))
+    spec["clusterIPs"] = json::array({spec["clusterIP"]});
 }
 
 std::vector<StatusCause> crd_problems(const json& crd) {
   std::vector<StatusCause> causes;
   const auto spec = crd.value("spec", json::object());
   const auto names = spec.value("names", json::object());
-  if (spec.value("group", "").empty()) causes.push_back({"FieldValueRequired", "Required value", "spec.group"});
+  if (spec.value("group", "").empty())
+    causes.push_back({"FieldValueRequired", "Required value", "spec.group"});
   if (names.value("plural", "").empty()) {
     causes.push_back({"FieldValueRequired", "Required value", "spec.names.plural"});
   }
-  if (names.value("kind", "").empty()) causes.push_back({"FieldValueRequired", "Required value", "spec.names.kind"});
+  if (names.value("kind", "").empty())
+    causes.push_back({"FieldValueRequired", "Required value", "spec.names.kind"});
   if (spec.value("versions", json::array()).empty()) {
     causes.push_back({"FieldValueRequired", "Required value", "spec.versions"});
   }
   const std::string want = names.value("plural", "") + "." + spec.value("group", "");
   if (causes.empty() && meta_string(crd, "name") != want) {
-    causes.push_back({"FieldValueInvalid",
-                      "Invalid value: \"" + meta_string(crd, "name") + "\": must be spec.names.plural+\".\"+spec.group",
-                      "metadata.name"});
+    causes.push_back(
+        {"FieldValueInvalid",
+         "Invalid value: \"" + meta_string(crd, "name") + "\": must be spec.names.plural+\".\"+spec.group",
+         "metadata.name"});
   }
   return causes;
 }
@@ -132,7 +144,8 @@ std::string decode_continue(const std::string& token) {
   return out;
 }
 
-ApiResult<json> ResourceOps::get(const ResourceInfo& res, const std::string& ns, const std::string& name) const {
+ApiResult<json> ResourceOps::get(const ResourceInfo& res, const std::string& ns,
+                                 const std::string& name) const {
   auto obj = m_store.get(res.storage_key(), ns, name);
   if (!obj) return not_found(res.group, res.plural, name);
   (*obj)["apiVersion"] = res.group_version();
@@ -143,14 +156,16 @@ ApiResult<json> ResourceOps::list(const ResourceInfo& res, const std::string& ns
   std::string after;
   if (!q.continue_token.empty()) {
     after = decode_continue(q.continue_token);
-    if (after.empty()) return bad_request("continue key is not valid: incorrect encoded start resourceVersion");
+    if (after.empty())
+      return bad_request("continue key is not valid: incorrect encoded start resourceVersion");
   }
   std::uint64_t rv = 0;
   auto all = m_store.list(res.storage_key(), ns, after, &rv);
   json items = json::array();
   std::string next;
   for (auto& obj : all) {
-    if (!q.labels.matches(obj["metadata"].value("labels", json::object())) || !q.fields.matches(obj)) continue;
+    if (!q.labels.matches(obj["metadata"].value("labels", json::object())) || !q.fields.matches(obj))
+      continue;
     if (q.limit > 0 && static_cast<std::int64_t>(items.size()) == q.limit) {
       const auto& last = items.back()["metadata"];
       next = encode_continue(last.value("namespace", "") + "/" + last.value("name", ""));
@@ -161,11 +176,13 @@ ApiResult<json> ResourceOps::list(const ResourceInfo& res, const std::string& ns
   }
   json meta = {{"resourceVersion", std::to_string(rv)}};
   if (!next.empty()) meta["continue"] = next;
-  return json{{"kind", res.list_kind}, {"apiVersion", res.group_version()}, {"metadata", meta}, {"items", items}};
+  return json{
+      {"kind", res.list_kind}, {"apiVersion", res.group_version()}, {"metadata", meta}, {"items", items}};
 }
 
 std::optional<ApiError> ResourceOps::validate(const ResourceInfo& res, const json& obj,
-                                              std::vector<std::string>& warnings, const WriteFlags& flags) const {
+                                              std::vector<std::string>& warnings,
+                                              const WriteFlags& flags) const {
   const std::string name = meta_string(obj, "name");
   if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io") {
     const auto causes = crd_problems(obj);
@@ -183,7 +200,8 @@ std::optional<ApiError> ResourceOps::validate(const ResourceInfo& res, const jso
 }
 
 ApiResult<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::string& ns, json body,
-                                            std::vector<std::string>& warnings, const WriteFlags& flags) const {
+                                            std::vector<std::string>& warnings,
+                                            const WriteFlags& flags) const {
   if (!body.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
   body["apiVersion"] = res.group_version();
   body["kind"] = res.kind;
@@ -192,7 +210,8 @@ ApiResult<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::
   if (res.namespaced) {
     if (meta.contains("namespace") && meta["namespace"].is_string() && meta["namespace"] != ns &&
         !meta["namespace"].get<std::string>().empty()) {
-      return bad_request("the namespace of the provided object does not match the namespace sent on the request");
+      return bad_request(
+          "the namespace of the provided object does not match the namespace sent on the request");
     }
     meta["namespace"] = ns;
   } else {
@@ -204,15 +223,18 @@ ApiResult<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::
     meta["name"] = name;
   }
   if (name.empty()) {
-    return invalid(res.group, res.kind, "",
-                   {{"FieldValueRequired", "Required value: name or generateName is required", "metadata.name"}});
+    return invalid(
+        res.group, res.kind, "",
+        {{"FieldValueRequired", "Required value: name or generateName is required", "metadata.name"}});
   }
   if (!valid_name(name)) {
-    return invalid(res.group, res.kind, name,
-                   {{"FieldValueInvalid",
-                     "Invalid value: \"" + name + "\": a lowercase RFC 1123 subdomain must consist of lower case "
-                     "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
-                     "metadata.name"}});
+    return invalid(
+        res.group, res.kind, name,
+        {{"FieldValueInvalid",
+          "Invalid value: \"" + name +
+              "\": a lowercase RFC 1123 subdomain must consist of lower case "
+              "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character",
+          "metadata.name"}});
   }
   meta["uid"] = new_uid();
   meta["creationTimestamp"] = util::now_rfc3339();
@@ -221,7 +243,8 @@ ApiResult<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::
   meta.erase("deletionTimestamp");
   meta.erase("managedFields");
   if (res.custom && res.status_subresource) body.erase("status");
-  if (res.kind == "Pod" && res.group.empty() && !body.contains("status")) body["status"] = {{"phase", "Pending"}};
+  if (res.kind == "Pod" && res.group.empty() && !body.contains("status"))
+    body["status"] = {{"phase", "Pending"}};
   if (res.kind == "Namespace" && res.group.empty()) body["status"] = {{"phase", "Active"}};
   if (res.kind == "Service" && res.group.empty()) default_service(body);
   if (res.kind == "CustomResourceDefinition") crd_defaults(body);
@@ -243,7 +266,8 @@ ApiResult<json> ResourceOps::merge_update(const ResourceInfo& res, const json& c
   } else {
     out = std::move(body);
     if (!out.contains("metadata") || !out["metadata"].is_object()) out["metadata"] = json::object();
-    for (const char* keep : {"uid", "creationTimestamp", "namespace", "name", "deletionTimestamp", "generation"}) {
+    for (const char* keep :
+         {"uid", "creationTimestamp", "namespace", "name", "deletionTimestamp", "generation"}) {
       if (current["metadata"].contains(keep)) {
         out["metadata"][keep] = current["metadata"][keep];
       } else {
@@ -270,15 +294,18 @@ ApiResult<json> ResourceOps::merge_update(const ResourceInfo& res, const json& c
 
 ApiResult<WriteResult> ResourceOps::finish_write(const ResourceInfo& res, const std::string& ns,
                                                  const std::string& name, ApiResult<json> stored,
-                                                 std::vector<std::string> warnings, bool created, bool dry_run) {
+                                                 std::vector<std::string> warnings, bool created,
+                                                 bool dry_run) {
   if (!stored) return stored.error();
   json obj = std::move(stored.value());
   if (!dry_run) {
-    if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io") m_registry.apply_crd(obj);
+    if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io")
+      m_registry.apply_crd(obj);
     const auto& meta = obj["metadata"];
     const bool finalizers_left = meta.contains("finalizers") && !meta["finalizers"].empty();
     if (meta.contains("deletionTimestamp") && !finalizers_left) {
-      if (auto gone_obj = m_store.erase(res.storage_key(), ns, name)) after_delete(res, *gone_obj, "Background");
+      if (auto gone_obj = m_store.erase(res.storage_key(), ns, name))
+        after_delete(res, *gone_obj, "Background");
     }
   }
   return WriteResult{std::move(obj), std::move(warnings), created};
@@ -301,12 +328,13 @@ ApiResult<WriteResult> ResourceOps::create(const ResourceInfo& res, const std::s
   return finish_write(res, ns, name, std::move(stored), std::move(warnings), true, flags.dry_run);
 }
 
-ApiResult<WriteResult> ResourceOps::update(const ResourceInfo& res, const std::string& ns, const std::string& name,
-                                           json body, const WriteFlags& flags) {
+ApiResult<WriteResult> ResourceOps::update(const ResourceInfo& res, const std::string& ns,
+                                           const std::string& name, json body, const WriteFlags& flags) {
   if (!body.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
   const std::string body_name = meta_string(body, "name");
   if (!body_name.empty() && body_name != name && flags.subresource != "scale") {
-    return bad_request("the name of the object (" + body_name + ") does not match the name on the URL (" + name + ")");
+    return bad_request("the name of the object (" + body_name + ") does not match the name on the URL (" +
+                       name + ")");
   }
   std::vector<std::string> warnings;
   auto stored = m_store.mutate(
@@ -315,16 +343,18 @@ ApiResult<WriteResult> ResourceOps::update(const ResourceInfo& res, const std::s
         if (!cur) return not_found(res.group, res.plural, name);
         const std::string rv = meta_string(body, "resourceVersion");
         if (!rv.empty() && rv != meta_string(*cur, "resourceVersion")) {
-          return conflict(res.group, res.plural, name,
-                          "the object has been modified; please apply your changes to the latest version and try "
-                          "again");
+          return conflict(
+              res.group, res.plural, name,
+              "the object has been modified; please apply your changes to the latest version and try "
+              "again");
         }
         if (flags.subresource == "scale") {
           json out = *cur;
           if (body.contains("spec") && body["spec"].contains("replicas")) {
             out[pointer_of(res.scale_spec_path)] = body["spec"]["replicas"];
           }
-          return merge_update(res, *cur, out, warnings, WriteFlags{flags.dry_run, flags.field_validation, "", ""});
+          return merge_update(res, *cur, out, warnings,
+                              WriteFlags{flags.dry_run, flags.field_validation, "", ""});
         }
         return merge_update(res, *cur, body, warnings, flags);
       },
@@ -332,9 +362,11 @@ ApiResult<WriteResult> ResourceOps::update(const ResourceInfo& res, const std::s
   return finish_write(res, ns, name, std::move(stored), std::move(warnings), false, flags.dry_run);
 }
 
-ApiResult<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::string& ns, const std::string& name,
-                                          PatchKind kind, const std::string& body, const WriteFlags& flags) {
-  if (kind == PatchKind::strategic && res.custom) return unsupported_media_type("application/strategic-merge-patch+json");
+ApiResult<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::string& ns,
+                                          const std::string& name, PatchKind kind, const std::string& body,
+                                          const WriteFlags& flags) {
+  if (kind == PatchKind::strategic && res.custom)
+    return unsupported_media_type("application/strategic-merge-patch+json");
   if (kind == PatchKind::apply && flags.field_manager.empty()) {
     return invalid("meta.k8s.io", "PatchOptions", "",
                    {{"FieldValueRequired", "Required value: is required for apply patch", "fieldManager"}});
@@ -342,7 +374,8 @@ ApiResult<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::st
   auto parsed = parse_patch_body(kind, body);
   if (!parsed) return parsed.error();
   const bool may_create = kind == PatchKind::apply && flags.subresource.empty();
-  if (may_create && res.namespaced && !m_store.get("/namespaces", "", ns)) return not_found("", "namespaces", ns);
+  if (may_create && res.namespaced && !m_store.get("/namespaces", "", ns))
+    return not_found("", "namespaces", ns);
   std::vector<std::string> warnings;
   bool created = false;
   auto stored = m_store.mutate(
@@ -362,14 +395,16 @@ ApiResult<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::st
         if (!patched) return patched.error();
         const std::string rv = meta_string(patched.value(), "resourceVersion");
         if (!rv.empty() && rv != meta_string(*cur, "resourceVersion")) {
-          return conflict(res.group, res.plural, name,
-                          "the object has been modified; please apply your changes to the latest version and try "
-                          "again");
+          return conflict(
+              res.group, res.plural, name,
+              "the object has been modified; please apply your changes to the latest version and try "
+              "again");
         }
         if (flags.subresource == "scale") {
           json out = *cur;
           out[pointer_of(res.scale_spec_path)] = patched.value()["spec"].value("replicas", 0);
-          return merge_update(res, *cur, out, warnings, WriteFlags{flags.dry_run, flags.field_validation, "", ""});
+          return merge_update(res, *cur, out, warnings,
+                              WriteFlags{flags.dry_run, flags.field_validation, "", ""});
         }
         return merge_update(res, *cur, std::move(patched.value()), warnings, flags);
       },
@@ -377,7 +412,8 @@ ApiResult<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::st
   return finish_write(res, ns, name, std::move(stored), std::move(warnings), created, flags.dry_run);
 }
 
-ApiResult<json> ResourceOps::get_scale(const ResourceInfo& res, const std::string& ns, const std::string& name) const {
+ApiResult<json> ResourceOps::get_scale(const ResourceInfo& res, const std::string& ns,
+                                       const std::string& name) const {
   auto obj = get(res, ns, name);
   if (!obj) return obj;
   return scale_of(res, obj.value());
@@ -390,12 +426,14 @@ ApiResult<json> ResourceOps::remove(const ResourceInfo& res, const std::string& 
   if (dry_run) return *cur;
   const auto& meta = (*cur)["metadata"];
   if (meta.contains("finalizers") && !meta["finalizers"].empty()) {
-    auto marked = m_store.mutate(res.storage_key(), ns, name, [&](const std::optional<json>& c) -> ApiResult<json> {
-      if (!c) return not_found(res.group, res.plural, name);
-      json out = *c;
-      if (!out["metadata"].contains("deletionTimestamp")) out["metadata"]["deletionTimestamp"] = util::now_rfc3339();
-      return out;
-    });
+    auto marked =
+        m_store.mutate(res.storage_key(), ns, name, [&](const std::optional<json>& c) -> ApiResult<json> {
+          if (!c) return not_found(res.group, res.plural, name);
+          json out = *c;
+          if (!out["metadata"].contains("deletionTimestamp"))
+            out["metadata"]["deletionTimestamp"] = util::now_rfc3339();
+          return out;
+        });
     return marked;
   }
   const std::string uid = meta.value("uid", "");
@@ -411,7 +449,8 @@ void ResourceOps::after_delete(const ResourceInfo& res, const json& obj, const s
   const std::string name = meta_string(obj, "name");
   if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io") {
     const auto spec = obj.value("spec", json::object());
-    const std::string key = spec.value("group", "") + "/" + spec.value("names", json::object()).value("plural", "");
+    const std::string key =
+        spec.value("group", "") + "/" + spec.value("names", json::object()).value("plural", "");
     m_registry.remove_crd(name);
     for (const auto& ref : m_store.refs_of(key, "")) m_store.erase(ref.resource, ref.ns, ref.name);
   }
@@ -420,7 +459,8 @@ void ResourceOps::after_delete(const ResourceInfo& res, const json& obj, const s
     for (const auto& r : m_registry.all()) {
       if (!r->namespaced || std::find(done.begin(), done.end(), r->storage_key()) != done.end()) continue;
       done.push_back(r->storage_key());
-      for (const auto& ref : m_store.refs_of(r->storage_key(), name)) (void)remove(*r, ref.ns, ref.name, "Background", false);
+      for (const auto& ref : m_store.refs_of(r->storage_key(), name))
+        (void)remove(*r, ref.ns, ref.name, "Background", false);
     }
   }
   if (propagation != "Foreground") collect_garbage(meta_string(obj, "uid"), propagation);
@@ -436,18 +476,20 @@ void ResourceOps::collect_garbage(const std::string& owner_uid, const std::strin
       if (o.value("uid", "") != owner_uid) owners.push_back(o);
     }
     if (propagation == "Orphan" || !owners.empty()) {
-      (void)m_store.mutate(dep.resource, dep.ns, dep.name, [&](const std::optional<json>& c) -> ApiResult<json> {
-        if (!c) return not_found("", dep.resource, dep.name);
-        json out = *c;
-        out["metadata"]["ownerReferences"] = owners;
-        if (owners.empty()) out["metadata"].erase("ownerReferences");
-        return out;
-      });
+      (void)m_store.mutate(dep.resource, dep.ns, dep.name,
+                           [&](const std::optional<json>& c) -> ApiResult<json> {
+                             if (!c) return not_found("", dep.resource, dep.name);
+                             json out = *c;
+                             out["metadata"]["ownerReferences"] = owners;
+                             if (owners.empty()) out["metadata"].erase("ownerReferences");
+                             return out;
+                           });
       continue;
     }
     const auto dep_res = m_registry.find_any_version(dep.resource);
     if (dep_res) {
-      (void)remove(*dep_res, dep.ns, dep.name, propagation == "Foreground" ? "Foreground" : "Background", false);
+      (void)remove(*dep_res, dep.ns, dep.name, propagation == "Foreground" ? "Foreground" : "Background",
+                   false);
     } else {
       m_store.erase(dep.resource, dep.ns, dep.name);
     }

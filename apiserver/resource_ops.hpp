@@ -1,22 +1,23 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
-#include <string>
-#include <vector>
-
 #include "apiserver/patch.hpp"
 #include "apiserver/resources.hpp"
 #include "apiserver/selectors.hpp"
 #include "apiserver/status.hpp"
 #include "apiserver/store.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
 namespace kpt::apiserver {
 
 struct WriteFlags {
-  bool dry_run = false;                 ///< dryRun=All
+  bool dry_run = false;                   ///< dryRun=All
   std::string field_validation = "Warn";  ///< Ignore, Warn, Strict
-  std::string subresource;              ///< "", "status" or "scale"
-  std::string field_manager;            ///< required for apply patches
+  std::string subresource;                ///< "", "status" or "scale"
+  std::string field_manager;              ///< required for apply patches
 };
 
 /// A write's result: the stored object and the warnings to send as `Warning: 299` headers.
@@ -40,7 +41,8 @@ class ResourceOps {
  public:
   ResourceOps(Store& store, ResourceRegistry& registry) : m_store(store), m_registry(registry) {}
 
-  ApiResult<nlohmann::json> get(const ResourceInfo& res, const std::string& ns, const std::string& name) const;
+  ApiResult<nlohmann::json> get(const ResourceInfo& res, const std::string& ns,
+                                const std::string& name) const;
   ApiResult<nlohmann::json> list(const ResourceInfo& res, const std::string& ns, const ListQuery& q) const;
   ApiResult<WriteResult> create(const ResourceInfo& res, const std::string& ns, nlohmann::json body,
                                 const WriteFlags& flags);
@@ -54,11 +56,13 @@ class ResourceOps {
                                    const std::string& propagation, bool dry_run);
 
   /// The scale subresource (autoscaling/v1 Scale) of an object.
-  ApiResult<nlohmann::json> get_scale(const ResourceInfo& res, const std::string& ns, const std::string& name) const;
+  ApiResult<nlohmann::json> get_scale(const ResourceInfo& res, const std::string& ns,
+                                      const std::string& name) const;
 
  private:
-  ApiResult<nlohmann::json> prepare_create(const ResourceInfo& res, const std::string& ns, nlohmann::json body,
-                                           std::vector<std::string>& warnings, const WriteFlags& flags) const;
+  ApiResult<nlohmann::json> prepare_create(const ResourceInfo& res, const std::string& ns,
+                                           nlohmann::json body, std::vector<std::string>& warnings,
+                                           const WriteFlags& flags) const;
   ApiResult<nlohmann::json> merge_update(const ResourceInfo& res, const nlohmann::json& current,
                                          nlohmann::json body, std::vector<std::string>& warnings,
                                          const WriteFlags& flags) const;

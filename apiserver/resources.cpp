@@ -168,7 +168,9 @@ void ResourceRegistry::apply_crd(const nlohmann::json& crd) {
 void ResourceRegistry::remove_crd(const std::string& crd_name) {
   std::unique_lock lock(m_mutex);
   m_resources.erase(std::remove_if(m_resources.begin(), m_resources.end(),
-                                   [&](const ResourcePtr& r) { return r->custom && r->plural + "." + r->group == crd_name; }),
+                                   [&](const ResourcePtr& r) {
+                                     return r->custom && r->plural + "." + r->group == crd_name;
+                                   }),
                     m_resources.end());
 }
 

@@ -1,13 +1,14 @@
 #pragma once
 
+#include "apiserver/validator.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <shared_mutex>
 #include <string>
 #include <vector>
-
-#include "apiserver/validator.hpp"
 
 namespace kpt::apiserver {
 
@@ -39,7 +40,7 @@ struct ResourceInfo {
   bool custom = false;            ///< defined by a CRD
   bool stored_only = false;       ///< no behaviour beyond storage (deployments, webhooks)
   std::vector<PrinterColumn> columns;
-  nlohmann::json schema;          ///< openAPIV3Schema (CRDs) or a minimal built-in one
+  nlohmann::json schema;  ///< openAPIV3Schema (CRDs) or a minimal built-in one
   std::shared_ptr<const ObjectValidator> validator;
 
   [[nodiscard]] std::string group_version() const { return group.empty() ? version : group + "/" + version; }

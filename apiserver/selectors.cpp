@@ -27,8 +27,9 @@ std::string field_value(const nlohmann::json& obj, const std::string& field) {
 }
 
 bool supported_field(const std::string& field) {
-  static const char* const k_fields[] = {"metadata.name", "metadata.namespace", "status.phase", "spec.nodeName",
-                                         "type", "reason", "source", "spec.schedulerName", "status.podIP"};
+  static const char* const k_fields[] = {
+      "metadata.name", "metadata.namespace", "status.phase", "spec.nodeName", "type", "reason",
+      "source",        "spec.schedulerName", "status.podIP"};
   if (field.rfind("involvedObject.", 0) == 0 || field.rfind("regarding.", 0) == 0) return true;
   return std::find_if(std::begin(k_fields), std::end(k_fields), [&](const char* f) { return field == f; }) !=
          std::end(k_fields);

@@ -1,11 +1,12 @@
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-#include <string>
-#include <vector>
-
 #include "util/expected.hpp"
 #include "util/selector.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
 
 namespace kpt::apiserver {
 

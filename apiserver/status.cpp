@@ -30,9 +30,10 @@ ApiError already_exists(const std::string& group, const std::string& resource, c
 
 ApiError conflict(const std::string& group, const std::string& resource, const std::string& name,
                   const std::string& why) {
-  return {409, "Conflict",
-          "Operation cannot be fulfilled on " + qualified_resource(group, resource) + " \"" + name + "\": " + why,
-          name_details(group, resource, name)};
+  return {
+      409, "Conflict",
+      "Operation cannot be fulfilled on " + qualified_resource(group, resource) + " \"" + name + "\": " + why,
+      name_details(group, resource, name)};
 }
 
 ApiError invalid(const std::string& group, const std::string& kind, const std::string& name,
@@ -53,7 +54,8 @@ ApiError invalid(const std::string& group, const std::string& kind, const std::s
 
 ApiError bad_request(const std::string& message) { return {400, "BadRequest", message, nullptr}; }
 
-ApiError method_not_supported(const std::string& group, const std::string& resource, const std::string& verb) {
+ApiError method_not_supported(const std::string& group, const std::string& resource,
+                              const std::string& verb) {
   return {405, "MethodNotAllowed",
           verb + " is not supported on resources of kind \"" + qualified_resource(group, resource) + "\"",
           name_details(group, resource, "")};
@@ -62,27 +64,31 @@ ApiError method_not_supported(const std::string& group, const std::string& resou
 ApiError gone(const std::string& message) { return {410, "Expired", message, nullptr}; }
 
 ApiError unsupported_media_type(const std::string& content_type) {
-  return {415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types "
-          "include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml; got '" +
-          content_type + "'", nullptr};
+  return {415, "UnsupportedMediaType",
+          "the body of the request was in an unknown format - accepted media types "
+          "include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml; "
+          "got '" +
+              content_type + "'",
+          nullptr};
 }
 
-ApiError path_not_found() { return {404, "NotFound", "the server could not find the requested resource", nullptr}; }
+ApiError path_not_found() {
+  return {404, "NotFound", "the server could not find the requested resource", nullptr};
+}
 
 nlohmann::json status_json(const ApiError& error) {
-  nlohmann::json s = {{"kind", "Status"},
-                      {"apiVersion", "v1"},
-                      {"metadata", nlohmann::json::object()},
-                      {"status", "Failure"},
-                      {"message", error.message},
-                      {"reason", error.reason},
-                      {"code", error.code}};
+  nlohmann::json s = {
+      {"kind", "Status"},    {"apiVersion", "v1"},       {"metadata", nlohmann::json::object()},
+      {"status", "Failure"}, {"message", error.message}, {"reason", error.reason},
+      {"code", error.code}};
   if (!error.details.is_null() && !error.details.empty()) s["details"] = error.details;
   return s;
 }
 
 nlohmann::json success_status(const nlohmann::json& details) {
-  nlohmann::json s = {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+  nlohmann::json s = {{"kind", "Status"},
+                      {"apiVersion", "v1"},
+                      {"metadata", nlohmann::json::object()},
                       {"status", "Success"}};
   if (!details.is_null()) s["details"] = details;
   return s;

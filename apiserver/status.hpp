@@ -1,18 +1,19 @@
 #pragma once
 
+#include "apiserver/http_types.hpp"
+
 #include <nlohmann/json.hpp>
+
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
-#include "apiserver/http_types.hpp"
-
 namespace kpt::apiserver {
 
 /// One entry of Status.details.causes.
 struct StatusCause {
-  std::string reason;   ///< FieldValueInvalid, FieldValueRequired, FieldValueNotSupported, ...
+  std::string reason;  ///< FieldValueInvalid, FieldValueRequired, FieldValueNotSupported, ...
   std::string message;
   std::string field;
 };
@@ -20,16 +21,16 @@ struct StatusCause {
 /// A failed API call, rendered as a Kubernetes `Status` object (kind Status, reason, code, details).
 struct ApiError {
   int code = 500;
-  std::string reason;       ///< NotFound, AlreadyExists, Conflict, Invalid, ...
+  std::string reason;  ///< NotFound, AlreadyExists, Conflict, Invalid, ...
   std::string message;
-  nlohmann::json details;   ///< name, group, kind, causes, retryAfterSeconds; null when empty
+  nlohmann::json details;  ///< name, group, kind, causes, retryAfterSeconds; null when empty
 };
 
 /// A value or an ApiError; the apiserver's counterpart of kpt::Expected.
 template <class T>
 class [[nodiscard]] ApiResult {
  public:
-  ApiResult(T value) : m_v(std::move(value)) {}        // NOLINT(google-explicit-constructor)
+  ApiResult(T value) : m_v(std::move(value)) {}         // NOLINT(google-explicit-constructor)
   ApiResult(ApiError error) : m_v(std::move(error)) {}  // NOLINT(google-explicit-constructor)
   [[nodiscard]] bool ok() const { return m_v.index() == 0; }
   explicit operator bool() const { return ok(); }

@@ -25,8 +25,8 @@ std::string new_uid() {
 
 Store::Store(StoreOptions options) : m_options(options) {}
 
-ApiResult<nlohmann::json> Store::mutate(const std::string& resource, const std::string& ns, const std::string& name,
-                                        const Mutator& fn, bool dry_run) {
+ApiResult<nlohmann::json> Store::mutate(const std::string& resource, const std::string& ns,
+                                        const std::string& name, const Mutator& fn, bool dry_run) {
   std::lock_guard lock(m_mutex);
   auto& objects = m_objects[resource];
   const auto key = object_key(ns, name);
@@ -121,8 +121,8 @@ ApiResult<std::vector<StoreEvent>> Store::events_after(const std::string& resour
                                                        std::uint64_t after, std::size_t max) const {
   std::lock_guard lock(m_mutex);
   if (after < m_compacted_rv) {
-    return gone("too old resource version: " + std::to_string(after) + " (" + std::to_string(m_compacted_rv + 1) +
-                ")");
+    return gone("too old resource version: " + std::to_string(after) + " (" +
+                std::to_string(m_compacted_rv + 1) + ")");
   }
   std::vector<StoreEvent> out;
   // History is ordered by rv: binary search for the first newer event.

@@ -1,5 +1,9 @@
 #pragma once
 
+#include "apiserver/status.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -7,22 +11,19 @@
 #include <functional>
 #include <map>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "apiserver/status.hpp"
 
 namespace kpt::apiserver {
 
 /// One change, as a watch delivers it.
 struct StoreEvent {
   std::uint64_t rv = 0;
-  std::string type;       ///< ADDED, MODIFIED, DELETED
-  std::string resource;   ///< storage key "group/plural"
+  std::string type;      ///< ADDED, MODIFIED, DELETED
+  std::string resource;  ///< storage key "group/plural"
   std::string ns;
-  nlohmann::json object;  ///< the object after the change (before, for DELETED, with the delete's rv)
+  nlohmann::json object;    ///< the object after the change (before, for DELETED, with the delete's rv)
   nlohmann::json previous;  ///< MODIFIED: the object before the change (selector transitions); else null
 };
 
@@ -41,16 +42,16 @@ class Store {
   /// (nullopt when absent) and returns the object to store, or an error. The store assigns
   /// metadata.resourceVersion; `dry_run` computes the result without storing it.
   using Mutator = std::function<ApiResult<nlohmann::json>(const std::optional<nlohmann::json>& current)>;
-  ApiResult<nlohmann::json> mutate(const std::string& resource, const std::string& ns, const std::string& name,
-                                   const Mutator& fn, bool dry_run = false);
+  ApiResult<nlohmann::json> mutate(const std::string& resource, const std::string& ns,
+                                   const std::string& name, const Mutator& fn, bool dry_run = false);
   /// Removes an object; returns it (with the deletion's resourceVersion), or nullopt.
-  std::optional<nlohmann::json> erase(const std::string& resource, const std::string& ns, const std::string& name,
-                                      bool dry_run = false);
+  std::optional<nlohmann::json> erase(const std::string& resource, const std::string& ns,
+                                      const std::string& name, bool dry_run = false);
 
   [[nodiscard]] std::optional<nlohmann::json> get(const std::string& resource, const std::string& ns,
                                                   const std::string& name) const;
-  /// Objects of `resource` in `ns` (empty: all namespaces), ordered by namespace/name, starting after `after`.
-  /// `rv_out`, when given, receives the resourceVersion the list is consistent with.
+  /// Objects of `resource` in `ns` (empty: all namespaces), ordered by namespace/name, starting after
+  /// `after`. `rv_out`, when given, receives the resourceVersion the list is consistent with.
   [[nodiscard]] std::vector<nlohmann::json> list(const std::string& resource, const std::string& ns,
                                                  const std::string& after = {},
                                                  std::uint64_t* rv_out = nullptr) const;
@@ -85,7 +86,8 @@ class Store {
   std::uint64_t m_rv = 1;
   std::uint64_t m_compacted_rv = 0;  ///< highest rv no longer in history
   bool m_shutdown = false;
-  std::map<std::string, std::map<std::string, nlohmann::json>> m_objects;  ///< resource -> "ns/name" -> object
+  std::map<std::string, std::map<std::string, nlohmann::json>>
+      m_objects;  ///< resource -> "ns/name" -> object
   std::deque<StoreEvent> m_history;
 };
 

@@ -1,6 +1,7 @@
 #include "apiserver/table.hpp"
 
 #include "util/time.hpp"
+
 #include <cstdio>
 #include <ctime>
 
@@ -18,9 +19,13 @@ std::string str(const json& obj, const json::json_pointer& p, const std::string&
   return v.dump();
 }
 
-json column(const std::string& name, const std::string& type, const std::string& description, int priority = 0,
-            const std::string& format = {}) {
-  return {{"name", name}, {"type", type}, {"format", format}, {"description", description}, {"priority", priority}};
+json column(const std::string& name, const std::string& type, const std::string& description,
+            int priority = 0, const std::string& format = {}) {
+  return {{"name", name},
+          {"type", type},
+          {"format", format},
+          {"description", description},
+          {"priority", priority}};
 }
 
 std::string pod_status(const json& pod) {
@@ -48,7 +53,8 @@ std::vector<json> pod_cells(const json& pod) {
   int ready = 0;
   int total = 0;
   int restarts = 0;
-  if (pod.contains("/spec/containers"_json_pointer)) total = static_cast<int>(pod["spec"]["containers"].size());
+  if (pod.contains("/spec/containers"_json_pointer))
+    total = static_cast<int>(pod["spec"]["containers"].size());
   if (pod.contains("/status/containerStatuses"_json_pointer)) {
     for (const auto& cs : pod["status"]["containerStatuses"]) {
       ready += cs.value("ready", false) ? 1 : 0;
@@ -66,8 +72,8 @@ std::vector<json> service_cells(const json& svc) {
       ports += std::to_string(p.value("port", 0)) + "/" + p.value("protocol", "TCP");
     }
   }
-  return {str(svc, "/spec/type"_json_pointer, "ClusterIP"), str(svc, "/spec/clusterIP"_json_pointer, "<none>"),
-          "<none>", ports.empty() ? "<none>" : ports};
+  return {str(svc, "/spec/type"_json_pointer, "ClusterIP"),
+          str(svc, "/spec/clusterIP"_json_pointer, "<none>"), "<none>", ports.empty() ? "<none>" : ports};
 }
 
 json render_cell(const json& value, const std::string& type, std::int64_t now) {
@@ -101,14 +107,16 @@ std::string human_duration(std::int64_t s) {
   if (h < 48) return std::to_string(h) + "h";
   if (h < 24 * 8) {
     if (h % 24 == 0) return std::to_string(h / 24) + "d";
-    std::snprintf(buf, sizeof buf, "%lldd%lldh", static_cast<long long>(h / 24), static_cast<long long>(h % 24));
+    std::snprintf(buf, sizeof buf, "%lldd%lldh", static_cast<long long>(h / 24),
+                  static_cast<long long>(h % 24));
     return buf;
   }
   if (h < 24 * 365 * 2) return std::to_string(h / 24) + "d";
   if (h < 24 * 365 * 8) {
     const std::int64_t d = h / 24;
     if (d % 365 == 0) return std::to_string(d / 365) + "y";
-    std::snprintf(buf, sizeof buf, "%lldy%lldd", static_cast<long long>(d / 365), static_cast<long long>(d % 365));
+    std::snprintf(buf, sizeof buf, "%lldy%lldd", static_cast<long long>(d / 365),
+                  static_cast<long long>(d % 365));
     return buf;
   }
   return std::to_string(h / 24 / 365) + "y";
@@ -159,9 +167,11 @@ json to_table(const ResourceInfo& res, const std::vector<json>& objects, const j
   json cols = json::array({column("Name", "string", "Name must be unique within a namespace", 0, "name")});
   const bool core = res.group.empty();
   if (core && res.kind == "Pod") {
-    cols.push_back(column("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."));
+    cols.push_back(
+        column("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."));
     cols.push_back(column("Status", "string", "The aggregate status of the containers in this pod."));
-    cols.push_back(column("Restarts", "integer", "The number of times the containers in this pod have been restarted."));
+    cols.push_back(
+        column("Restarts", "integer", "The number of times the containers in this pod have been restarted."));
   } else if (core && res.kind == "Service") {
     cols.push_back(column("Type", "string", "The type of the service."));
     cols.push_back(column("Cluster-IP", "string", "The IP address of the service."));
@@ -191,18 +201,22 @@ json to_table(const ResourceInfo& res, const std::vector<json>& objects, const j
     } else if (res.kind == "CustomResourceDefinition") {
       cells.push_back(created);
     }
-    for (const auto& c : res.columns) cells.push_back(render_cell(eval_json_path(obj, c.json_path), c.type, options.now_epoch));
+    for (const auto& c : res.columns)
+      cells.push_back(render_cell(eval_json_path(obj, c.json_path), c.type, options.now_epoch));
     if (!custom_columns && res.kind != "CustomResourceDefinition") {
       cells.push_back(human_duration(age_seconds(created, options.now_epoch)));
     }
-    json row_obj = options.include_object
-                       ? obj
-                       : json{{"kind", "PartialObjectMetadata"}, {"apiVersion", "meta.k8s.io/v1"},
-                              {"metadata", obj["metadata"]}};
+    json row_obj = options.include_object ? obj
+                                          : json{{"kind", "PartialObjectMetadata"},
+                                                 {"apiVersion", "meta.k8s.io/v1"},
+                                                 {"metadata", obj["metadata"]}};
     rows.push_back({{"cells", cells}, {"object", row_obj}});
   }
-  json table = {{"kind", "Table"}, {"apiVersion", "meta.k8s.io/v1"}, {"metadata", list_metadata},
-                {"columnDefinitions", options.include_columns ? cols : json::array()}, {"rows", rows}};
+  json table = {{"kind", "Table"},
+                {"apiVersion", "meta.k8s.io/v1"},
+                {"metadata", list_metadata},
+                {"columnDefinitions", options.include_columns ? cols : json::array()},
+                {"rows", rows}};
   return table;
 }
 

@@ -1,11 +1,12 @@
 #pragma once
 
-#include <cstdint>
+#include "apiserver/resources.hpp"
+
 #include <nlohmann/json.hpp>
+
+#include <cstdint>
 #include <string>
 #include <vector>
-
-#include "apiserver/resources.hpp"
 
 namespace kpt::apiserver {
 
@@ -17,9 +18,9 @@ std::int64_t age_seconds(const std::string& rfc3339, std::int64_t now_epoch);
 nlohmann::json eval_json_path(const nlohmann::json& object, const std::string& path);
 
 struct TableOptions {
-  bool include_columns = true;   ///< false for watch events after the first
-  bool include_object = false;   ///< includeObject=Object: full objects; else PartialObjectMetadata
-  std::int64_t now_epoch = 0;    ///< for AGE cells
+  bool include_columns = true;  ///< false for watch events after the first
+  bool include_object = false;  ///< includeObject=Object: full objects; else PartialObjectMetadata
+  std::int64_t now_epoch = 0;   ///< for AGE cells
 };
 
 /// A meta.k8s.io/v1 Table of `objects` with the columns `kubectl get` shows for the resource.

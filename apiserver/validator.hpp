@@ -1,11 +1,12 @@
 #pragma once
 
-#include <memory>
+#include "apiserver/status.hpp"
+
 #include <nlohmann/json.hpp>
+
+#include <memory>
 #include <string>
 #include <vector>
-
-#include "apiserver/status.hpp"
 
 namespace kpt::apiserver {
 
@@ -26,7 +27,8 @@ class ObjectValidator {
 /// It is the project's structural validator (schema/); a schema that does not compile gives a
 /// validator that rejects every object with the compile error.
 std::shared_ptr<const ObjectValidator> make_default_validator(const nlohmann::json& open_api_v3_schema,
-                                                              const std::string& group, const std::string& version,
+                                                              const std::string& group,
+                                                              const std::string& version,
                                                               const std::string& kind);
 
 }  // namespace kpt::apiserver

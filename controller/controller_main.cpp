@@ -1,21 +1,20 @@
 #include "controller/controller_main.hpp"
 
-#include <httplib.h>
-
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
-#include <thread>
-#include <vector>
-
 #include "controller/expectations.hpp"
 #include "controller/informer.hpp"
 #include "controller/instrumented_client.hpp"
 #include "controller/logger.hpp"
 #include "controller/metrics.hpp"
-#include "model/pytorchjob/labels.hpp"
 #include "controller/object_cache.hpp"
 #include "controller/work_queue.hpp"
+#include "model/pytorchjob/labels.hpp"
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <thread>
+#include <vector>
 
 namespace kpt::controller {
 
@@ -36,7 +35,8 @@ void work(WorkQueue& queue, Reconciler& reconciler, Metrics& metrics, const util
     const std::chrono::duration<double> took = clock.steady_now() - started;
     if (r.error) {
       metrics.observe_reconcile(r.retriable ? "retry" : "error", took);
-      log.error("reconcile failed", {{"key", *key}, {"error", r.error->message}, {"retry", r.retriable ? "yes" : "no"}});
+      log.error("reconcile failed",
+                {{"key", *key}, {"error", r.error->message}, {"retry", r.retriable ? "yes" : "no"}});
       if (r.retriable) {
         queue.add_rate_limited(*key);
       } else {
@@ -45,7 +45,8 @@ void work(WorkQueue& queue, Reconciler& reconciler, Metrics& metrics, const util
     } else {
       metrics.observe_reconcile(r.requeue_after ? "requeue" : "success", took);
       queue.forget(*key);
-      if (r.requeue_after) queue.add_after(*key, std::chrono::duration_cast<std::chrono::milliseconds>(*r.requeue_after));
+      if (r.requeue_after)
+        queue.add_after(*key, std::chrono::duration_cast<std::chrono::milliseconds>(*r.requeue_after));
     }
     queue.done(*key);
     metrics.set_queue_depth(queue.depth());
@@ -66,15 +67,16 @@ std::string detect_training_operator(kube::ApiClient& client) {
   return {};
 }
 
-int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, const util::Clock& clock, Logger& log,
-                   std::atomic<bool>& stop, const std::function<void(int)>& on_listening) {
+int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, const util::Clock& clock,
+                   Logger& log, std::atomic<bool>& stop, const std::function<void(int)>& on_listening) {
   Metrics metrics;
   InstrumentedClient client(raw_client, metrics);
 
   if (config.reconciler.managed_by.empty() && config.reconciler.job_selector.empty()) {
     if (const auto found = detect_training_operator(client); !found.empty()) {
       log.error("a Training Operator is running in this cluster ('" + found +
-                "'); refusing to reconcile its jobs: pass --managed-by or --job-selector to say which jobs are ours");
+                "'); refusing to reconcile its jobs: pass --managed-by or --job-selector to say which jobs "
+                "are ours");
       return 1;
     }
   }
@@ -117,11 +119,14 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
     auto informer = std::make_unique<Informer>(
         client, cache == &pods ? kube::resources::pods() : kube::resources::services(), config.namespace_,
         model::pytorchjob::selector_string(selector),
-        [cache, on_change](kube::WatchEvent::Type type, const nlohmann::json& obj) { on_change(cache->apply(type, obj)); },
+        [cache, on_change](kube::WatchEvent::Type type, const nlohmann::json& obj) {
+          on_change(cache->apply(type, obj));
+        },
         log, config.resync);
-    informer->set_list_handler([cache, on_change](const std::vector<nlohmann::json>& page, bool first, bool last) {
-      for (const auto& change : cache->list_page(page, first, last)) on_change(change);
-    });
+    informer->set_list_handler(
+        [cache, on_change](const std::vector<nlohmann::json>& page, bool first, bool last) {
+          for (const auto& change : cache->list_page(page, first, last)) on_change(change);
+        });
     informer->set_page_size(k_list_page_size);
     informers.push_back(std::move(informer));
   }
@@ -131,7 +136,8 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
   httplib::Server http;
   std::thread http_thread;
   if (config.metrics_addr != "0") {
-    http.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
+    http.Get("/healthz",
+             [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
     http.Get("/readyz", [&](const httplib::Request&, httplib::Response& res) {
       bool ready = leading.load() || config.leader_elect;  // a standby is ready to take over
       for (const auto& inf : informers) ready = ready && (inf->synced() || !leading.load());
@@ -143,7 +149,8 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
     });
     const auto colon = config.metrics_addr.rfind(':');
     std::string host = colon == std::string::npos ? "" : config.metrics_addr.substr(0, colon);
-    const int port = std::stoi(colon == std::string::npos ? config.metrics_addr : config.metrics_addr.substr(colon + 1));
+    const int port =
+        std::stoi(colon == std::string::npos ? config.metrics_addr : config.metrics_addr.substr(colon + 1));
     if (host.empty()) host = "0.0.0.0";
     const int bound = port == 0 ? http.bind_to_any_port(host) : (http.bind_to_port(host, port) ? port : -1);
     if (bound < 0) {
@@ -170,7 +177,6 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
     }
     leading = true;
   }
-
 
   std::atomic<bool> stop_informers{false};
   std::vector<std::thread> threads;

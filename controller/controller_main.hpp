@@ -1,14 +1,14 @@
 #pragma once
 
+#include "controller/leader_election.hpp"
+#include "controller/reconciler.hpp"
+#include "kube/api_client.hpp"
+#include "util/clock.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <string>
-
-#include "util/clock.hpp"
-#include "controller/leader_election.hpp"
-#include "controller/reconciler.hpp"
-#include "kube/api_client.hpp"
 
 namespace kpt::controller {
 
@@ -29,7 +29,7 @@ std::string detect_training_operator(kube::ApiClient& client);
 
 /// Runs the controller until `stop` is set (exit code 0) or leadership is lost or the controller
 /// must refuse to run (exit code 1). `on_listening` receives the bound health/metrics port.
-int run_controller(kube::ApiClient& client, const ControllerConfig& config, const util::Clock& clock, Logger& log,
-                   std::atomic<bool>& stop, const std::function<void(int)>& on_listening = {});
+int run_controller(kube::ApiClient& client, const ControllerConfig& config, const util::Clock& clock,
+                   Logger& log, std::atomic<bool>& stop, const std::function<void(int)>& on_listening = {});
 
 }  // namespace kpt::controller

@@ -1,8 +1,8 @@
 #include "controller/crd.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "schema/carried/carried_schema.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace kpt::controller {
 
@@ -27,11 +27,15 @@ nlohmann::json pytorchjob_crd() {
       {"apiVersion", "apiextensions.k8s.io/v1"},
       {"kind", "CustomResourceDefinition"},
       {"metadata",
-       {{"name", "pytorchjobs.kubeflow.org"}, {"labels", {{"app.kubernetes.io/name", "kubectl-pytorch-controller"}}}}},
+       {{"name", "pytorchjobs.kubeflow.org"},
+        {"labels", {{"app.kubernetes.io/name", "kubectl-pytorch-controller"}}}}},
       {"spec",
        {{"group", "kubeflow.org"},
         {"names",
-         {{"kind", "PyTorchJob"}, {"listKind", "PyTorchJobList"}, {"plural", "pytorchjobs"}, {"singular", "pytorchjob"}}},
+         {{"kind", "PyTorchJob"},
+          {"listKind", "PyTorchJobList"},
+          {"plural", "pytorchjobs"},
+          {"singular", "pytorchjob"}}},
         {"scope", "Namespaced"},
         {"versions", json::array({version})}}},
   };

@@ -1,11 +1,11 @@
 #pragma once
 
+#include "util/clock.hpp"
+
 #include <chrono>
 #include <map>
 #include <mutex>
 #include <string>
-
-#include "util/clock.hpp"
 
 namespace kpt::controller {
 

@@ -1,10 +1,10 @@
 #include "controller/informer.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "controller/logger.hpp"
 #include "controller/stop_token.hpp"
 #include "controller/work_queue.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace kpt::controller {
 
@@ -64,7 +64,8 @@ void Informer::run(const std::atomic<bool>& stop) {
     opts.label_selector = m_selector;
     opts.resource_version = rv;
     opts.allow_bookmarks = true;
-    const auto left = std::chrono::duration_cast<std::chrono::seconds>(m_resync - (std::chrono::steady_clock::now() - last_list));
+    const auto left = std::chrono::duration_cast<std::chrono::seconds>(
+        m_resync - (std::chrono::steady_clock::now() - last_list));
     opts.timeout_seconds = std::max<long>(1, left.count());
     auto watched = m_client.watch(
         m_ref, m_ns, opts,

@@ -1,12 +1,12 @@
 #pragma once
 
+#include "kube/api_client.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <string>
 #include <vector>
-
-#include "kube/api_client.hpp"
 
 namespace kpt::controller {
 

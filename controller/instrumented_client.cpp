@@ -17,15 +17,17 @@ Expected<void> InstrumentedClient::watch(const kube::ResourceRef& ref, const std
   return counted("watch", m_inner.watch(ref, ns, opts, on_event, cancel));
 }
 Expected<nlohmann::json> InstrumentedClient::create(const kube::ResourceRef& ref, const std::string& ns,
-                                                    const nlohmann::json& obj, const kube::WriteOptions& opts) {
+                                                    const nlohmann::json& obj,
+                                                    const kube::WriteOptions& opts) {
   return counted("create", m_inner.create(ref, ns, obj, opts));
 }
 Expected<nlohmann::json> InstrumentedClient::update(const kube::ResourceRef& ref, const std::string& ns,
-                                                    const nlohmann::json& obj, const kube::WriteOptions& opts) {
+                                                    const nlohmann::json& obj,
+                                                    const kube::WriteOptions& opts) {
   return counted("update", m_inner.update(ref, ns, obj, opts));
 }
-Expected<nlohmann::json> InstrumentedClient::update_status(const kube::ResourceRef& ref, const std::string& ns,
-                                                           const nlohmann::json& obj) {
+Expected<nlohmann::json> InstrumentedClient::update_status(const kube::ResourceRef& ref,
+                                                           const std::string& ns, const nlohmann::json& obj) {
   return counted("update_status", m_inner.update_status(ref, ns, obj));
 }
 Expected<nlohmann::json> InstrumentedClient::patch(const kube::ResourceRef& ref, const std::string& ns,
@@ -33,8 +35,8 @@ Expected<nlohmann::json> InstrumentedClient::patch(const kube::ResourceRef& ref,
                                                    const std::string& body, const kube::WriteOptions& opts) {
   return counted("patch", m_inner.patch(ref, ns, name, type, body, opts));
 }
-Expected<void> InstrumentedClient::remove(const kube::ResourceRef& ref, const std::string& ns, const std::string& name,
-                                          const kube::DeleteOptions& opts) {
+Expected<void> InstrumentedClient::remove(const kube::ResourceRef& ref, const std::string& ns,
+                                          const std::string& name, const kube::DeleteOptions& opts) {
   return counted("delete", m_inner.remove(ref, ns, name, opts));
 }
 Expected<std::string> InstrumentedClient::get_raw(const std::string& path_and_query) {

@@ -11,16 +11,17 @@ class InstrumentedClient final : public kube::ApiClient {
  public:
   InstrumentedClient(kube::ApiClient& inner, Metrics& metrics) : m_inner(inner), m_metrics(metrics) {}
 
-  Expected<nlohmann::json> get(const kube::ResourceRef& ref, const std::string& ns, const std::string& name) override;
+  Expected<nlohmann::json> get(const kube::ResourceRef& ref, const std::string& ns,
+                               const std::string& name) override;
   Expected<kube::ListResult> list(const kube::ResourceRef& ref, const std::string& ns,
                                   const kube::ListOptions& opts) override;
   Expected<void> watch(const kube::ResourceRef& ref, const std::string& ns, const kube::ListOptions& opts,
                        const std::function<bool(const kube::WatchEvent&)>& on_event,
                        const std::atomic<bool>* cancel) override;
-  Expected<nlohmann::json> create(const kube::ResourceRef& ref, const std::string& ns, const nlohmann::json& obj,
-                                  const kube::WriteOptions& opts = {}) override;
-  Expected<nlohmann::json> update(const kube::ResourceRef& ref, const std::string& ns, const nlohmann::json& obj,
-                                  const kube::WriteOptions& opts = {}) override;
+  Expected<nlohmann::json> create(const kube::ResourceRef& ref, const std::string& ns,
+                                  const nlohmann::json& obj, const kube::WriteOptions& opts = {}) override;
+  Expected<nlohmann::json> update(const kube::ResourceRef& ref, const std::string& ns,
+                                  const nlohmann::json& obj, const kube::WriteOptions& opts = {}) override;
   Expected<nlohmann::json> update_status(const kube::ResourceRef& ref, const std::string& ns,
                                          const nlohmann::json& obj) override;
   Expected<nlohmann::json> patch(const kube::ResourceRef& ref, const std::string& ns, const std::string& name,
@@ -29,7 +30,8 @@ class InstrumentedClient final : public kube::ApiClient {
   Expected<void> remove(const kube::ResourceRef& ref, const std::string& ns, const std::string& name,
                         const kube::DeleteOptions& opts = {}) override;
   Expected<std::string> get_raw(const std::string& path_and_query) override;
-  Expected<void> stream_raw(const std::string& path_and_query, const std::function<bool(std::string_view)>& on_data,
+  Expected<void> stream_raw(const std::string& path_and_query,
+                            const std::function<bool(std::string_view)>& on_data,
                             const std::atomic<bool>* cancel) override;
   Expected<nlohmann::json> post_raw(const std::string& path, const nlohmann::json& body) override;
   std::vector<std::string> take_warnings() override { return m_inner.take_warnings(); }

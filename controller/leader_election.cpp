@@ -1,10 +1,11 @@
 #include "controller/leader_election.hpp"
 
-#include <cstdio>
-#include <nlohmann/json.hpp>
-
 #include "controller/logger.hpp"
 #include "controller/stop_token.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
 
 namespace kpt::controller {
 
@@ -41,16 +42,15 @@ bool LeaderElector::try_acquire_or_renew() {
   auto got = m_client.get(leases, m_config.namespace_, m_config.name);
   if (!got) {
     if (!kube::is_not_found(got.error())) return false;
-    const nlohmann::json lease = {
-        {"apiVersion", "coordination.k8s.io/v1"},
-        {"kind", "Lease"},
-        {"metadata", {{"name", m_config.name}, {"namespace", m_config.namespace_}}},
-        {"spec",
-         {{"holderIdentity", m_config.identity},
-          {"leaseDurationSeconds", m_config.lease_duration.count()},
-          {"acquireTime", now},
-          {"renewTime", now},
-          {"leaseTransitions", 0}}}};
+    const nlohmann::json lease = {{"apiVersion", "coordination.k8s.io/v1"},
+                                  {"kind", "Lease"},
+                                  {"metadata", {{"name", m_config.name}, {"namespace", m_config.namespace_}}},
+                                  {"spec",
+                                   {{"holderIdentity", m_config.identity},
+                                    {"leaseDurationSeconds", m_config.lease_duration.count()},
+                                    {"acquireTime", now},
+                                    {"renewTime", now},
+                                    {"leaseTransitions", 0}}}};
     return static_cast<bool>(m_client.create(leases, m_config.namespace_, lease));
   }
   auto lease = std::move(got).value();
@@ -58,12 +58,14 @@ bool LeaderElector::try_acquire_or_renew() {
   if (!spec.is_object()) spec = nlohmann::json::object();
   const auto holder = spec.value("holderIdentity", std::string{});
   const auto renew = spec.value("renewTime", std::string{});
-  if (holder != m_observed_holder || renew != m_observed_renew || m_observed_at == std::chrono::steady_clock::time_point{}) {
+  if (holder != m_observed_holder || renew != m_observed_renew ||
+      m_observed_at == std::chrono::steady_clock::time_point{}) {
     m_observed_holder = holder;
     m_observed_renew = renew;
     m_observed_at = m_clock.steady_now();
   }
-  const auto duration = std::chrono::seconds{spec.value("leaseDurationSeconds", m_config.lease_duration.count())};
+  const auto duration =
+      std::chrono::seconds{spec.value("leaseDurationSeconds", m_config.lease_duration.count())};
   if (!holder.empty() && holder != m_config.identity && m_clock.steady_now() < m_observed_at + duration) {
     return false;  // somebody else holds a lease we saw renewed recently
   }
@@ -85,7 +87,8 @@ bool LeaderElector::try_acquire_or_renew() {
 void LeaderElector::release() {
   const auto leases = kube::resources::leases();
   auto got = m_client.get(leases, m_config.namespace_, m_config.name);
-  if (!got || got->value("spec", nlohmann::json::object()).value("holderIdentity", "") != m_config.identity) return;
+  if (!got || got->value("spec", nlohmann::json::object()).value("holderIdentity", "") != m_config.identity)
+    return;
   auto lease = std::move(got).value();
   lease["spec"]["holderIdentity"] = "";
   lease["spec"]["leaseDurationSeconds"] = 1;
@@ -93,8 +96,8 @@ void LeaderElector::release() {
 }
 
 bool LeaderElector::acquire(const std::atomic<bool>& stop, Logger& log) {
-  log.info("waiting for leadership", {{"lease", m_config.namespace_ + "/" + m_config.name},
-                                      {"identity", m_config.identity}});
+  log.info("waiting for leadership",
+           {{"lease", m_config.namespace_ + "/" + m_config.name}, {"identity", m_config.identity}});
   while (!stop.load()) {
     if (try_acquire_or_renew()) {
       log.info("became leader", {{"identity", m_config.identity}});

@@ -1,12 +1,12 @@
 #pragma once
 
+#include "kube/api_client.hpp"
+#include "util/clock.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
-
-#include "util/clock.hpp"
-#include "kube/api_client.hpp"
 
 namespace kpt::controller {
 

@@ -1,9 +1,10 @@
 #include "controller/logger.hpp"
 
-#include <nlohmann/json.hpp>
-#include <ostream>
-
 #include "util/time.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
 
 namespace kpt::controller {
 

@@ -1,12 +1,12 @@
 #pragma once
 
+#include "util/clock.hpp"
+
 #include <initializer_list>
 #include <iosfwd>
 #include <mutex>
 #include <string>
 #include <utility>
-
-#include "util/clock.hpp"
 
 namespace kpt::controller {
 
@@ -20,7 +20,8 @@ class Logger {
  public:
   using Fields = std::initializer_list<std::pair<const char*, std::string>>;
 
-  Logger(std::ostream& out, LogFormat format, const util::Clock& clock) : m_out(out), m_format(format), m_clock(clock) {}
+  Logger(std::ostream& out, LogFormat format, const util::Clock& clock)
+      : m_out(out), m_format(format), m_clock(clock) {}
   void info(const std::string& msg, Fields fields = {}) { write("info", msg, fields); }
   void error(const std::string& msg, Fields fields = {}) { write("error", msg, fields); }
 

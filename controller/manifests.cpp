@@ -153,7 +153,9 @@ std::string crd_manifest() { return yaml::to_yaml(pytorchjob_crd()); }
 std::string controller_manifests(const ManifestOptions& options) {
   auto rest = replace_all(k_rest, "@NS@", options.namespace_);
   rest = replace_all(rest, "@IMAGE@", options.image);
-  return std::string("# kubectl-pytorch controller: CRD, RBAC and Deployment (kubectl pytorch controller manifests)\n---\n") +
+  return std::string(
+             "# kubectl-pytorch controller: CRD, RBAC and Deployment (kubectl pytorch controller "
+             "manifests)\n---\n") +
          crd_manifest() + "---\n" + rest;
 }
 

@@ -6,7 +6,8 @@ namespace kpt::controller {
 
 namespace {
 bool is_write(const std::string& verb) {
-  return verb == "create" || verb == "update" || verb == "update_status" || verb == "patch" || verb == "delete";
+  return verb == "create" || verb == "update" || verb == "update_status" || verb == "patch" ||
+         verb == "delete";
 }
 }  // namespace
 
@@ -70,8 +71,8 @@ std::string Metrics::render() const {
   o << "# HELP kpt_controller_reconcile_duration_seconds Time of one reconcile pass.\n"
        "# TYPE kpt_controller_reconcile_duration_seconds histogram\n";
   for (std::size_t i = 0; i < k_buckets.size(); ++i) {
-    o << "kpt_controller_reconcile_duration_seconds_bucket{le=\"" << k_buckets[i] << "\"} " << m_latency_buckets[i]
-      << "\n";
+    o << "kpt_controller_reconcile_duration_seconds_bucket{le=\"" << k_buckets[i] << "\"} "
+      << m_latency_buckets[i] << "\n";
   }
   o << "kpt_controller_reconcile_duration_seconds_bucket{le=\"+Inf\"} " << m_latency_count << "\n"
     << "kpt_controller_reconcile_duration_seconds_sum " << m_latency_sum << "\n"
@@ -82,7 +83,8 @@ std::string Metrics::render() const {
   o << "# HELP kpt_controller_api_requests_total Kubernetes API requests by verb and HTTP code.\n"
        "# TYPE kpt_controller_api_requests_total counter\n";
   for (const auto& [k, n] : m_api) {
-    o << "kpt_controller_api_requests_total{verb=\"" << k.first << "\",code=\"" << k.second << "\"} " << n << "\n";
+    o << "kpt_controller_api_requests_total{verb=\"" << k.first << "\",code=\"" << k.second << "\"} " << n
+      << "\n";
   }
   std::map<std::string, long> states;
   for (const auto& [_, s] : m_job_state) ++states[s];

@@ -1,10 +1,10 @@
 #include "controller/object_cache.hpp"
 
+#include "model/pytorchjob/lifecycle_json.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <charconv>
-
-#include "model/pytorchjob/lifecycle_json.hpp"
 
 namespace kpt::controller {
 
@@ -88,7 +88,8 @@ ChildChange ChildCache::apply_locked(kube::WatchEvent::Type type, const nlohmann
   return change;
 }
 
-std::vector<ChildChange> ChildCache::list_page(const std::vector<nlohmann::json>& items, bool first, bool last) {
+std::vector<ChildChange> ChildCache::list_page(const std::vector<nlohmann::json>& items, bool first,
+                                               bool last) {
   std::lock_guard lock(m_mutex);
   if (first) m_listed.clear();
   std::vector<ChildChange> changes;
@@ -159,7 +160,8 @@ std::string JobCache::apply(kube::WatchEvent::Type type, const nlohmann::json& j
   return key;
 }
 
-std::vector<std::string> JobCache::list_page(const std::vector<nlohmann::json>& items, bool first, bool last) {
+std::vector<std::string> JobCache::list_page(const std::vector<nlohmann::json>& items, bool first,
+                                             bool last) {
   std::lock_guard lock(m_mutex);
   if (first) m_listed.clear();
   std::vector<std::string> keys;

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "kube/api_client.hpp"
+#include "model/pytorchjob/lifecycle_types.hpp"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <map>
@@ -10,9 +13,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include "model/pytorchjob/lifecycle_types.hpp"
-#include "kube/api_client.hpp"
 
 namespace kpt::controller {
 

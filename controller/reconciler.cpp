@@ -1,10 +1,5 @@
 #include "controller/reconciler.hpp"
 
-#include <nlohmann/json.hpp>
-
-#include <algorithm>
-#include <set>
-
 #include "controller/expectations.hpp"
 #include "controller/metrics.hpp"
 #include "model/pytorchjob/desired_state.hpp"
@@ -12,6 +7,11 @@
 #include "model/pytorchjob/labels.hpp"
 #include "model/pytorchjob/lifecycle.hpp"
 #include "model/pytorchjob/lifecycle_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
 
 namespace kpt::controller {
 
@@ -50,8 +50,8 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
   return {key.substr(0, slash), key.substr(slash + 1)};
 }
 
-Reconciler::Reconciler(kube::ApiClient& client, const util::Clock& clock, ReconcilerOptions options, Metrics* metrics,
-                       const ReconcilerCaches* caches)
+Reconciler::Reconciler(kube::ApiClient& client, const util::Clock& clock, ReconcilerOptions options,
+                       Metrics* metrics, const ReconcilerCaches* caches)
     : m_client(client), m_clock(clock), m_options(std::move(options)), m_metrics(metrics), m_caches(caches) {}
 
 bool Reconciler::owns(const nlohmann::json& job) const {
@@ -117,7 +117,8 @@ Expected<std::pair<std::vector<CachedChild>, std::vector<CachedChild>>> Reconcil
     services = m_caches->services.of_job(key);
   } else {
     kube::ListOptions opts;
-    opts.label_selector = model::pytorchjob::selector_string(model::pytorchjob::job_selector(name, m_options.style));
+    opts.label_selector =
+        model::pytorchjob::selector_string(model::pytorchjob::job_selector(name, m_options.style));
     auto listed_pods = m_client.list(kube::resources::pods(), ns, opts);
     if (!listed_pods) return listed_pods.error().context("listing pods of '" + key + "'");
     auto listed_services = m_client.list(kube::resources::services(), ns, opts);
@@ -156,7 +157,8 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   for (const auto& c : kids->second) service_names.push_back(c.pod.name);
 
   const auto policy = model::pytorchjob::job_policy_from_json(job);
-  const auto old_status = model::pytorchjob::job_status_from_json(job.value("status", nlohmann::json::object()));
+  const auto old_status =
+      model::pytorchjob::job_status_from_json(job.value("status", nlohmann::json::object()));
   const auto now = std::chrono::floor<std::chrono::seconds>(m_clock.now());
   auto d = model::pytorchjob::decide_lifecycle(policy, old_status, observed, service_names, now);
 
@@ -171,9 +173,9 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     for (auto& c : d.status.conditions) {
       if (c.type != "Created" || c.message.find(note) != std::string::npos) continue;
       c.message += note;
-      d.events.push_back({"Warning", "GangSchedulingUnavailable", "Gang scheduling was asked for but the CRD '" +
-                                                                      model::pytorchjob::pod_group_api(gang.kind).crd_name +
-                                                                      "' is missing"});
+      d.events.push_back({"Warning", "GangSchedulingUnavailable",
+                          "Gang scheduling was asked for but the CRD '" +
+                              model::pytorchjob::pod_group_api(gang.kind).crd_name + "' is missing"});
     }
   }
   if (m_metrics != nullptr) m_metrics->set_job_state(key, job_state(d.status));
@@ -183,7 +185,8 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     del.propagation_policy = "Background";
     del.precondition_uid = uid;
     auto r = m_client.remove(kube::resources::pytorchjobs(), ns, name, del);
-    if (!r && !kube::is_not_found(r.error())) return failed(r.error().context("deleting expired job '" + key + "'"));
+    if (!r && !kube::is_not_found(r.error()))
+      return failed(r.error().context("deleting expired job '" + key + "'"));
     if (m_metrics != nullptr) m_metrics->forget_job(key);
     if (m_caches != nullptr) m_caches->expectations.forget(key);
     return {};
@@ -233,8 +236,10 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   // Record re-creations before deleting, so a crash in between over-counts rather than under-counts.
   if (d.recreations != policy.recreations) {
     const nlohmann::json patch = {
-        {"metadata", {{"annotations", {{model::pytorchjob::k_recreations_annotation, std::to_string(d.recreations)}}}}}};
-    auto patched = m_client.patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::merge, patch.dump());
+        {"metadata",
+         {{"annotations", {{model::pytorchjob::k_recreations_annotation, std::to_string(d.recreations)}}}}}};
+    auto patched =
+        m_client.patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::merge, patch.dump());
     if (!patched) return fail(patched.error().context("recording re-creations of '" + key + "'"));
     job["metadata"]["resourceVersion"] = patched->at("metadata").at("resourceVersion");
     if (m_caches != nullptr) m_caches->jobs.put_newer(*patched);
@@ -247,7 +252,8 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   }
   for (const auto& svc : d.delete_services) {
     auto r = m_client.remove(kube::resources::services(), ns, svc);
-    if (!r && !kube::is_not_found(r.error())) return fail(r.error().context("deleting service '" + svc + "'"));
+    if (!r && !kube::is_not_found(r.error()))
+      return fail(r.error().context("deleting service '" + svc + "'"));
     if (!r && expectations != nullptr) expectations->observe_deletion(key);
     event(job, "Normal", "SuccessfulDeleteService", "Deleted service: " + svc);
   }
@@ -257,7 +263,8 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     return fail(plans->error().context("planning pods of '" + key + "'"), false);
   }
   for (const auto* plan : new_services) {
-    auto r = m_client.create(kube::resources::services(), ns, model::pytorchjob::desired_service(job, *plan, m_options.style));
+    auto r = m_client.create(kube::resources::services(), ns,
+                             model::pytorchjob::desired_service(job, *plan, m_options.style));
     if (!r && !kube::is_already_exists(r.error())) {
       return fail(r.error().context("creating service '" + plan->service + "'"));
     }
@@ -268,7 +275,8 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     auto pod = model::pytorchjob::desired_pod(job, *plan, m_options.style);
     if (grouped) model::pytorchjob::decorate_gang_pod(pod, name, plan->replica_type, gang);
     auto r = m_client.create(kube::resources::pods(), ns, pod);
-    if (!r && !kube::is_already_exists(r.error())) return fail(r.error().context("creating pod '" + plan->name + "'"));
+    if (!r && !kube::is_already_exists(r.error()))
+      return fail(r.error().context("creating pod '" + plan->name + "'"));
     if (!r && expectations != nullptr) expectations->observe_creation(key);
     if (r) event(job, "Normal", "SuccessfulCreatePod", "Created pod: " + plan->name);
   }
@@ -284,7 +292,8 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   if (d.requeue_after_seconds) out.requeue_after = std::chrono::seconds{*d.requeue_after_seconds};
   // PodGroups are not watched: while Volcano holds the group, look again every few seconds.
   constexpr std::chrono::seconds k_pod_group_poll{5};
-  if (held && (!out.requeue_after || *out.requeue_after > k_pod_group_poll)) out.requeue_after = k_pod_group_poll;
+  if (held && (!out.requeue_after || *out.requeue_after > k_pod_group_poll))
+    out.requeue_after = k_pod_group_poll;
   return out;
 }
 
@@ -325,7 +334,8 @@ bool Reconciler::pod_groups_served(model::pytorchjob::GangKind kind) {
   return served;
 }
 
-Expected<void> Reconciler::sync_pod_group(const nlohmann::json& job, const model::pytorchjob::GangScheduler& gang, bool wanted) {
+Expected<void> Reconciler::sync_pod_group(const nlohmann::json& job,
+                                          const model::pytorchjob::GangScheduler& gang, bool wanted) {
   const auto& meta = job.at("metadata");
   const std::string ns = meta.value("namespace", std::string{});
   const std::string name = meta.value("name", std::string{});
@@ -365,13 +375,15 @@ void Reconciler::event(const nlohmann::json& job, const std::string& type, const
   const auto& meta = job.at("metadata");
   const auto stamp = std::chrono::floor<std::chrono::seconds>(m_clock.now());
   const auto wall = util::format_time(stamp);
-  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(m_clock.now().time_since_epoch()).count();
+  const auto nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(m_clock.now().time_since_epoch()).count();
   char suffix[40];
   std::snprintf(suffix, sizeof suffix, ".%llx%lx", static_cast<unsigned long long>(nanos), ++m_event_seq);
   const nlohmann::json ev = {
       {"apiVersion", "v1"},
       {"kind", "Event"},
-      {"metadata", {{"name", meta.value("name", std::string{}) + suffix}, {"namespace", meta.value("namespace", "")}}},
+      {"metadata",
+       {{"name", meta.value("name", std::string{}) + suffix}, {"namespace", meta.value("namespace", "")}}},
       {"involvedObject",
        {{"apiVersion", "kubeflow.org/v1"},
         {"kind", "PyTorchJob"},

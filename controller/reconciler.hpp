@@ -1,18 +1,18 @@
 #pragma once
 
+#include "controller/object_cache.hpp"
+#include "kube/api_client.hpp"
+#include "model/pytorchjob/env_style.hpp"
+#include "model/pytorchjob/gang.hpp"
+#include "util/clock.hpp"
+#include "util/expected.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
-
-#include "util/clock.hpp"
-#include "model/pytorchjob/env_style.hpp"
-#include "model/pytorchjob/gang.hpp"
-#include "controller/object_cache.hpp"
-#include "kube/api_client.hpp"
-#include "util/expected.hpp"
 
 namespace kpt::controller {
 
@@ -32,13 +32,13 @@ struct ReconcilerCaches {
 
 /// Which jobs are ours and how their pods are built.
 struct ReconcilerOptions {
-  model::pytorchjob::EnvStyle style;             ///< env style of the pods we create (default worker-only)
-  std::string managed_by;            ///< only jobs whose runPolicy.managedBy equals this; empty: unset
-                                     ///< or "kubeflow.org/training-operator"
-  std::string job_selector;          ///< "k=v,..." equality terms the job's labels must match
-  bool emit_events = true;           ///< write core v1 Events for what we do
-  model::pytorchjob::GangScheduler gang;         ///< --gang-scheduler: PodGroups for every job (else only for
-                                     ///< jobs that set runPolicy.schedulingPolicy, with Volcano)
+  model::pytorchjob::EnvStyle style;      ///< env style of the pods we create (default worker-only)
+  std::string managed_by;                 ///< only jobs whose runPolicy.managedBy equals this; empty: unset
+                                          ///< or "kubeflow.org/training-operator"
+  std::string job_selector;               ///< "k=v,..." equality terms the job's labels must match
+  bool emit_events = true;                ///< write core v1 Events for what we do
+  model::pytorchjob::GangScheduler gang;  ///< --gang-scheduler: PodGroups for every job (else only for
+                                          ///< jobs that set runPolicy.schedulingPolicy, with Volcano)
 };
 
 /// What reconcile(key) tells the work queue.
@@ -56,8 +56,8 @@ class Reconciler {
  public:
   /// Without `caches` every pass reads the job, its pods and its Services from the API server;
   /// with them, it reads only the caches (the controller's mode) and writes through `client`.
-  Reconciler(kube::ApiClient& client, const util::Clock& clock, ReconcilerOptions options, Metrics* metrics = nullptr,
-             const ReconcilerCaches* caches = nullptr);
+  Reconciler(kube::ApiClient& client, const util::Clock& clock, ReconcilerOptions options,
+             Metrics* metrics = nullptr, const ReconcilerCaches* caches = nullptr);
 
   /// `key` is "namespace/name".
   ReconcileResult reconcile(const std::string& key);
@@ -73,7 +73,8 @@ class Reconciler {
   bool pod_groups_served(model::pytorchjob::GangKind kind);
   /// Creates the job's PodGroup while it runs and deletes it once it is finished or suspended,
   /// each at most once per job and process (AlreadyExists and NotFound count as success).
-  Expected<void> sync_pod_group(const nlohmann::json& job, const model::pytorchjob::GangScheduler& gang, bool wanted);
+  Expected<void> sync_pod_group(const nlohmann::json& job, const model::pytorchjob::GangScheduler& gang,
+                                bool wanted);
   /// Volcano only: whether the job's PodGroup left phase Pending (the v1.7+ operator creates no pods
   /// before, pkg/controller.v1/common/pod.go DelayPodCreationDueToPodGroup).
   Expected<bool> volcano_admitted(const nlohmann::json& job);

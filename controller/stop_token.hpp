@@ -13,7 +13,8 @@ inline bool sleep_unless_stopped(const std::atomic<bool>& stop, std::chrono::mil
   while (!stop.load()) {
     const auto left = until - std::chrono::steady_clock::now();
     if (left <= std::chrono::milliseconds{0}) return true;
-    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(left, std::chrono::milliseconds{20}));
+    std::this_thread::sleep_for(
+        std::min<std::chrono::steady_clock::duration>(left, std::chrono::milliseconds{20}));
   }
   return false;
 }

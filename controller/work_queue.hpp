@@ -1,5 +1,7 @@
 #pragma once
 
+#include "util/clock.hpp"
+
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -8,8 +10,6 @@
 #include <optional>
 #include <set>
 #include <string>
-
-#include "util/clock.hpp"
 
 namespace kpt::controller {
 

@@ -1,15 +1,16 @@
 #pragma once
 
+#include "util/expected.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "util/expected.hpp"
 
 namespace kpt::kube {
 
@@ -47,7 +48,7 @@ struct ListOptions {
   std::int64_t limit = 0;
   std::string continue_token;
   std::string resource_version;
-  bool allow_bookmarks = true;     ///< watch only
+  bool allow_bookmarks = true;       ///< watch only
   std::int64_t timeout_seconds = 0;  ///< watch only; 0 = server default
 };
 
@@ -64,10 +65,10 @@ struct WatchEvent {
 };
 
 struct WriteOptions {
-  bool dry_run = false;              ///< dryRun=All
-  std::string field_validation;      ///< "", "Ignore", "Warn", "Strict"
-  std::string field_manager;         ///< required for apply patches
-  bool force = false;                ///< apply: take over conflicting fields
+  bool dry_run = false;          ///< dryRun=All
+  std::string field_validation;  ///< "", "Ignore", "Warn", "Strict"
+  std::string field_manager;     ///< required for apply patches
+  bool force = false;            ///< apply: take over conflicting fields
 };
 
 enum class PatchType { merge, json, apply };
@@ -86,24 +87,27 @@ class ApiClient {
  public:
   virtual ~ApiClient() = default;
 
-  virtual Expected<nlohmann::json> get(const ResourceRef& ref, const std::string& ns, const std::string& name) = 0;
+  virtual Expected<nlohmann::json> get(const ResourceRef& ref, const std::string& ns,
+                                       const std::string& name) = 0;
   /// One page when opts.limit > 0; otherwise all pages, followed through `continue`.
-  virtual Expected<ListResult> list(const ResourceRef& ref, const std::string& ns, const ListOptions& opts) = 0;
+  virtual Expected<ListResult> list(const ResourceRef& ref, const std::string& ns,
+                                    const ListOptions& opts) = 0;
   /// Delivers events until `on_event` returns false, the server ends the stream, or `cancel`
   /// becomes true. Returns an error (http_status 410 for Expired) when the stream fails.
   virtual Expected<void> watch(const ResourceRef& ref, const std::string& ns, const ListOptions& opts,
                                const std::function<bool(const WatchEvent&)>& on_event,
                                const std::atomic<bool>* cancel) = 0;
-  virtual Expected<nlohmann::json> create(const ResourceRef& ref, const std::string& ns, const nlohmann::json& obj,
-                                          const WriteOptions& opts = {}) = 0;
+  virtual Expected<nlohmann::json> create(const ResourceRef& ref, const std::string& ns,
+                                          const nlohmann::json& obj, const WriteOptions& opts = {}) = 0;
   /// PUT with the object's metadata.resourceVersion (409 Conflict when stale).
-  virtual Expected<nlohmann::json> update(const ResourceRef& ref, const std::string& ns, const nlohmann::json& obj,
-                                          const WriteOptions& opts = {}) = 0;
+  virtual Expected<nlohmann::json> update(const ResourceRef& ref, const std::string& ns,
+                                          const nlohmann::json& obj, const WriteOptions& opts = {}) = 0;
   /// PUT to the status subresource.
   virtual Expected<nlohmann::json> update_status(const ResourceRef& ref, const std::string& ns,
                                                  const nlohmann::json& obj) = 0;
-  virtual Expected<nlohmann::json> patch(const ResourceRef& ref, const std::string& ns, const std::string& name,
-                                         PatchType type, const std::string& body, const WriteOptions& opts = {}) = 0;
+  virtual Expected<nlohmann::json> patch(const ResourceRef& ref, const std::string& ns,
+                                         const std::string& name, PatchType type, const std::string& body,
+                                         const WriteOptions& opts = {}) = 0;
   virtual Expected<void> remove(const ResourceRef& ref, const std::string& ns, const std::string& name,
                                 const DeleteOptions& opts = {}) = 0;
   /// GET of a raw path (discovery, /openapi/v3, pods/log without follow).
@@ -120,8 +124,12 @@ class ApiClient {
 };
 
 inline bool is_not_found(const Error& e) { return e.code == ErrorCode::api && e.http_status == 404; }
-inline bool is_conflict(const Error& e) { return e.code == ErrorCode::api && e.http_status == 409 && e.reason != "AlreadyExists"; }
-inline bool is_already_exists(const Error& e) { return e.code == ErrorCode::api && e.http_status == 409 && e.reason == "AlreadyExists"; }
+inline bool is_conflict(const Error& e) {
+  return e.code == ErrorCode::api && e.http_status == 409 && e.reason != "AlreadyExists";
+}
+inline bool is_already_exists(const Error& e) {
+  return e.code == ErrorCode::api && e.http_status == 409 && e.reason == "AlreadyExists";
+}
 inline bool is_gone(const Error& e) { return e.code == ErrorCode::api && e.http_status == 410; }
 
 }  // namespace kpt::kube

@@ -35,7 +35,8 @@ std::string base64_encode(std::string_view data) {
     out += k_alphabet[(n >> 12) & 63];
     out += "==";
   } else if (i + 2 == data.size()) {
-    const std::uint32_t n = (std::uint32_t(std::uint8_t(data[i])) << 16) | (std::uint32_t(std::uint8_t(data[i + 1])) << 8);
+    const std::uint32_t n =
+        (std::uint32_t(std::uint8_t(data[i])) << 16) | (std::uint32_t(std::uint8_t(data[i + 1])) << 8);
     out += k_alphabet[(n >> 18) & 63];
     out += k_alphabet[(n >> 12) & 63];
     out += k_alphabet[(n >> 6) & 63];

@@ -1,10 +1,10 @@
+#include "kube/http_transport.hpp"
+
 #include <curl/curl.h>
 
 #include <cctype>
 #include <mutex>
 #include <vector>
-
-#include "kube/http_transport.hpp"
 
 namespace kpt::kube {
 
@@ -14,7 +14,8 @@ std::vector<std::string> HttpResponse::header(std::string_view name) const {
     if (k.size() != name.size()) continue;
     bool same = true;
     for (std::size_t i = 0; i < k.size() && same; ++i)
-      same = std::tolower(static_cast<unsigned char>(k[i])) == std::tolower(static_cast<unsigned char>(name[i]));
+      same =
+          std::tolower(static_cast<unsigned char>(k[i])) == std::tolower(static_cast<unsigned char>(name[i]));
     if (same) out.push_back(v);
   }
   return out;
@@ -86,7 +87,8 @@ UrlParts split_url(const std::string& url) {
   p.scheme = url.substr(0, scheme_end);
   const auto host_start = scheme_end + 3;
   const auto path_start = url.find('/', host_start);
-  std::string authority = url.substr(host_start, path_start == std::string::npos ? std::string::npos : path_start - host_start);
+  std::string authority =
+      url.substr(host_start, path_start == std::string::npos ? std::string::npos : path_start - host_start);
   p.rest = path_start == std::string::npos ? "" : url.substr(path_start);
   const auto colon = authority.rfind(':');
   if (colon != std::string::npos && authority.find(']', colon) == std::string::npos) {
@@ -101,9 +103,7 @@ UrlParts split_url(const std::string& url) {
 
 class CurlTransport final : public HttpTransport {
  public:
-  explicit CurlTransport(TransportOptions options) : m_options(std::move(options)) {
-    static GlobalInit init;
-  }
+  explicit CurlTransport(TransportOptions options) : m_options(std::move(options)) { static GlobalInit init; }
   ~CurlTransport() override {
     for (CURL* e : m_pool) curl_easy_cleanup(e);
   }
@@ -141,14 +141,14 @@ class CurlTransport final : public HttpTransport {
       thread_error() = te;
       return response;
     }
-    te.cancelled = (cancel != nullptr && cancel->load()) ||
-                   rc == CURLE_ABORTED_BY_CALLBACK || (rc == CURLE_WRITE_ERROR && !t.stopped_by_sink);
+    te.cancelled = (cancel != nullptr && cancel->load()) || rc == CURLE_ABORTED_BY_CALLBACK ||
+                   (rc == CURLE_WRITE_ERROR && !t.stopped_by_sink);
     if (te.cancelled) {
       thread_error() = te;
       return response;  // cancellation is not an error: the caller asked for it
     }
-    te.connect_failed = rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
-                        rc == CURLE_COULDNT_RESOLVE_PROXY;
+    te.connect_failed =
+        rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST || rc == CURLE_COULDNT_RESOLVE_PROXY;
     te.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
     thread_error() = te;
     return make_error(te.timed_out ? ErrorCode::timeout : ErrorCode::http,
@@ -196,7 +196,8 @@ class CurlTransport final : public HttpTransport {
     if (!m_options.tls_server_name.empty() && parts.scheme == "https") {
       // Verify and send SNI for tls-server-name while connecting to the real host.
       url = parts.scheme + "://" + m_options.tls_server_name + ":" + parts.port + parts.rest;
-      const std::string mapping = m_options.tls_server_name + ":" + parts.port + ":" + parts.host + ":" + parts.port;
+      const std::string mapping =
+          m_options.tls_server_name + ":" + parts.port + ":" + parts.host + ":" + parts.port;
       connect_to = curl_slist_append(nullptr, mapping.c_str());
       per.host_header = "Host: " + parts.host + ":" + parts.port;
     }
@@ -219,11 +220,14 @@ class CurlTransport final : public HttpTransport {
     curl_easy_setopt(easy, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connect_timeout.count()));
     curl_easy_setopt(easy, CURLOPT_SSL_VERIFYPEER, m_options.insecure_skip_tls_verify ? 0L : 1L);
     curl_easy_setopt(easy, CURLOPT_SSL_VERIFYHOST, m_options.insecure_skip_tls_verify ? 0L : 2L);
-    if (!m_options.ca_data.empty()) set_blob(easy, CURLOPT_CAINFO_BLOB, m_options.ca_data);
-    else if (!m_options.ca_file.empty()) curl_easy_setopt(easy, CURLOPT_CAINFO, m_options.ca_file.c_str());
+    if (!m_options.ca_data.empty())
+      set_blob(easy, CURLOPT_CAINFO_BLOB, m_options.ca_data);
+    else if (!m_options.ca_file.empty())
+      curl_easy_setopt(easy, CURLOPT_CAINFO, m_options.ca_file.c_str());
     const std::string& cert = !request.client_certificate_pem.empty() ? request.client_certificate_pem
-                                                                       : m_options.client_certificate_data;
-    const std::string& key = !request.client_key_pem.empty() ? request.client_key_pem : m_options.client_key_data;
+                                                                      : m_options.client_certificate_data;
+    const std::string& key =
+        !request.client_key_pem.empty() ? request.client_key_pem : m_options.client_key_data;
     if (!cert.empty()) {
       set_blob(easy, CURLOPT_SSLCERT_BLOB, cert);
       curl_easy_setopt(easy, CURLOPT_SSLCERTTYPE, "PEM");

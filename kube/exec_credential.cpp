@@ -1,11 +1,12 @@
 #include "kube/exec_credential.hpp"
 
-#include <ctime>
-#include <nlohmann/json.hpp>
-#include <regex>
-
 #include "kube/base64.hpp"
 #include "util/time.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <ctime>
+#include <regex>
 
 namespace kpt::kube {
 
@@ -29,23 +30,27 @@ std::string exec_info_json(const ExecConfig& config, const ExecClusterInfo& clus
       c["certificate-authority-data"] = base64_encode(cluster.certificate_authority_data);
     if (!cluster.proxy_url.empty()) c["proxy-url"] = cluster.proxy_url;
     if (cluster.disable_compression) c["disable-compression"] = true;
-    if (!cluster.config_json.empty()) c["config"] = nlohmann::json::parse(cluster.config_json, nullptr, false);
+    if (!cluster.config_json.empty())
+      c["config"] = nlohmann::json::parse(cluster.config_json, nullptr, false);
     spec["cluster"] = std::move(c);
   }
-  return nlohmann::json{{"kind", "ExecCredential"}, {"apiVersion", config.api_version}, {"spec", spec}}.dump();
+  return nlohmann::json{{"kind", "ExecCredential"}, {"apiVersion", config.api_version}, {"spec", spec}}
+      .dump();
 }
 
 Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::string& out) {
   auto fail = [](const std::string& m) { return make_error(ErrorCode::config, m); };
   const auto doc = nlohmann::json::parse(out, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) return fail("decoding stdout: the exec plugin did not print JSON");
+  if (doc.is_discarded() || !doc.is_object())
+    return fail("decoding stdout: the exec plugin did not print JSON");
   const std::string api_version = doc.value("apiVersion", "");
   if (doc.value("kind", "") != "ExecCredential")
     return fail("decoding stdout: expected kind 'ExecCredential', got '" + doc.value("kind", "") + "'");
   if (api_version != config.api_version)
-    return fail("exec plugin is configured to use API version " + config.api_version + ", plugin returned version " +
-                api_version);
-  if (!doc.contains("status") || !doc["status"].is_object()) return fail("exec plugin didn't return a status field");
+    return fail("exec plugin is configured to use API version " + config.api_version +
+                ", plugin returned version " + api_version);
+  if (!doc.contains("status") || !doc["status"].is_object())
+    return fail("exec plugin didn't return a status field");
   const auto& st = doc["status"];
   ExecCredential cred;
   cred.token = st.value("token", "");
@@ -58,14 +63,15 @@ Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::
   if (st.contains("expirationTimestamp") && st["expirationTimestamp"].is_string()) {
     if (auto t = util::parse_time(st["expirationTimestamp"].get<std::string>())) cred.expiration = *t;
     if (!cred.expiration)
-      return fail("decoding stdout: invalid expirationTimestamp '" + st["expirationTimestamp"].get<std::string>() + "'");
+      return fail("decoding stdout: invalid expirationTimestamp '" +
+                  st["expirationTimestamp"].get<std::string>() + "'");
   }
   return cred;
 }
 
-ExecCredentialProvider::ExecCredentialProvider(ExecConfig config, ExecClusterInfo cluster, ProcessRunner& runner,
-                                               std::map<std::string, std::string> env, bool stdin_is_terminal,
-                                               Clock clock)
+ExecCredentialProvider::ExecCredentialProvider(ExecConfig config, ExecClusterInfo cluster,
+                                               ProcessRunner& runner, std::map<std::string, std::string> env,
+                                               bool stdin_is_terminal, Clock clock)
     : m_config(std::move(config)),
       m_cluster(std::move(cluster)),
       m_runner(runner),
@@ -100,7 +106,8 @@ Expected<ExecCredential> ExecCredentialProvider::run_plugin() {
   bool interactive = false;
   if (mode == "Always") {
     if (!m_stdin_is_terminal)
-      return make_error(ErrorCode::config, "exec plugin cannot support interactive mode: standard input is not a terminal");
+      return make_error(ErrorCode::config,
+                        "exec plugin cannot support interactive mode: standard input is not a terminal");
     interactive = true;
   } else if (mode == "IfAvailable") {
     interactive = m_stdin_is_terminal;
@@ -118,8 +125,8 @@ Expected<ExecCredential> ExecCredentialProvider::run_plugin() {
     return make_error(ErrorCode::config, "exec: " + result.error().message);
   }
   if (result->exit_code != 0)
-    return make_error(ErrorCode::config,
-                 "exec: executable " + m_config.command + " failed with exit code " + std::to_string(result->exit_code));
+    return make_error(ErrorCode::config, "exec: executable " + m_config.command + " failed with exit code " +
+                                             std::to_string(result->exit_code));
   return parse_exec_output(m_config, result->out);
 }
 

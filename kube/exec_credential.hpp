@@ -1,15 +1,15 @@
 #pragma once
 
+#include "kube/kubeconfig.hpp"
+#include "kube/process_runner.hpp"
+#include "util/expected.hpp"
+
 #include <chrono>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
-
-#include "kube/kubeconfig.hpp"
-#include "kube/process_runner.hpp"
-#include "util/expected.hpp"
 
 namespace kpt::kube {
 

@@ -1,10 +1,10 @@
 #include "kube/file_system.hpp"
 
+#include "util/file_io.hpp"
+
 #include <sys/stat.h>
 
 #include <cctype>
-
-#include "util/file_io.hpp"
 
 namespace kpt::kube {
 
@@ -24,7 +24,8 @@ bool RealFileSystem::is_file(const std::string& path) const {
 
 Expected<std::string> MemoryFileSystem::read(const std::string& path) const {
   auto it = m_files.find(path);
-  if (it == m_files.end()) return make_error(ErrorCode::not_found, "open " + path + ": no such file or directory");
+  if (it == m_files.end())
+    return make_error(ErrorCode::not_found, "open " + path + ": no such file or directory");
   return it->second;
 }
 

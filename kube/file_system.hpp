@@ -1,9 +1,9 @@
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <map>
 #include <string>
-
-#include "util/expected.hpp"
 
 namespace kpt::kube {
 

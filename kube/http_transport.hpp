@@ -1,5 +1,7 @@
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -8,8 +10,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include "util/expected.hpp"
 
 namespace kpt::kube {
 

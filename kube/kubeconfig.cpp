@@ -1,10 +1,11 @@
 #include "kube/kubeconfig.hpp"
 
-#include <nlohmann/json.hpp>
-#include <set>
-
 #include "kube/base64.hpp"
 #include "kube/yaml_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <set>
 
 namespace kpt::kube {
 
@@ -122,14 +123,16 @@ KubeconfigCluster parse_cluster(FieldReader& r, const std::string& dir, const st
   c.disable_compression = r.boolean("disable-compression");
   if (const json* exts = r.list("extensions")) {
     for (const auto& ext : *exts) {
-      if (ext.is_object() && ext.value("name", "") == "client.authentication.k8s.io/exec" && ext.contains("extension"))
+      if (ext.is_object() && ext.value("name", "") == "client.authentication.k8s.io/exec" &&
+          ext.contains("extension"))
         c.exec_extension_json = ext["extension"].dump();
     }
   }
   return c;
 }
 
-KubeconfigUser parse_user(FieldReader& r, const std::string& dir, const std::string& origin, std::string* error) {
+KubeconfigUser parse_user(FieldReader& r, const std::string& dir, const std::string& origin,
+                          std::string* error) {
   KubeconfigUser u;
   u.origin = origin;
   u.token = r.str("token");
@@ -186,10 +189,12 @@ Expected<Kubeconfig> parse_kubeconfig(const std::string& path, const std::string
   FieldReader top(*doc, "", &error);
   out.current_context = top.str("current-context");
   // Within one file a repeated name: the last entry wins (Go map decoding), so assign.
-  for_each_named(top, "clusters", "cluster", &error,
-                 [&](const std::string& name, FieldReader& r) { out.clusters[name] = parse_cluster(r, dir, path); });
-  for_each_named(top, "users", "user", &error,
-                 [&](const std::string& name, FieldReader& r) { out.users[name] = parse_user(r, dir, path, &error); });
+  for_each_named(top, "clusters", "cluster", &error, [&](const std::string& name, FieldReader& r) {
+    out.clusters[name] = parse_cluster(r, dir, path);
+  });
+  for_each_named(top, "users", "user", &error, [&](const std::string& name, FieldReader& r) {
+    out.users[name] = parse_user(r, dir, path, &error);
+  });
   for_each_named(top, "contexts", "context", &error, [&](const std::string& name, FieldReader& r) {
     out.contexts[name] = KubeconfigContext{r.str("cluster"), r.str("user"), r.str("namespace"), path};
   });
@@ -209,7 +214,9 @@ void merge_kubeconfig(Kubeconfig& merged, const Kubeconfig& later) {
 }
 
 Expected<Kubeconfig> load_kubeconfig(const KubeconfigSources& sources, const FileSystem& fs) {
-  auto absolute = [&](const std::string& p) { return p.empty() || p.front() == '/' ? p : resolve_path(sources.cwd, p); };
+  auto absolute = [&](const std::string& p) {
+    return p.empty() || p.front() == '/' ? p : resolve_path(sources.cwd, p);
+  };
   Kubeconfig merged;
   auto load_one = [&](const std::string& given, bool required) -> Expected<void> {
     const std::string path = absolute(given);
@@ -218,7 +225,8 @@ Expected<Kubeconfig> load_kubeconfig(const KubeconfigSources& sources, const Fil
       if (text.error().code == ErrorCode::not_found && !required) return {};
       if (text.error().code == ErrorCode::not_found)
         return make_error(ErrorCode::config, "stat " + given + ": no such file or directory");
-      return make_error(ErrorCode::config, "error loading config file \"" + given + "\": " + text.error().message);
+      return make_error(ErrorCode::config,
+                        "error loading config file \"" + given + "\": " + text.error().message);
     }
     auto parsed = parse_kubeconfig(path, *text);
     if (!parsed) return parsed.error();

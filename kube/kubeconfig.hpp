@@ -1,12 +1,12 @@
 #pragma once
 
+#include "kube/file_system.hpp"
+#include "util/expected.hpp"
+
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "kube/file_system.hpp"
-#include "util/expected.hpp"
 
 namespace kpt::kube {
 
@@ -73,7 +73,9 @@ struct Kubeconfig {
   std::string current_context;
   std::vector<std::string> files;  ///< files actually loaded, in precedence order
 
-  [[nodiscard]] bool empty() const { return clusters.empty() && users.empty() && contexts.empty() && current_context.empty(); }
+  [[nodiscard]] bool empty() const {
+    return clusters.empty() && users.empty() && contexts.empty() && current_context.empty();
+  }
 };
 
 /// Parses one kubeconfig file; `path` must be absolute: relative paths inside resolve against its folder.
@@ -85,10 +87,10 @@ void merge_kubeconfig(Kubeconfig& merged, const Kubeconfig& later);
 
 /// Where kubeconfig files come from.
 struct KubeconfigSources {
-  std::string explicit_path;  ///< --kubeconfig: only this file, missing is an error
+  std::string explicit_path;                  ///< --kubeconfig: only this file, missing is an error
   std::optional<std::string> kubeconfig_env;  ///< $KUBECONFIG, ':'-separated, missing files skipped
-  std::string home;  ///< $HOME, for ~/.kube/config
-  std::string cwd;   ///< to make relative file names absolute
+  std::string home;                           ///< $HOME, for ~/.kube/config
+  std::string cwd;                            ///< to make relative file names absolute
 };
 
 /// Loads and merges as kubectl does (--kubeconfig, else $KUBECONFIG, else ~/.kube/config).

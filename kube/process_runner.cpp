@@ -32,8 +32,10 @@ std::string find_on_path(const std::string& command, const std::map<std::string,
 
 }  // namespace
 
-Expected<ProcessResult> RealProcessRunner::run(const std::string& command, const std::vector<std::string>& args,
-                                               const std::map<std::string, std::string>& env, bool with_stdin) {
+Expected<ProcessResult> RealProcessRunner::run(const std::string& command,
+                                               const std::vector<std::string>& args,
+                                               const std::map<std::string, std::string>& env,
+                                               bool with_stdin) {
   const std::string program = find_on_path(command, env);
   if (program.empty() || ::access(program.c_str(), X_OK) != 0)
     return make_error(ErrorCode::not_found, "executable " + command + " not found");
@@ -55,7 +57,8 @@ Expected<ProcessResult> RealProcessRunner::run(const std::string& command, const
   argv.push_back(nullptr);
 
   int out_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) return make_error(ErrorCode::io, std::string("pipe: ") + std::strerror(errno));
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0)
+    return make_error(ErrorCode::io, std::string("pipe: ") + std::strerror(errno));
   const pid_t pid = ::fork();
   if (pid < 0) {
     ::close(out_pipe[0]);

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <map>
 #include <string>
 #include <vector>
-
-#include "util/expected.hpp"
 
 namespace kpt::kube {
 

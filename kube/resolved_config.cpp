@@ -28,8 +28,8 @@ std::string trim(std::string s) {
 }
 
 bool in_cluster_possible(const ResolveInputs& in, const FileSystem& fs) {
-  return !env_or(in.env, "KUBERNETES_SERVICE_HOST").empty() && !env_or(in.env, "KUBERNETES_SERVICE_PORT").empty() &&
-         fs.is_file(in.service_account_dir + "/token");
+  return !env_or(in.env, "KUBERNETES_SERVICE_HOST").empty() &&
+         !env_or(in.env, "KUBERNETES_SERVICE_PORT").empty() && fs.is_file(in.service_account_dir + "/token");
 }
 
 std::string in_cluster_namespace(const ResolveInputs& in, const FileSystem& fs) {
@@ -60,8 +60,8 @@ void validate_user(const std::string& name, const ResolvedConfig& c, const FileS
                        " to use the clientCert authentication method.");
     if (!c.client_certificate_file.empty()) {
       if (auto r = fs.read(c.client_certificate_file); !r)
-        errors.push_back("unable to read client-cert " + c.client_certificate_file + " for " + name + " due to " +
-                         r.error().message);
+        errors.push_back("unable to read client-cert " + c.client_certificate_file + " for " + name +
+                         " due to " + r.error().message);
     }
     if (!c.client_key_file.empty()) {
       if (auto r = fs.read(c.client_key_file); !r)
@@ -76,16 +76,18 @@ void validate_user(const std::string& name, const ResolvedConfig& c, const FileS
       errors.push_back("apiVersion must be specified for " + name + " to use exec authentication plugin");
     for (const auto& e : c.exec->env)
       if (e.name.empty())
-        errors.push_back("env variable name must be specified for " + name + " to use exec authentication plugin");
+        errors.push_back("env variable name must be specified for " + name +
+                         " to use exec authentication plugin");
     const auto& mode = c.exec->interactive_mode;
     if (!mode.empty() && mode != "Never" && mode != "IfAvailable" && mode != "Always")
       errors.push_back("invalid interactiveMode for " + name + ": \"" + mode + "\"");
     if (mode.empty() && c.exec->api_version == "client.authentication.k8s.io/v1")
-      errors.push_back("interactiveMode must be specified for " + name + " to use exec authentication plugin");
+      errors.push_back("interactiveMode must be specified for " + name +
+                       " to use exec authentication plugin");
   }
   if (methods.size() > 1)
-    errors.push_back("more than one authentication method found for " + name + "; found [" + join(methods, " ") +
-                     "], only one is allowed");
+    errors.push_back("more than one authentication method found for " + name + "; found [" +
+                     join(methods, " ") + "], only one is allowed");
   if ((!c.impersonate_uid.empty() || !c.impersonate_groups.empty() || !c.impersonate_extra.empty()) &&
       c.impersonate_user.empty())
     errors.push_back("requesting uid, groups or user-extra for " + name + " without impersonating a user");
@@ -95,7 +97,8 @@ void validate_user(const std::string& name, const ResolvedConfig& c, const FileS
 void validate_cluster(const std::string& name, const ResolvedConfig& c, const FileSystem& fs,
                       std::vector<std::string>& errors) {
   if (c.server.empty()) {
-    errors.push_back(name.empty() ? "cluster has no server defined" : "no server found for cluster \"" + name + "\"");
+    errors.push_back(name.empty() ? "cluster has no server defined"
+                                  : "no server found for cluster \"" + name + "\"");
   }
   if (!c.ca_file.empty()) {
     if (auto r = fs.read(c.ca_file); !r)
@@ -157,7 +160,8 @@ Expected<ResolvedConfig> finish(ResolvedConfig c, const ResolveInputs& in) {
   if (!timeout) return timeout.error();
   c.timeout = *timeout;
   if (c.insecure_skip_tls_verify && (!c.ca_file.empty() || !c.ca_data.empty()))
-    return make_error(ErrorCode::config, "specifying a root certificates file with the insecure flag is not allowed");
+    return make_error(ErrorCode::config,
+                      "specifying a root certificates file with the insecure flag is not allowed");
   c.auth = classify(c);
   return c;
 }
@@ -170,7 +174,8 @@ Expected<ResolvedConfig> in_cluster(const ResolveInputs& in, const FileSystem& f
   c.server = "https://" + host + ":" + env_or(in.env, "KUBERNETES_SERVICE_PORT");
   c.token_file = in.service_account_dir + "/token";
   auto token = fs.read(c.token_file);
-  if (!token) return make_error(ErrorCode::config, "reading the service account token: " + token.error().message);
+  if (!token)
+    return make_error(ErrorCode::config, "reading the service account token: " + token.error().message);
   if (fs.is_file(in.service_account_dir + "/ca.crt")) c.ca_file = in.service_account_dir + "/ca.crt";
   apply_cluster_flags(c, in.flags, in.cwd);
   apply_auth_flags(c, in.flags, in.cwd);
@@ -187,12 +192,18 @@ Expected<ResolvedConfig> in_cluster(const ResolveInputs& in, const FileSystem& f
 
 const char* auth_kind_name(AuthKind kind) {
   switch (kind) {
-    case AuthKind::none: return "none";
-    case AuthKind::token: return "token";
-    case AuthKind::token_file: return "tokenFile";
-    case AuthKind::exec: return "exec";
-    case AuthKind::basic: return "basic";
-    case AuthKind::client_cert: return "clientCertificate";
+    case AuthKind::none:
+      return "none";
+    case AuthKind::token:
+      return "token";
+    case AuthKind::token_file:
+      return "tokenFile";
+    case AuthKind::exec:
+      return "exec";
+    case AuthKind::basic:
+      return "basic";
+    case AuthKind::client_cert:
+      return "clientCertificate";
   }
   return "none";
 }
@@ -201,28 +212,32 @@ Expected<std::chrono::milliseconds> parse_duration(const std::string& text) {
   // kubectl's --request-timeout: "0" or empty is no timeout; a bare integer is seconds.
   if (text.empty()) return std::chrono::milliseconds{0};
   if (auto ms = util::parse_duration_ms(text)) return std::chrono::milliseconds{*ms};
-  return make_error(ErrorCode::usage,
-                    "invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a "
-                    "corresponding time unit (e.g. 1s | 2m | 3h)");
+  return make_error(
+      ErrorCode::usage,
+      "invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a "
+      "corresponding time unit (e.g. 1s | 2m | 3h)");
 }
 
-Expected<ResolvedConfig> resolve_config(const Kubeconfig& config, const ResolveInputs& in, const FileSystem& fs) {
+Expected<ResolvedConfig> resolve_config(const Kubeconfig& config, const ResolveInputs& in,
+                                        const FileSystem& fs) {
   const ConnectionFlags& f = in.flags;
   const std::string context_name = !f.context.empty() ? f.context : config.current_context;
   const bool nothing_chosen = context_name.empty() && f.cluster.empty() && f.server.empty();
   if (nothing_chosen && in_cluster_possible(in, fs)) return in_cluster(in, fs);
   if (nothing_chosen && config.empty() && f.user.empty())
-    return make_error(ErrorCode::config,
-                 "invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER "
-                 "environment variable");
+    return make_error(
+        ErrorCode::config,
+        "invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER "
+        "environment variable");
 
   std::vector<std::string> errors;
   KubeconfigContext ctx;
   if (!context_name.empty()) {
     auto it = config.contexts.find(context_name);
     if (it == config.contexts.end())
-      return make_error(ErrorCode::config,
-                        "error in configuration: context was not found for specified context: " + context_name);
+      return make_error(
+          ErrorCode::config,
+          "error in configuration: context was not found for specified context: " + context_name);
     ctx = it->second;
   }
   ResolvedConfig c;

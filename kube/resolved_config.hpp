@@ -1,15 +1,15 @@
 #pragma once
 
+#include "kube/connection_flags.hpp"
+#include "kube/file_system.hpp"
+#include "kube/kubeconfig.hpp"
+#include "util/expected.hpp"
+
 #include <chrono>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "kube/connection_flags.hpp"
-#include "kube/file_system.hpp"
-#include "kube/kubeconfig.hpp"
-#include "util/expected.hpp"
 
 namespace kpt::kube {
 
@@ -75,7 +75,8 @@ Expected<std::chrono::milliseconds> parse_duration(const std::string& text);
 
 /// Applies the flags to a loaded kubeconfig and validates the result as client-go's ConfirmUsable does.
 /// Falls back to the in-cluster config when the kubeconfig is empty and a service account is mounted.
-Expected<ResolvedConfig> resolve_config(const Kubeconfig& config, const ResolveInputs& in, const FileSystem& fs);
+Expected<ResolvedConfig> resolve_config(const Kubeconfig& config, const ResolveInputs& in,
+                                        const FileSystem& fs);
 
 /// load_kubeconfig + resolve_config with the sources taken from `in` (flags.kubeconfig, $KUBECONFIG, $HOME).
 Expected<ResolvedConfig> load_and_resolve(const ResolveInputs& in, const FileSystem& fs);

@@ -1,11 +1,12 @@
 #include "kube/rest_client.hpp"
 
-#include <nlohmann/json.hpp>
-#include <ostream>
-#include <thread>
-
 #include "kube/base64.hpp"
 #include "kube/file_system.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <ostream>
+#include <thread>
 
 namespace kpt::kube {
 
@@ -64,15 +65,24 @@ WatchEvent::Type event_type(const std::string& t) {
 
 std::string status_text(int status) {
   switch (status) {
-    case 200: return "200 OK";
-    case 201: return "201 Created";
-    case 202: return "202 Accepted";
-    case 404: return "404 Not Found";
-    case 409: return "409 Conflict";
-    case 410: return "410 Gone";
-    case 429: return "429 Too Many Requests";
-    case 500: return "500 Internal Server Error";
-    default: return std::to_string(status);
+    case 200:
+      return "200 OK";
+    case 201:
+      return "201 Created";
+    case 202:
+      return "202 Accepted";
+    case 404:
+      return "404 Not Found";
+    case 409:
+      return "409 Conflict";
+    case 410:
+      return "410 Gone";
+    case 429:
+      return "429 Too Many Requests";
+    case 500:
+      return "500 Internal Server Error";
+    default:
+      return std::to_string(status);
   }
 }
 
@@ -89,8 +99,12 @@ RestClient::RestClient(ResolvedConfig config, std::unique_ptr<HttpTransport> tra
       m_own_runner = std::make_unique<RealProcessRunner>();
       runner = m_own_runner.get();
     }
-    ExecClusterInfo info{m_config.server, m_config.tls_server_name, m_config.insecure_skip_tls_verify,
-                         m_config.ca_data, m_config.proxy_url, m_config.disable_compression,
+    ExecClusterInfo info{m_config.server,
+                         m_config.tls_server_name,
+                         m_config.insecure_skip_tls_verify,
+                         m_config.ca_data,
+                         m_config.proxy_url,
+                         m_config.disable_compression,
                          m_config.exec_cluster_extension_json};
     if (info.certificate_authority_data.empty() && !m_config.ca_file.empty()) {
       if (auto ca = RealFileSystem().read(m_config.ca_file)) info.certificate_authority_data = *ca;
@@ -120,7 +134,8 @@ Expected<void> RestClient::add_auth(HttpRequest& request, std::uint64_t* exec_ge
     auto text = RealFileSystem().read(m_config.token_file);
     if (!text) return make_error(ErrorCode::config, "reading token file: " + text.error().message);
     bearer = *text;
-    while (!bearer.empty() && (bearer.back() == '\n' || bearer.back() == '\r' || bearer.back() == ' ')) bearer.pop_back();
+    while (!bearer.empty() && (bearer.back() == '\n' || bearer.back() == '\r' || bearer.back() == ' '))
+      bearer.pop_back();
     std::lock_guard lock(m_mutex);
     if (std::find(m_exec_secrets.begin(), m_exec_secrets.end(), bearer) == m_exec_secrets.end())
       m_exec_secrets.push_back(bearer);
@@ -139,10 +154,13 @@ Expected<void> RestClient::add_auth(HttpRequest& request, std::uint64_t* exec_ge
   if (!bearer.empty()) {
     request.headers.emplace_back("Authorization", "Bearer " + bearer);
   } else if (!m_config.username.empty() || !m_config.password.empty()) {
-    request.headers.emplace_back("Authorization", "Basic " + base64_encode(m_config.username + ":" + m_config.password));
+    request.headers.emplace_back("Authorization",
+                                 "Basic " + base64_encode(m_config.username + ":" + m_config.password));
   }
-  if (!m_config.impersonate_user.empty()) request.headers.emplace_back("Impersonate-User", m_config.impersonate_user);
-  if (!m_config.impersonate_uid.empty()) request.headers.emplace_back("Impersonate-Uid", m_config.impersonate_uid);
+  if (!m_config.impersonate_user.empty())
+    request.headers.emplace_back("Impersonate-User", m_config.impersonate_user);
+  if (!m_config.impersonate_uid.empty())
+    request.headers.emplace_back("Impersonate-Uid", m_config.impersonate_uid);
   for (const auto& g : m_config.impersonate_groups) request.headers.emplace_back("Impersonate-Group", g);
   for (const auto& [k, values] : m_config.impersonate_extra)
     for (const auto& v : values) request.headers.emplace_back("Impersonate-Extra-" + url_encode(k), v);
@@ -156,7 +174,8 @@ void RestClient::log_request(const HttpRequest& request) const {
   log << "Request: " << request.method << " " << redact(request.url, hidden) << "\n";
   for (const auto& [k, v] : request.headers) {
     const bool secret = k == "Authorization";
-    log << "Request Header: \"" << k << ": " << (secret ? std::string("REDACTED") : redact(v, hidden)) << "\"\n";
+    log << "Request Header: \"" << k << ": " << (secret ? std::string("REDACTED") : redact(v, hidden))
+        << "\"\n";
   }
   if (m_options.verbosity >= 8 && !request.body.empty())
     log << "Request Body: " << redact(request.body.substr(0, 10'240), hidden) << "\n";
@@ -200,8 +219,8 @@ std::chrono::milliseconds RestClient::backoff(int attempt) {
   return std::chrono::milliseconds(static_cast<long long>(static_cast<double>(capped) * jitter(m_rng)));
 }
 
-Expected<HttpResponse> RestClient::attempt(const Call& call, const DataSink* sink, const std::atomic<bool>* cancel,
-                                           std::uint64_t* exec_generation) {
+Expected<HttpResponse> RestClient::attempt(const Call& call, const DataSink* sink,
+                                           const std::atomic<bool>* cancel, std::uint64_t* exec_generation) {
   HttpRequest request;
   request.method = call.method;
   request.url = m_config.server + call.path;
@@ -219,14 +238,16 @@ Expected<HttpResponse> RestClient::attempt(const Call& call, const DataSink* sin
     if (m_options.log != nullptr && m_options.verbosity >= 6) *m_options.log << e.message << "\n";
     return e;
   }
-  log_response(request, *response,
-               std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start),
-               sink != nullptr && response->status >= 200 && response->status < 300);
+  log_response(
+      request, *response,
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start),
+      sink != nullptr && response->status >= 200 && response->status < 300);
   collect_warnings(*response);
   return response;
 }
 
-Expected<HttpResponse> RestClient::perform(const Call& call, const DataSink* sink, const std::atomic<bool>* cancel) {
+Expected<HttpResponse> RestClient::perform(const Call& call, const DataSink* sink,
+                                           const std::atomic<bool>* cancel) {
   bool exec_retried = false;
   for (int attempt_no = 0;; ++attempt_no) {
     std::uint64_t generation = 0;
@@ -255,7 +276,8 @@ Expected<HttpResponse> RestClient::perform(const Call& call, const DataSink* sin
         char* end = nullptr;
         const long seconds = std::strtol(ra.front().c_str(), &end, 10);
         if (end != ra.front().c_str() && seconds >= 0)
-          wait = std::chrono::milliseconds(std::min<long long>(seconds, m_options.retry_after_cap.count()) * 1000);
+          wait = std::chrono::milliseconds(std::min<long long>(seconds, m_options.retry_after_cap.count()) *
+                                           1000);
       }
       m_options.sleep(wait);
       continue;
@@ -272,11 +294,13 @@ Expected<nlohmann::json> RestClient::json_call(const Call& call) {
   return parse_json(response->body);
 }
 
-Expected<nlohmann::json> RestClient::get(const ResourceRef& ref, const std::string& ns, const std::string& name) {
+Expected<nlohmann::json> RestClient::get(const ResourceRef& ref, const std::string& ns,
+                                         const std::string& name) {
   return json_call({"GET", ref.object_path(ns, name), {}, {}, Safety::safe});
 }
 
-Expected<ListResult> RestClient::list(const ResourceRef& ref, const std::string& ns, const ListOptions& opts) {
+Expected<ListResult> RestClient::list(const ResourceRef& ref, const std::string& ns,
+                                      const ListOptions& opts) {
   ListResult result;
   std::string continue_token = opts.continue_token;
   bool restarted = false;
@@ -347,27 +371,29 @@ Expected<void> RestClient::watch(const ResourceRef& ref, const std::string& ns, 
   return {};
 }
 
-Expected<nlohmann::json> RestClient::create(const ResourceRef& ref, const std::string& ns, const nlohmann::json& obj,
-                                            const WriteOptions& opts) {
-  return json_call({"POST", ref.collection_path(ns) + write_query(opts, false), obj.dump(), "application/json",
-                    Safety::create});
+Expected<nlohmann::json> RestClient::create(const ResourceRef& ref, const std::string& ns,
+                                            const nlohmann::json& obj, const WriteOptions& opts) {
+  return json_call({"POST", ref.collection_path(ns) + write_query(opts, false), obj.dump(),
+                    "application/json", Safety::create});
 }
 
-Expected<nlohmann::json> RestClient::update(const ResourceRef& ref, const std::string& ns, const nlohmann::json& obj,
-                                            const WriteOptions& opts) {
+Expected<nlohmann::json> RestClient::update(const ResourceRef& ref, const std::string& ns,
+                                            const nlohmann::json& obj, const WriteOptions& opts) {
   const std::string name = obj.value("/metadata/name"_json_pointer, std::string());
-  return json_call({"PUT", ref.object_path(ns, name) + write_query(opts, false), obj.dump(), "application/json",
-                    Safety::safe});
+  return json_call({"PUT", ref.object_path(ns, name) + write_query(opts, false), obj.dump(),
+                    "application/json", Safety::safe});
 }
 
 Expected<nlohmann::json> RestClient::update_status(const ResourceRef& ref, const std::string& ns,
                                                    const nlohmann::json& obj) {
   const std::string name = obj.value("/metadata/name"_json_pointer, std::string());
-  return json_call({"PUT", ref.object_path(ns, name, "status"), obj.dump(), "application/json", Safety::safe});
+  return json_call(
+      {"PUT", ref.object_path(ns, name, "status"), obj.dump(), "application/json", Safety::safe});
 }
 
-Expected<nlohmann::json> RestClient::patch(const ResourceRef& ref, const std::string& ns, const std::string& name,
-                                           PatchType type, const std::string& body, const WriteOptions& opts) {
+Expected<nlohmann::json> RestClient::patch(const ResourceRef& ref, const std::string& ns,
+                                           const std::string& name, PatchType type, const std::string& body,
+                                           const WriteOptions& opts) {
   const char* content_type = type == PatchType::merge  ? "application/merge-patch+json"
                              : type == PatchType::json ? "application/json-patch+json"
                                                        : "application/apply-patch+yaml";

@@ -1,5 +1,11 @@
 #pragma once
 
+#include "kube/api_client.hpp"
+#include "kube/connection_flags.hpp"
+#include "kube/exec_credential.hpp"
+#include "kube/http_transport.hpp"
+#include "kube/resolved_config.hpp"
+
 #include <chrono>
 #include <functional>
 #include <iosfwd>
@@ -10,30 +16,24 @@
 #include <string>
 #include <vector>
 
-#include "kube/api_client.hpp"
-#include "kube/connection_flags.hpp"
-#include "kube/exec_credential.hpp"
-#include "kube/http_transport.hpp"
-#include "kube/resolved_config.hpp"
-
 namespace kpt::kube {
 
 /// The field manager our server-side applies use.
 inline constexpr const char* k_field_manager = "kubectl-pytorch";
 
 struct RestOptions {
-  int verbosity = 0;                  ///< 6 URLs, 7 headers, 8 bodies
-  std::ostream* log = nullptr;        ///< where -v logging goes (stderr)
-  int max_retries = 5;                ///< extra attempts for retriable failures
+  int verbosity = 0;            ///< 6 URLs, 7 headers, 8 bodies
+  std::ostream* log = nullptr;  ///< where -v logging goes (stderr)
+  int max_retries = 5;          ///< extra attempts for retriable failures
   std::chrono::milliseconds backoff_base{200};
   std::chrono::milliseconds backoff_cap{5'000};
   std::chrono::seconds retry_after_cap{30};
   std::function<void(std::chrono::milliseconds)> sleep;  ///< default: std::this_thread::sleep_for
-  std::uint64_t jitter_seed = 0;      ///< 0: random
-  ProcessRunner* process_runner = nullptr;  ///< for exec plugins; default: a RealProcessRunner
-  std::map<std::string, std::string> env;   ///< the environment exec plugins inherit
+  std::uint64_t jitter_seed = 0;                         ///< 0: random
+  ProcessRunner* process_runner = nullptr;               ///< for exec plugins; default: a RealProcessRunner
+  std::map<std::string, std::string> env;                ///< the environment exec plugins inherit
   bool stdin_is_terminal = false;
-  ExecCredentialProvider::Clock clock;      ///< for exec credential expiry
+  ExecCredentialProvider::Clock clock;  ///< for exec credential expiry
 };
 
 /// Decodes a non-2xx response into Error{ErrorCode::api, message, status, reason}. The message is
@@ -50,7 +50,8 @@ class RestClient final : public ApiClient {
   RestClient(ResolvedConfig config, std::unique_ptr<HttpTransport> transport, RestOptions options = {});
   ~RestClient() override;
 
-  Expected<nlohmann::json> get(const ResourceRef& ref, const std::string& ns, const std::string& name) override;
+  Expected<nlohmann::json> get(const ResourceRef& ref, const std::string& ns,
+                               const std::string& name) override;
   Expected<ListResult> list(const ResourceRef& ref, const std::string& ns, const ListOptions& opts) override;
   Expected<void> watch(const ResourceRef& ref, const std::string& ns, const ListOptions& opts,
                        const std::function<bool(const WatchEvent&)>& on_event,
@@ -62,11 +63,13 @@ class RestClient final : public ApiClient {
   Expected<nlohmann::json> update_status(const ResourceRef& ref, const std::string& ns,
                                          const nlohmann::json& obj) override;
   Expected<nlohmann::json> patch(const ResourceRef& ref, const std::string& ns, const std::string& name,
-                                 PatchType type, const std::string& body, const WriteOptions& opts = {}) override;
+                                 PatchType type, const std::string& body,
+                                 const WriteOptions& opts = {}) override;
   Expected<void> remove(const ResourceRef& ref, const std::string& ns, const std::string& name,
                         const DeleteOptions& opts = {}) override;
   Expected<std::string> get_raw(const std::string& path_and_query) override;
-  Expected<void> stream_raw(const std::string& path_and_query, const std::function<bool(std::string_view)>& on_data,
+  Expected<void> stream_raw(const std::string& path_and_query,
+                            const std::function<bool(std::string_view)>& on_data,
                             const std::atomic<bool>* cancel) override;
   Expected<nlohmann::json> post_raw(const std::string& path, const nlohmann::json& body) override;
   std::vector<std::string> take_warnings() override;

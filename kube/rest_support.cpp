@@ -1,9 +1,9 @@
 // Status error decoding, redaction and the client factory.
-#include <unistd.h>
+#include "kube/rest_client.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "kube/rest_client.hpp"
+#include <unistd.h>
 
 namespace kpt::kube {
 
@@ -11,40 +11,68 @@ namespace {
 
 std::string default_message(int status, const std::string& method) {
   switch (status) {
-    case 400: return "the server rejected our request for an unknown reason";
-    case 401: return "the server has asked for the client to provide credentials";
-    case 403: return "the server does not allow access to the requested resource";
-    case 404: return "the server could not find the requested resource";
-    case 405: return "the server does not allow this method on the requested resource";
-    case 409: return "the server reported a conflict";
-    case 410: return "the server reported the requested resource is gone";
-    case 415: return "the server has rejected the request's media type";
-    case 422: return "the server rejected our request due to an error in our request";
-    case 429: return "the server has received too many requests and has asked us to try again later";
-    case 500: return "an error on the server has prevented the request from succeeding";
-    case 503: return "the server is currently unable to handle the request";
-    case 504: return "the server was unable to return a response in the time allotted, but may still be processing "
-                     "the request";
-    default: return "the server responded with the status code " + std::to_string(status) + " to " + method;
+    case 400:
+      return "the server rejected our request for an unknown reason";
+    case 401:
+      return "the server has asked for the client to provide credentials";
+    case 403:
+      return "the server does not allow access to the requested resource";
+    case 404:
+      return "the server could not find the requested resource";
+    case 405:
+      return "the server does not allow this method on the requested resource";
+    case 409:
+      return "the server reported a conflict";
+    case 410:
+      return "the server reported the requested resource is gone";
+    case 415:
+      return "the server has rejected the request's media type";
+    case 422:
+      return "the server rejected our request due to an error in our request";
+    case 429:
+      return "the server has received too many requests and has asked us to try again later";
+    case 500:
+      return "an error on the server has prevented the request from succeeding";
+    case 503:
+      return "the server is currently unable to handle the request";
+    case 504:
+      return "the server was unable to return a response in the time allotted, but may still be processing "
+             "the request";
+    default:
+      return "the server responded with the status code " + std::to_string(status) + " to " + method;
   }
 }
 
 std::string default_reason(int status) {
   switch (status) {
-    case 400: return "BadRequest";
-    case 401: return "Unauthorized";
-    case 403: return "Forbidden";
-    case 404: return "NotFound";
-    case 405: return "MethodNotAllowed";
-    case 409: return "Conflict";
-    case 410: return "Gone";
-    case 415: return "UnsupportedMediaType";
-    case 422: return "Invalid";
-    case 429: return "TooManyRequests";
-    case 500: return "InternalError";
-    case 503: return "ServiceUnavailable";
-    case 504: return "Timeout";
-    default: return "Unknown";
+    case 400:
+      return "BadRequest";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "NotFound";
+    case 405:
+      return "MethodNotAllowed";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Gone";
+    case 415:
+      return "UnsupportedMediaType";
+    case 422:
+      return "Invalid";
+    case 429:
+      return "TooManyRequests";
+    case 500:
+      return "InternalError";
+    case 503:
+      return "ServiceUnavailable";
+    case 504:
+      return "Timeout";
+    default:
+      return "Unknown";
   }
 }
 
@@ -73,7 +101,8 @@ Error decode_status_error(int http_status, const std::string& body, const std::s
       if (!c.is_object()) continue;
       std::string item = c.value("field", "");
       item += item.empty() ? c.value("message", "") : ": " + c.value("message", "");
-      if (e.message.find(item) == std::string::npos && e.message.find(c.value("message", "")) == std::string::npos)
+      if (e.message.find(item) == std::string::npos &&
+          e.message.find(c.value("message", "")) == std::string::npos)
         all_present = false;
       listed += (listed.empty() ? "" : ", ") + item;
     }
@@ -92,7 +121,8 @@ std::string redact(std::string text, const std::vector<std::string>& secrets) {
 }
 
 // make_client and resolved_namespace resolve the same inputs the same way.
-static Expected<ResolvedConfig> resolve_for(const ConnectionFlags& flags, const std::map<std::string, std::string>& env,
+static Expected<ResolvedConfig> resolve_for(const ConnectionFlags& flags,
+                                            const std::map<std::string, std::string>& env,
                                             const ClientOptions& options) {
   ResolveInputs in;
   in.flags = flags;

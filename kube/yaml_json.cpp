@@ -1,10 +1,11 @@
 #include "kube/yaml_json.hpp"
 
-#include <memory>
-#include <nlohmann/json.hpp>
-
 #include "yaml/manifest_reader.hpp"
 #include "yaml/node_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
 
 namespace kpt::kube {
 

@@ -1,9 +1,10 @@
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-#include <string>
-
 #include "util/expected.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
 
 namespace kpt::kube {
 

@@ -1,6 +1,17 @@
 #include "local/embedded_cluster.hpp"
 
+#include "apiserver/api_server.hpp"
+#include "controller/controller_main.hpp"
+#include "controller/crd.hpp"
+#include "controller/logger.hpp"
+#include "kube/rest_client.hpp"
+#include "local/node.hpp"
+#include "local/node_log_provider.hpp"
+#include "model/pytorchjob/env_style.hpp"
+#include "util/clock.hpp"
 #include "util/file_io.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <pthread.h>
 #include <signal.h>
@@ -10,18 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <thread>
-
-#include "apiserver/api_server.hpp"
-#include "util/clock.hpp"
-#include "controller/crd.hpp"
-#include "controller/controller_main.hpp"
-#include "controller/logger.hpp"
-#include "model/pytorchjob/env_style.hpp"
-#include "kube/rest_client.hpp"
-#include "local/node.hpp"
-#include "local/node_log_provider.hpp"
 
 namespace kpt::local {
 
@@ -30,7 +30,8 @@ namespace {
 using nlohmann::json;
 
 std::string find_nss_wrapper() {
-  for (const char* dir : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"}) {
+  for (const char* dir :
+       {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"}) {
     const std::string candidate = std::string(dir) + "/libnss_wrapper.so";
     if (::access(candidate.c_str(), R_OK) == 0) return candidate;
   }
@@ -38,7 +39,7 @@ std::string find_nss_wrapper() {
 }
 
 Expected<std::unique_ptr<kube::ApiClient>> client_for(const apiserver::LocalPaths& paths, int port,
-                                                     const std::string& token) {
+                                                      const std::string& token) {
   // kube::ConnectionFlags carries the token only in memory; it never reaches a log.
   kube::ConnectionFlags flags;
   flags.server = "https://127.0.0.1:" + std::to_string(port);
@@ -132,8 +133,9 @@ int serve_cluster(const ClusterOptions& options) {
   std::atomic<bool> stop{false};
   std::atomic<int> controller_exit{0};
   std::thread node_thread([&] { node.run(stop); });
-  std::thread controller_thread(
-      [&] { controller_exit = controller::run_controller(**controller_client, config, clock, logger, stop); });
+  std::thread controller_thread([&] {
+    controller_exit = controller::run_controller(**controller_client, config, clock, logger, stop);
+  });
 
   // The port file last: `local up` waits for it, and by then everything is serving.
   std::ofstream(paths.pid_file, std::ios::trunc) << ::getpid() << "\n";
@@ -146,8 +148,10 @@ int serve_cluster(const ClusterOptions& options) {
   stop = true;
   const auto stopping = std::chrono::steady_clock::now();
   auto took = [&] {
-    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
-                                                                                 stopping).count()) + " ms";
+    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                              std::chrono::steady_clock::now() - stopping)
+                              .count()) +
+           " ms";
   };
   controller_thread.join();
   std::cerr << "controller stopped after " << took() << "\n";

@@ -1,11 +1,12 @@
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-#include <memory>
-#include <string>
-
 #include "apiserver/local_control.hpp"
 #include "kube/api_client.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <memory>
+#include <string>
 
 namespace kpt::local {
 

@@ -1,9 +1,9 @@
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <set>
 #include <string>
-
-#include "util/expected.hpp"
 
 namespace kpt::local {
 

@@ -44,7 +44,8 @@ Expected<std::string> LogStore::read(const std::string& file, const ReadOptions&
   buf << in.rdbuf();
   std::string text = buf.str();
   if (opts.tail_lines) text = tail(text, *opts.tail_lines);
-  if (opts.limit_bytes && *opts.limit_bytes >= 0 && text.size() > static_cast<std::size_t>(*opts.limit_bytes)) {
+  if (opts.limit_bytes && *opts.limit_bytes >= 0 &&
+      text.size() > static_cast<std::size_t>(*opts.limit_bytes)) {
     text.resize(static_cast<std::size_t>(*opts.limit_bytes));
   }
   return text;

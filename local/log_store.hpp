@@ -1,10 +1,10 @@
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
-
-#include "util/expected.hpp"
 
 namespace kpt::local {
 

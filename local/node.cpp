@@ -1,12 +1,13 @@
 #include "local/node.hpp"
 
+#include "util/time.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <signal.h>
 
 #include <ctime>
-#include <nlohmann/json.hpp>
 #include <thread>
-
-#include "util/time.hpp"
 namespace kpt::local {
 
 namespace {
@@ -45,7 +46,8 @@ void LocalNode::watch_loop(const kube::ResourceRef& ref, const std::atomic<bool>
     (void)m_api.watch(
         ref, "", opts,
         [&](const kube::WatchEvent& ev) {
-          if (ev.type == kube::WatchEvent::Type::error || ev.type == kube::WatchEvent::Type::bookmark) return true;
+          if (ev.type == kube::WatchEvent::Type::error || ev.type == kube::WatchEvent::Type::bookmark)
+            return true;
           if (ref.resource == "pods") {
             std::lock_guard lock(m_mutex);
             m_pending_pods.emplace_back(ev.object, ev.type == kube::WatchEvent::Type::deleted);
@@ -209,8 +211,10 @@ void LocalNode::run(const std::atomic<bool>& stop) {
         for (std::size_t i = 0; i < t.run.containers.size(); ++i) {
           auto& c = t.run.containers[i];
           if (c.phase != ContainerRun::Phase::running || c.pid <= 0) continue;
-          if (m_runner.poll(c.pid)) c.phase = ContainerRun::Phase::terminated;
-          else alive = true;
+          if (m_runner.poll(c.pid))
+            c.phase = ContainerRun::Phase::terminated;
+          else
+            alive = true;
         }
       }
     }

@@ -1,5 +1,11 @@
 #pragma once
 
+#include "kube/api_client.hpp"
+#include "local/hosts_file.hpp"
+#include "local/log_store.hpp"
+#include "local/pod_run.hpp"
+#include "local/process_runner.hpp"
+
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -7,12 +13,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "kube/api_client.hpp"
-#include "local/hosts_file.hpp"
-#include "local/log_store.hpp"
-#include "local/pod_run.hpp"
-#include "local/process_runner.hpp"
 
 namespace kpt::local {
 
@@ -34,8 +34,8 @@ class LocalNode {
   void run(const std::atomic<bool>& stop);
 
   /// The log file of a container: the current run, or the one before (`previous`).
-  std::optional<std::string> log_file(const std::string& ns, const std::string& pod, const std::string& container,
-                                      bool previous) const;
+  std::optional<std::string> log_file(const std::string& ns, const std::string& pod,
+                                      const std::string& container, bool previous) const;
   /// True while the container's current run is still going (for `follow`).
   bool container_running(const std::string& ns, const std::string& pod, const std::string& container) const;
 

@@ -1,10 +1,11 @@
 #include "local/node_log_provider.hpp"
 
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <thread>
-
 #include "local/log_store.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <thread>
 
 namespace kpt::local {
 

@@ -1,7 +1,8 @@
 #include "local/pod_run.hpp"
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace kpt::local {
 
@@ -20,7 +21,9 @@ bool will_restart(const std::string& policy, int exit_code) {
 }
 
 json termination_json(const Termination& t) {
-  json out = {{"exitCode", t.exit_code}, {"reason", t.reason}, {"startedAt", t.started_at},
+  json out = {{"exitCode", t.exit_code},
+              {"reason", t.reason},
+              {"startedAt", t.started_at},
               {"finishedAt", t.finished_at}};
   if (t.signal != 0) out["signal"] = t.signal;
   if (!t.message.empty()) out["message"] = t.message;
@@ -161,9 +164,10 @@ std::string pod_phase(const PodRun& run) {
   if (all_terminated) return any_failed ? "Failed" : "Succeeded";
   if (any_running) return "Running";
   // Restarting in place keeps a pod Running once it has started, as the kubelet does.
-  const bool started_before = std::any_of(run.containers.begin(), run.containers.end(), [](const ContainerRun& c) {
-    return !c.launch.init && (c.restart_count > 0 || c.phase == ContainerRun::Phase::terminated);
-  });
+  const bool started_before =
+      std::any_of(run.containers.begin(), run.containers.end(), [](const ContainerRun& c) {
+        return !c.launch.init && (c.restart_count > 0 || c.phase == ContainerRun::Phase::terminated);
+      });
   return started_before ? "Running" : "Pending";
 }
 
@@ -175,21 +179,23 @@ nlohmann::json pod_status(const PodRun& run, const NodeEnvironment& node) {
   bool inits_done = true;
   for (const auto& c : run.containers) {
     (c.launch.init ? init : main).push_back(container_status(c));
-    if (c.launch.init) inits_done = inits_done && is_done_ok(c);
-    else all_ready = all_ready && c.phase == ContainerRun::Phase::running;
+    if (c.launch.init)
+      inits_done = inits_done && is_done_ok(c);
+    else
+      all_ready = all_ready && c.phase == ContainerRun::Phase::running;
   }
   auto condition = [&](const char* type, bool ok) {
     return json{{"type", type}, {"status", ok ? "True" : "False"}, {"lastTransitionTime", run.start_time}};
   };
-  json status = {{"phase", phase},
-                 {"hostIP", node.pod_ip},
-                 {"podIP", node.pod_ip},
-                 {"podIPs", json::array({{{"ip", node.pod_ip}}})},
-                 {"startTime", run.start_time},
-                 {"conditions", json::array({condition("PodScheduled", true), condition("Initialized", inits_done),
-                                             condition("ContainersReady", all_ready),
-                                             condition("Ready", all_ready)})},
-                 {"containerStatuses", main}};
+  json status = {
+      {"phase", phase},
+      {"hostIP", node.pod_ip},
+      {"podIP", node.pod_ip},
+      {"podIPs", json::array({{{"ip", node.pod_ip}}})},
+      {"startTime", run.start_time},
+      {"conditions", json::array({condition("PodScheduled", true), condition("Initialized", inits_done),
+                                  condition("ContainersReady", all_ready), condition("Ready", all_ready)})},
+      {"containerStatuses", main}};
   if (!init.empty()) status["initContainerStatuses"] = init;
   if (!run.config_error.empty()) status["message"] = run.config_error;
   return status;

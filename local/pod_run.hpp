@@ -1,13 +1,14 @@
 #pragma once
 
-#include <chrono>
+#include "local/pod_spec.hpp"
+#include "local/process_runner.hpp"
+
 #include <nlohmann/json_fwd.hpp>
+
+#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "local/pod_spec.hpp"
-#include "local/process_runner.hpp"
 
 namespace kpt::local {
 
@@ -16,7 +17,7 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 struct Termination {
   int exit_code = 0;
   int signal = 0;
-  std::string reason;   ///< Completed, Error, StartError, OOMKilled ...
+  std::string reason;  ///< Completed, Error, StartError, OOMKilled ...
   std::string message;
   std::string started_at;
   std::string finished_at;
@@ -30,9 +31,9 @@ struct ContainerRun {
   int pid = 0;
   int restart_count = 0;
   std::string started_at;
-  std::optional<Termination> terminated;   ///< current state when phase == terminated
-  std::optional<Termination> last_state;   ///< the previous run, after a restart
-  SteadyTime next_start{};                 ///< restart backoff
+  std::optional<Termination> terminated;  ///< current state when phase == terminated
+  std::optional<Termination> last_state;  ///< the previous run, after a restart
+  SteadyTime next_start{};                ///< restart backoff
 };
 
 /// A pod as the local node runs it: the kubelet's state machine as plain data, so the
@@ -44,7 +45,7 @@ struct PodRun {
   std::string restart_policy = "Always";
   std::vector<ContainerRun> containers;  ///< init containers first, in order
   std::string start_time;
-  std::string config_error;              ///< set when the pod cannot be started at all
+  std::string config_error;  ///< set when the pod cannot be started at all
   bool deleting = false;
 };
 

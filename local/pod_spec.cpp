@@ -15,7 +15,8 @@ std::string str_at(const json& obj, const char* key) {
 }
 
 // fieldRef paths as the downward API names them: metadata.labels['app'] and friends.
-Expected<std::string> resolve_field_ref(const json& pod, const std::string& path, const NodeEnvironment& node) {
+Expected<std::string> resolve_field_ref(const json& pod, const std::string& path,
+                                        const NodeEnvironment& node) {
   const json& meta = pod.value("metadata", json::object());
   const json& spec = pod.value("spec", json::object());
   if (path == "metadata.name") return str_at(meta, "name");
@@ -26,7 +27,8 @@ Expected<std::string> resolve_field_ref(const json& pod, const std::string& path
   if (path == "status.podIP" || path == "status.hostIP") return node.pod_ip;
   for (const char* map_name : {"labels", "annotations"}) {
     const std::string prefix = std::string("metadata.") + map_name + "['";
-    if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() + 2 && path.substr(path.size() - 2) == "']") {
+    if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() + 2 &&
+        path.substr(path.size() - 2) == "']") {
       const std::string key = path.substr(prefix.size(), path.size() - prefix.size() - 2);
       return str_at(meta.value(map_name, json::object()), key.c_str());
     }
@@ -86,12 +88,13 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
     }
   }
   if (launch.argv.empty()) {
-    return make_error(ErrorCode::usage, where + " has no command: the local node runs `command` + `args` "
-                                                "and cannot run an image's entrypoint");
+    return make_error(ErrorCode::usage, where +
+                                            " has no command: the local node runs `command` + `args` "
+                                            "and cannot run an image's entrypoint");
   }
   const std::string wd = str_at(container, "workingDir");
-  const std::string annotated =
-      str_at(pod.value("metadata", json::object()).value("annotations", json::object()), k_workdir_annotation);
+  const std::string annotated = str_at(
+      pod.value("metadata", json::object()).value("annotations", json::object()), k_workdir_annotation);
   launch.workdir = !wd.empty() && wd.front() == '/' ? wd : (!annotated.empty() ? annotated : node.workdir);
   return launch;
 }

@@ -1,11 +1,12 @@
 #pragma once
 
-#include <map>
+#include "util/expected.hpp"
+
 #include <nlohmann/json_fwd.hpp>
+
+#include <map>
 #include <string>
 #include <vector>
-
-#include "util/expected.hpp"
 
 namespace kpt::local {
 

@@ -1,11 +1,11 @@
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "util/expected.hpp"
 
 namespace kpt::local {
 
@@ -14,12 +14,12 @@ struct ProcessSpec {
   std::vector<std::string> argv;  ///< command + args; argv[0] is looked up on the env's PATH
   std::vector<std::string> env;   ///< KEY=VALUE, the whole environment (nothing inherited)
   std::string workdir;
-  std::string log_path;           ///< stdout and stderr are appended here
+  std::string log_path;  ///< stdout and stderr are appended here
 };
 
 /// How a process ended.
 struct ProcessExit {
-  int exit_code = 0;        ///< 128+signal when killed, as a container runtime reports it
+  int exit_code = 0;  ///< 128+signal when killed, as a container runtime reports it
   int signal = 0;
   bool start_failed = false;  ///< exec itself failed (command not found, not executable)
   std::string start_error;    ///< e.g. "exec: \"nosuch\": executable file not found in $PATH"

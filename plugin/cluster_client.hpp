@@ -1,10 +1,10 @@
 #pragma once
 
-#include <memory>
-#include <string>
-
 #include "kube/api_client.hpp"
 #include "util/expected.hpp"
+
+#include <memory>
+#include <string>
 
 namespace kpt::plugin {
 

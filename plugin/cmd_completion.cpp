@@ -1,8 +1,9 @@
-#include <CLI/CLI.hpp>
-#include <ostream>
-
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <ostream>
 
 namespace kpt::plugin {
 
@@ -44,14 +45,16 @@ void complete(const CLI::App& root, const std::vector<std::string>& words, std::
     for (const CLI::App* app : {current, &root}) {
       for (const auto* opt : app->get_options()) {
         const std::string name = flag_name(opt);
-        if (!name.empty() && name.rfind(partial, 0) == 0) out << name << '\t' << opt->get_description() << '\n';
+        if (!name.empty() && name.rfind(partial, 0) == 0)
+          out << name << '\t' << opt->get_description() << '\n';
       }
       if (app == &root) break;
     }
     directive = k_directive_no_file;
   } else if (current == &root) {
     for (const auto* sub : root.get_subcommands([](const CLI::App* a) { return !a->get_group().empty(); })) {
-      if (sub->get_name().rfind(partial, 0) == 0) out << sub->get_name() << '\t' << sub->get_description() << '\n';
+      if (sub->get_name().rfind(partial, 0) == 0)
+        out << sub->get_name() << '\t' << sub->get_description() << '\n';
     }
     directive = k_directive_no_file;
   }
@@ -67,7 +70,8 @@ void add_completion_command(CLI::App& app, Context& ctx) {
     ctx.exit_code = 0;
   });
 
-  auto* hidden = app.add_subcommand("__complete", "Shell completion protocol (used by kubectl_complete-pytorch)");
+  auto* hidden =
+      app.add_subcommand("__complete", "Shell completion protocol (used by kubectl_complete-pytorch)");
   hidden->group("");
   hidden->allow_extras();
   hidden->prefix_command();

@@ -1,14 +1,15 @@
 // Hidden debugging command: what the kubeconfig and flags resolve to (secrets left out).
-#include <unistd.h>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-#include <ostream>
-
 #include "kube/base64.hpp"
 #include "kube/resolved_config.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <ostream>
 
 namespace kpt::plugin {
 
@@ -34,7 +35,8 @@ nlohmann::json describe(const kube::ResolvedConfig& c, const kube::FileSystem& f
 }  // namespace
 
 void add_config_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("config-resolve", "Show what the kubeconfig and connection flags resolve to");
+  auto* cmd =
+      app.add_subcommand("config-resolve", "Show what the kubeconfig and connection flags resolve to");
   cmd->group("");  // hidden: a debugging aid, and the oracle test's probe
   auto output = std::make_shared<std::string>("json");
   cmd->add_option("-o,--output", *output, "Output format: json")->check(CLI::IsMember({"json"}));

@@ -1,11 +1,3 @@
-#include <pthread.h>
-#include <unistd.h>
-
-#include <CLI/CLI.hpp>
-#include <csignal>
-#include <ostream>
-#include <thread>
-
 #include "controller/controller_main.hpp"
 #include "controller/logger.hpp"
 #include "controller/manifests.hpp"
@@ -16,6 +8,15 @@
 #include "plugin/controller_client.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/version.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <pthread.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <ostream>
+#include <thread>
 
 namespace kpt::plugin {
 
@@ -69,7 +70,8 @@ int run(Context& ctx, const ControllerFlags& f) {
   controller::ControllerConfig config;
   const auto style = model::pytorchjob::parse_style(f.env_style);
   if (!style) {
-    return usage_error(ctx, "unknown env style '" + f.env_style + "': known styles are " + model::pytorchjob::known_styles_list());
+    return usage_error(ctx, "unknown env style '" + f.env_style + "': known styles are " +
+                                model::pytorchjob::known_styles_list());
   }
   config.reconciler.style = *style;
   config.reconciler.managed_by = f.managed_by;
@@ -107,8 +109,8 @@ int run(Context& ctx, const ControllerFlags& f) {
   if (!client) return usage_error(ctx, client.error().message);
 
   util::RealClock clock;
-  controller::Logger log(ctx.err, f.log_format == "json" ? controller::LogFormat::json : controller::LogFormat::text,
-                         clock);
+  controller::Logger log(
+      ctx.err, f.log_format == "json" ? controller::LogFormat::json : controller::LogFormat::text, clock);
   std::atomic<bool> stop{false};
   sigset_t signals;
   sigemptyset(&signals);
@@ -119,7 +121,8 @@ int run(Context& ctx, const ControllerFlags& f) {
   std::thread waiter([&signals, &stop, &log] {
     int sig = 0;
     sigwait(&signals, &sig);
-    if (!stop.load()) log.info("signal received, stopping", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
+    if (!stop.load())
+      log.info("signal received, stopping", {{"signal", sig == SIGINT ? "SIGINT" : "SIGTERM"}});
     stop = true;
   });
   const int code = controller::run_controller(**client, config, clock, log, stop);
@@ -133,26 +136,34 @@ int run(Context& ctx, const ControllerFlags& f) {
 
 void add_controller_command(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<ControllerFlags>();
-  auto* cmd = app.add_subcommand("controller", "Run the lightweight PyTorchJob controller (reconciles jobs into Pods)");
-  cmd->add_option("--env-style", flags->env_style, "Env of the pods: worker-only, torchrun, legacy, operator@vX.Y.Z")
+  auto* cmd = app.add_subcommand("controller",
+                                 "Run the lightweight PyTorchJob controller (reconciles jobs into Pods)");
+  cmd->add_option("--env-style", flags->env_style,
+                  "Env of the pods: worker-only, torchrun, legacy, operator@vX.Y.Z")
       ->capture_default_str();
   cmd->add_option("--workers", flags->workers, "Jobs reconciled in parallel")->capture_default_str();
   cmd->add_flag("--leader-elect", flags->leader_elect, "Elect a leader through a coordination.k8s.io Lease");
   cmd->add_option("--lease-name", flags->lease_name, "Name of the Lease")->capture_default_str();
-  cmd->add_option("--lease-namespace", flags->lease_namespace, "Namespace of the Lease")->capture_default_str();
-  cmd->add_option("--lease-duration", flags->lease_duration, "How long a lease is valid")->capture_default_str();
-  cmd->add_option("--renew-deadline", flags->renew_deadline, "The leader gives up if it cannot renew for this long")
+  cmd->add_option("--lease-namespace", flags->lease_namespace, "Namespace of the Lease")
       ->capture_default_str();
-  cmd->add_option("--retry-period", flags->retry_period, "Time between lease attempts")->capture_default_str();
-  cmd->add_option("--metrics-addr", flags->metrics_addr, "Address of /metrics, /healthz and /readyz ('0': off)")
+  cmd->add_option("--lease-duration", flags->lease_duration, "How long a lease is valid")
+      ->capture_default_str();
+  cmd->add_option("--renew-deadline", flags->renew_deadline,
+                  "The leader gives up if it cannot renew for this long")
+      ->capture_default_str();
+  cmd->add_option("--retry-period", flags->retry_period, "Time between lease attempts")
+      ->capture_default_str();
+  cmd->add_option("--metrics-addr", flags->metrics_addr,
+                  "Address of /metrics, /healthz and /readyz ('0': off)")
       ->capture_default_str();
   cmd->add_option("--log-format", flags->log_format, "Logs as 'text' or 'json'")->capture_default_str();
   cmd->add_option("--managed-by", flags->managed_by,
                   "Reconcile only jobs whose spec.runPolicy.managedBy is this value");
   cmd->add_option("--job-selector", flags->job_selector, "Reconcile only jobs whose labels match (k=v,...)");
-  cmd->add_option("--gang-scheduler", flags->gang_scheduler,
-                  "PodGroups for every job: 'volcano', or a scheduler-plugins scheduler name (default: only jobs "
-                  "with runPolicy.schedulingPolicy, with Volcano)");
+  cmd->add_option(
+      "--gang-scheduler", flags->gang_scheduler,
+      "PodGroups for every job: 'volcano', or a scheduler-plugins scheduler name (default: only jobs "
+      "with runPolicy.schedulingPolicy, with Volcano)");
   cmd->add_option("--resync", flags->resync, "Re-list everything this often")->capture_default_str();
   cmd->add_flag("--no-events", flags->no_events, "Do not record Events");
   cmd->callback([&ctx, flags, cmd] {
@@ -160,7 +171,8 @@ void add_controller_command(CLI::App& app, Context& ctx) {
     ctx.exit_code = run(ctx, *flags);
   });
 
-  auto* manifests = cmd->add_subcommand("manifests", "Print the CRD, RBAC and Deployment to run the controller in-cluster");
+  auto* manifests =
+      cmd->add_subcommand("manifests", "Print the CRD, RBAC and Deployment to run the controller in-cluster");
   manifests->add_option("--image", flags->image, "Controller image")->capture_default_str();
   manifests->callback([&ctx, flags] {
     controller::ManifestOptions options;

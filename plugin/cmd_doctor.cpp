@@ -1,8 +1,5 @@
 // `doctor`: what is installed in the cluster (operator release, CRD, webhook, Trainer v2, gang
 // schedulers, Kueue) and what the current user may do.
-#include <CLI/CLI.hpp>
-#include <ostream>
-
 #include "kube/rest_client.hpp"
 #include "plugin/cluster_client.hpp"
 #include "plugin/commands.hpp"
@@ -11,6 +8,10 @@
 #include "plugin/doctor_output.hpp"
 #include "plugin/plugin.hpp"
 #include "util/strings.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <ostream>
 
 namespace kpt::plugin {
 
@@ -32,7 +33,8 @@ int run_doctor(const std::string& output, Context& ctx) {
   const std::string server = rest != nullptr ? rest->config().server : std::string{};
   auto report = gather_doctor_report(**api, server, target_namespace(ctx));
   if (!report) {
-    ctx.err << "error: cannot reach the cluster at " << util::quote(server) << ": " << report.error().message << "\n";
+    ctx.err << "error: cannot reach the cluster at " << util::quote(server) << ": " << report.error().message
+            << "\n";
     return exit_code::findings;
   }
   if (output == "json") {
@@ -46,7 +48,8 @@ int run_doctor(const std::string& output, Context& ctx) {
 void add_doctor_command(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<DoctorFlags>();
   auto* cmd = app.add_subcommand(
-      "doctor", "Detect the Training Operator release, CRD, webhook, Trainer v2 and gang schedulers in the cluster");
+      "doctor",
+      "Detect the Training Operator release, CRD, webhook, Trainer v2 and gang schedulers in the cluster");
   cmd->add_option("-o,--output", flags->output, "Output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
@@ -57,7 +60,8 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
       "A check the user may not read says 'not allowed to read'; nothing aborts the report.\n"
       "The verdict: the release the operator image's tag maps to, checked against the CRD's\n"
       "controller-gen annotation and schema; validate and env use it as their default --operator.\n"
-      "-o json keys: server, namespace, operator, crd, webhook, jobPods, trainerV2, gangScheduling, permissions,\n"
+      "-o json keys: server, namespace, operator, crd, webhook, jobPods, trainerV2, gangScheduling, "
+      "permissions,\n"
       "verdict {kind: agree|image|crd|disagree|unknown, release, candidates, envStyle, summary, notes}.\n"
       "Exit codes: 0 the report was produced (even when nothing is installed), 1 the cluster cannot be\n"
       "reached, 2 usage error or no usable kubeconfig.");

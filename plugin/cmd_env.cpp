@@ -1,8 +1,4 @@
 // kubectl pytorch env FILE|JOB: the exact env of every replica pod for an operator release or a style.
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-#include <ostream>
-
 #include "model/pytorchjob/env.hpp"
 #include "model/pytorchjob/env_style.hpp"
 #include "plugin/commands.hpp"
@@ -12,10 +8,15 @@
 #include "plugin/env_output.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
+#include "util/strings.hpp"
 #include "yaml/input_files.hpp"
 #include "yaml/manifest_reader.hpp"
 #include "yaml/node_json.hpp"
-#include "util/strings.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <ostream>
 
 namespace kpt::plugin {
 
@@ -85,8 +86,8 @@ Expected<model::pytorchjob::EnvStyle> chosen_style(const EnvOptions& o, Context&
   if (!o.style.empty()) {
     const auto style = model::pytorchjob::parse_style(o.style);
     if (!style) {
-      return make_error(ErrorCode::usage,
-                        "unknown style " + util::quote(o.style) + " (known: " + model::pytorchjob::known_styles_list() + ")");
+      return make_error(ErrorCode::usage, "unknown style " + util::quote(o.style) +
+                                              " (known: " + model::pytorchjob::known_styles_list() + ")");
     }
     return *style;
   }
@@ -95,9 +96,11 @@ Expected<model::pytorchjob::EnvStyle> chosen_style(const EnvOptions& o, Context&
   if (!o.local && !o.offline) cluster = consult_cluster(ctx);
   const bool detected = cluster.detection && cluster.detection->verdict.release;
   if (o.live && !detected) {
-    return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::worker_only, model::pytorchjob::k_newest_release};  // our controller made the pods
+    return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::worker_only,
+                                       model::pytorchjob::k_newest_release};  // our controller made the pods
   }
-  return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::operator_release, default_release(cluster, ctx)};
+  return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::operator_release,
+                                     default_release(cluster, ctx)};
 }
 
 int fail(Context& ctx, const Error& e, int code) {
@@ -107,8 +110,10 @@ int fail(Context& ctx, const Error& e, int code) {
 
 int run_env(Context& ctx, const EnvOptions& o) {
   if (o.output != "table" && o.output != "json" && o.output != "dotenv") {
-    return fail(ctx, make_error(ErrorCode::usage, "unknown output format " + util::quote(o.output) +
-                                                      " (known: table, json, dotenv)"), exit_code::usage);
+    return fail(ctx,
+                make_error(ErrorCode::usage, "unknown output format " + util::quote(o.output) +
+                                                 " (known: table, json, dotenv)"),
+                exit_code::usage);
   }
   const auto style = chosen_style(o, ctx);
   if (!style) return fail(ctx, style.error(), exit_code::usage);
@@ -118,9 +123,9 @@ int run_env(Context& ctx, const EnvOptions& o) {
     cluster = open_job_target(ctx, o.local);
     if (!cluster) return exit_code::usage;
   }
-  Expected<nlohmann::json> job = from_cluster
-                                     ? cluster->api->get(kube::resources::pytorchjobs(), cluster->ns, o.target)
-                                     : read_job(ctx, o.target);
+  Expected<nlohmann::json> job =
+      from_cluster ? cluster->api->get(kube::resources::pytorchjobs(), cluster->ns, o.target)
+                   : read_job(ctx, o.target);
   if (!job) return fail(ctx, job.error(), from_cluster ? exit_code::findings : exit_code::usage);
   const auto spec = model::pytorchjob::parse_job(*job);
   if (!spec) return fail(ctx, spec.error().context(util::quote(o.target)), exit_code::usage);
@@ -136,9 +141,11 @@ int run_env(Context& ctx, const EnvOptions& o) {
       if (p.name == o.pod) picked.push_back(std::move(p));
     }
     if (picked.empty()) {
-      return fail(ctx, make_error(ErrorCode::usage, "no pod " + util::quote(o.pod) + " in job " +
-                                                        util::quote(spec->name) + " (pods: " +
-                                                        util::join(names, ", ") + ")"), exit_code::usage);
+      return fail(
+          ctx,
+          make_error(ErrorCode::usage, "no pod " + util::quote(o.pod) + " in job " + util::quote(spec->name) +
+                                           " (pods: " + util::join(names, ", ") + ")"),
+          exit_code::usage);
     }
     pods = std::move(picked);
   }
@@ -182,12 +189,15 @@ int run_env(Context& ctx, const EnvOptions& o) {
 void add_env_command(CLI::App& app, Context& ctx) {
   auto opts = std::make_shared<EnvOptions>();
   auto* cmd = app.add_subcommand("env", "Show the exact env of every replica pod of a PyTorchJob, and why");
-  cmd->add_option("target", opts->target,
-                  "Manifest file with one PyTorchJob ('-' for stdin), or the name of a PyTorchJob in the cluster")->required();
+  cmd->add_option(
+         "target", opts->target,
+         "Manifest file with one PyTorchJob ('-' for stdin), or the name of a PyTorchJob in the cluster")
+      ->required();
   auto* op = cmd->add_option("--operator", opts->operator_release,
                              "Operator release to model, v1.3.0 ... v1.9.4 (default: the one detected in the "
                              "cluster, else v1.9.4; with --live and no operator: worker-only)");
-  cmd->add_option("--style", opts->style, "Env style: worker-only, legacy, torchrun or operator@vX.Y.Z")->excludes(op);
+  cmd->add_option("--style", opts->style, "Env style: worker-only, legacy, torchrun or operator@vX.Y.Z")
+      ->excludes(op);
   cmd->add_option("--pod", opts->pod, "Only this pod (required for -o dotenv)");
   cmd->add_option("-o,--output", opts->output, "Output format: table, json or dotenv");
   cmd->add_flag("--live", opts->live,
@@ -198,8 +208,10 @@ void add_env_command(CLI::App& app, Context& ctx) {
   cmd->footer(
       "The table shows each pod's variables in pod-spec order: the user's own env first, then what the\n"
       "style injects. Notes below the table say which init method works and what is missing.\n"
-      "-o json: {\"style\", \"pods\": [{\"name\", \"replicaType\", \"index\", \"rank\", \"service\", \"env\"}]}.\n"
-      "-o dotenv --pod NAME: NAME=value lines, e.g. env -i $(kubectl pytorch env job.yaml -o dotenv --pod P) ...");
+      "-o json: {\"style\", \"pods\": [{\"name\", \"replicaType\", \"index\", \"rank\", \"service\", "
+      "\"env\"}]}.\n"
+      "-o dotenv --pod NAME: NAME=value lines, e.g. env -i $(kubectl pytorch env job.yaml -o dotenv --pod P) "
+      "...");
   cmd->callback([&ctx, opts] { ctx.exit_code = run_env(ctx, *opts); });
 }
 

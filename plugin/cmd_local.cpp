@@ -1,12 +1,13 @@
-#include <CLI/CLI.hpp>
-#include <chrono>
-#include <ostream>
-
 #include "apiserver/local_control.hpp"
 #include "local/embedded_cluster.hpp"
-#include "util/file_io.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "util/file_io.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <ostream>
 
 namespace kpt::plugin {
 
@@ -58,7 +59,8 @@ void run_up(Context& ctx, const LocalFlags& f) {
       ctx.exit_code = 1;
       return;
     }
-    ctx.out << "the local API server is already up (pid " << s.pid << ") at https://127.0.0.1:" << s.port << "\n";
+    ctx.out << "the local API server is already up (pid " << s.pid << ") at https://127.0.0.1:" << s.port
+            << "\n";
     print_usage_hint(ctx, kubeconfig);
     return;
   }
@@ -67,9 +69,9 @@ void run_up(Context& ctx, const LocalFlags& f) {
     ctx.exit_code = 1;
     return;
   }
-  auto port = apiserver::spawn_and_wait("/proc/self/exe", paths, f.port, std::chrono::seconds(20),
-                                        f.server_only ? std::vector<std::string>{"--server-only"}
-                                                      : std::vector<std::string>{});
+  auto port = apiserver::spawn_and_wait(
+      "/proc/self/exe", paths, f.port, std::chrono::seconds(20),
+      f.server_only ? std::vector<std::string>{"--server-only"} : std::vector<std::string>{});
   if (!port) {
     ctx.err << "error: " << port.error().message << "\n";
     ctx.exit_code = 1;
@@ -116,12 +118,14 @@ void run_status(Context& ctx, const LocalFlags& f) {
 }  // namespace
 
 void add_local_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("local", "Run the embedded cluster (API server, controller, local node) in the background");
+  auto* cmd = app.add_subcommand(
+      "local", "Run the embedded cluster (API server, controller, local node) in the background");
   cmd->require_subcommand(1);
   auto flags = std::make_shared<LocalFlags>();
   const auto add_state_dir = [flags](CLI::App* sub) {
-    sub->add_option("--state-dir", flags->state_dir,
-                    "State directory (default $XDG_STATE_HOME/kubectl-pytorch or ~/.local/state/kubectl-pytorch)");
+    sub->add_option(
+        "--state-dir", flags->state_dir,
+        "State directory (default $XDG_STATE_HOME/kubectl-pytorch or ~/.local/state/kubectl-pytorch)");
   };
 
   auto* up = cmd->add_subcommand("up", "Start the local cluster and write a kubeconfig for it");

@@ -1,13 +1,14 @@
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-#include <ostream>
-
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/interrupt.hpp"
 #include "plugin/job_follower.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <ostream>
 
 namespace kpt::plugin {
 
@@ -91,7 +92,8 @@ void add_logs_command(CLI::App& app, Context& ctx) {
     follow.live_status = ctx.err_is_tty;
     follow.colour = ctx.colour_out();
     const auto result = follow_job(*target->api, follow, ctx.out, ctx.err, guard.flag());
-    if (result.end == FollowEnd::stuck || result.end == FollowEnd::gone) ctx.err << "error: " << result.message << "\n";
+    if (result.end == FollowEnd::stuck || result.end == FollowEnd::gone)
+      ctx.err << "error: " << result.message << "\n";
     ctx.exit_code = result.exit_code;
   });
 }

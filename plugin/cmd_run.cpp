@@ -1,12 +1,5 @@
-#include <CLI/CLI.hpp>
-#include <filesystem>
-#include <nlohmann/json.hpp>
-#include <ostream>
-#include <random>
-#include <thread>
-
-#include "model/pytorchjob/release.hpp"
 #include "local/pod_spec.hpp"
+#include "model/pytorchjob/release.hpp"
 #include "plugin/cluster_client.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
@@ -17,13 +10,21 @@
 #include "plugin/local_session.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/validate_runner.hpp"
-#include "yaml/yaml_writer.hpp"
 #include "schema/carried/carried_schema.hpp"
+#include "util/strings.hpp"
+#include "util/time.hpp"
 #include "yaml/input_files.hpp"
 #include "yaml/manifest_reader.hpp"
 #include "yaml/node_json.hpp"
-#include "util/strings.hpp"
-#include "util/time.hpp"
+#include "yaml/yaml_writer.hpp"
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <ostream>
+#include <random>
+#include <thread>
 
 namespace kpt::plugin {
 
@@ -81,7 +82,8 @@ Expected<Prepared> prepare_job(const Context& ctx, const RunFlags& f, bool& inva
     p.folder = std::filesystem::current_path().string();
     return p;
   }
-  if (f.args.size() != 1) return make_error(ErrorCode::usage, "run takes one FILE (or --image IMG -- CMD...)");
+  if (f.args.size() != 1)
+    return make_error(ErrorCode::usage, "run takes one FILE (or --image IMG -- CMD...)");
   auto fs = yaml::make_disk_reader();
   auto inputs = yaml::collect_inputs(f.args, *fs, ctx.in, yaml::ReadLimits{}.max_bytes);
   if (!inputs) return inputs.error();
@@ -121,7 +123,8 @@ Expected<Prepared> prepare_job(const Context& ctx, const RunFlags& f, bool& inva
     if (j.is_object() && j.value("kind", "") == "PyTorchJob") jobs.push_back(std::move(j));
   }
   if (jobs.size() != 1) {
-    return make_error(ErrorCode::usage, "'" + inputs->front().name + "' holds " + std::to_string(jobs.size()) +
+    return make_error(ErrorCode::usage, "'" + inputs->front().name + "' holds " +
+                                            std::to_string(jobs.size()) +
                                             " PyTorchJobs; run takes exactly one");
   }
   p.job = std::move(jobs.front());
@@ -153,7 +156,8 @@ Expected<void> replace_if_finished(kube::ApiClient& api, const Context& ctx, con
   ctx.err << "pytorchjob " << name << " had finished: replacing it\n";
   kube::DeleteOptions del;
   del.propagation_policy = "Foreground";
-  if (auto r = api.remove(kube::resources::pytorchjobs(), ns, name, del); !r && !kube::is_not_found(r.error())) {
+  if (auto r = api.remove(kube::resources::pytorchjobs(), ns, name, del);
+      !r && !kube::is_not_found(r.error())) {
     return r.error();
   }
   for (int i = 0; i < 300; ++i) {  // bounded: 60 s
@@ -192,11 +196,13 @@ int run_job(Context& ctx, const RunFlags& f) {
   }
   json job = std::move(prepared->job);
   if (f.local) {
-    const std::string workdir = f.workdir.empty() ? prepared->folder : std::filesystem::absolute(f.workdir).string();
+    const std::string workdir =
+        f.workdir.empty() ? prepared->folder : std::filesystem::absolute(f.workdir).string();
     annotate_workdir(job, workdir);
     if (f.dry_run != "client") {
-      ctx.err << "note: --local ignores container images: each container's command runs as a local process in '"
-              << workdir << "'\n";
+      ctx.err
+          << "note: --local ignores container images: each container's command runs as a local process in '"
+          << workdir << "'\n";
     }
   }
   if (f.dry_run == "client") {
@@ -247,7 +253,8 @@ int run_job(Context& ctx, const RunFlags& f) {
   write.force = f.force_conflicts;
   write.field_validation = "Strict";
   write.dry_run = f.dry_run == "server";
-  auto applied = api->patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::apply, job.dump(), write);
+  auto applied =
+      api->patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::apply, job.dump(), write);
   for (const auto& w : api->take_warnings()) ctx.err << "Warning: " << w << "\n";
   if (!applied) {
     ctx.err << "error: " << applied.error().message << "\n";
@@ -259,7 +266,8 @@ int run_job(Context& ctx, const RunFlags& f) {
   }
   ctx.err << "pytorchjob.kubeflow.org/" << name << (existed ? " configured" : " created") << "\n";
   if (f.detach) {
-    ctx.err << "follow it with: " << ctx.program << " logs " << name << " -f" << (f.local ? " --local" : "") << "\n";
+    ctx.err << "follow it with: " << ctx.program << " logs " << name << " -f" << (f.local ? " --local" : "")
+            << "\n";
     if (session) session->started_here = false;  // the job needs the cluster to keep running
     return finish(exit_code::ok);
   }
@@ -278,7 +286,8 @@ int run_job(Context& ctx, const RunFlags& f) {
   auto remove_job = [&] {
     kube::DeleteOptions del;
     del.propagation_policy = "Foreground";
-    if (auto r = api->remove(kube::resources::pytorchjobs(), ns, name, del); r || kube::is_not_found(r.error())) {
+    if (auto r = api->remove(kube::resources::pytorchjobs(), ns, name, del);
+        r || kube::is_not_found(r.error())) {
       ctx.err << "pytorchjob.kubeflow.org/" << name << " deleted\n";
     } else {
       ctx.err << "warning: deleting pytorchjob " << name << ": " << r.error().message << "\n";
@@ -291,14 +300,15 @@ int run_job(Context& ctx, const RunFlags& f) {
       return finish(result.exit_code);
     case FollowEnd::timeout:
     case FollowEnd::interrupted:
-      ctx.err << (result.end == FollowEnd::timeout ? "error: " + result.message + ": " : std::string("interrupted: "));
+      ctx.err << (result.end == FollowEnd::timeout ? "error: " + result.message + ": "
+                                                   : std::string("interrupted: "));
       if (f.rm) {
         ctx.err << "deleting the job (--rm)\n";
         remove_job();
         return finish(result.exit_code);
       }
-      ctx.err << "the job keeps running\n  follow again: " << ctx.program << " logs " << name << " -f" << local_flag
-              << "\n  delete it:    kubectl delete pytorchjob " << name << " -n " << ns << "\n";
+      ctx.err << "the job keeps running\n  follow again: " << ctx.program << " logs " << name << " -f"
+              << local_flag << "\n  delete it:    kubectl delete pytorchjob " << name << " -n " << ns << "\n";
       if (session && session->started_here) {
         ctx.err << "  the local cluster stays up for it: " << ctx.program << " local down  stops it\n";
         session->started_here = false;
@@ -324,18 +334,22 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->footer(
       "Examples:\n"
       "  kubectl pytorch run job.yaml                     # on the current cluster\n"
-      "  kubectl pytorch run --local job.yaml             # on the embedded cluster, pods as local processes\n"
+      "  kubectl pytorch run --local job.yaml             # on the embedded cluster, pods as local "
+      "processes\n"
       "  kubectl pytorch run --image IMG --workers 2 -- python train.py\n"
       "Exit code: 0 the job succeeded; rank 0's exit code when it failed (1 without one);\n"
       "124 --timeout; 130 interrupted (the job keeps running unless --rm); 1 stuck; 2 usage.");
   cmd->add_option("args", flags->args, "FILE, or with --image the command after '--'");
-  cmd->add_flag("--local", flags->local, "Run on the embedded cluster (started if not up, stopped afterwards)");
+  cmd->add_flag("--local", flags->local,
+                "Run on the embedded cluster (started if not up, stopped afterwards)");
   cmd->add_option("--image", flags->image, "Build the job: container image");
   cmd->add_option("--workers", flags->workers, "Build the job: number of workers");
-  cmd->add_option("--nproc-per-node", flags->nproc_per_node, "Build the job: processes per pod (spec.nprocPerNode)");
+  cmd->add_option("--nproc-per-node", flags->nproc_per_node,
+                  "Build the job: processes per pod (spec.nprocPerNode)");
   cmd->add_option("--name", flags->name, "Build the job: its name (default pytorch-<random>)");
   cmd->add_option("--timeout", flags->timeout, "Give up following after this long (30s, 5m, 1h): exit 124");
-  cmd->add_option("--pending-timeout", flags->pending_timeout, "Give up when a replica has not started after this long")
+  cmd->add_option("--pending-timeout", flags->pending_timeout,
+                  "Give up when a replica has not started after this long")
       ->capture_default_str();
   cmd->add_flag("--detach", flags->detach, "Create the job and return");
   cmd->add_flag("--rm", flags->rm, "Delete the job when run ends, also on timeout or Ctrl-C");
@@ -343,9 +357,12 @@ void add_run_command(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("-o,--output", flags->output, "With --dry-run: yaml or json")->capture_default_str();
   cmd->add_flag("--force", flags->force, "Run even when validation finds errors");
-  cmd->add_flag("--force-conflicts", flags->force_conflicts, "Server-side apply: take over conflicting fields");
-  cmd->add_option("--workdir", flags->workdir, "--local: where commands run (default: the manifest's folder)");
-  cmd->add_option("--operator", flags->operator_release, "Validate for this operator release (default v1.9.4)");
+  cmd->add_flag("--force-conflicts", flags->force_conflicts,
+                "Server-side apply: take over conflicting fields");
+  cmd->add_option("--workdir", flags->workdir,
+                  "--local: where commands run (default: the manifest's folder)");
+  cmd->add_option("--operator", flags->operator_release,
+                  "Validate for this operator release (default v1.9.4)");
   cmd->callback([&ctx, flags] { ctx.exit_code = run_job(ctx, *flags); });
 }
 

@@ -1,27 +1,28 @@
 // `validate FILE|DIR|- ...`: structural schema, operator rules, lints; findings on stdout.
-#include <CLI/CLI.hpp>
-#include <algorithm>
-#include <cstdlib>
-#include <filesystem>
-#include <ostream>
-#include <thread>
-#include <tuple>
-
 #include "model/pytorchjob/release.hpp"
+#include "plugin/cluster_client.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
-#include "plugin/cluster_client.hpp"
 #include "plugin/diagnostic_output.hpp"
 #include "plugin/doctor_defaults.hpp"
 #include "plugin/live_validate.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/validate_runner.hpp"
 #include "schema/carried/carried_schema.hpp"
-#include "yaml/input_files.hpp"
-#include "yaml/manifest_reader.hpp"
 #include "schema/schema_cache.hpp"
 #include "schema/structural_schema.hpp"
 #include "util/strings.hpp"
+#include "yaml/input_files.hpp"
+#include "yaml/manifest_reader.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <ostream>
+#include <thread>
+#include <tuple>
 
 namespace kpt::plugin {
 
@@ -77,7 +78,8 @@ Expected<schema::SchemaSet> load_crd(const std::string& path, const Context& ctx
       if (!set) return set.error().context("compiling CRD " + util::quote(path));
       return set;
     }
-    return make_error(ErrorCode::usage, "reading CRD " + util::quote(path) + ": no CustomResourceDefinition in it");
+    return make_error(ErrorCode::usage,
+                      "reading CRD " + util::quote(path) + ": no CustomResourceDefinition in it");
   };
   schema::SchemaCache cache(cache_dir(ctx));
   auto set = cache.load_or_compile(*text, compile);
@@ -98,8 +100,8 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
   }
   for (const auto& id : flags.disabled) {
     if (!schema::rules::is_lint_id(id)) {
-      ctx.err << "error: --disable: unknown lint " << util::quote(id) << "; lints: "
-              << util::join(schema::rules::lint_ids(), ", ") << "\n";
+      ctx.err << "error: --disable: unknown lint " << util::quote(id)
+              << "; lints: " << util::join(schema::rules::lint_ids(), ", ") << "\n";
       return 2;
     }
     settings.rules.disabled.insert(id);
@@ -113,7 +115,8 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
   if (!flags.offline) cluster = consult_cluster(ctx);
   if (flags.server_dry_run && !cluster.api) {
     ctx.err << "error: --server-dry-run needs a reachable cluster"
-            << (cluster.server.empty() ? std::string(": no kubeconfig") : " (" + util::quote(cluster.server) + ")")
+            << (cluster.server.empty() ? std::string(": no kubeconfig")
+                                       : " (" + util::quote(cluster.server) + ")")
             << "\n";
     return 2;
   }
@@ -153,9 +156,10 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
     return 2;
   }
   Report report = validate_inputs(*inputs, settings);
-  if (flags.server_dry_run) add_server_findings(*cluster.api, *inputs, settings, target_namespace(ctx), report);
+  if (flags.server_dry_run)
+    add_server_findings(*cluster.api, *inputs, settings, target_namespace(ctx), report);
   OutputOptions out_opts;
-  out_opts.format = flags.output == "json" ? OutputFormat::json
+  out_opts.format = flags.output == "json"    ? OutputFormat::json
                     : flags.output == "junit" ? OutputFormat::junit
                                               : OutputFormat::text;
   out_opts.colour = ctx.colour_out();
@@ -180,7 +184,9 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       "With a reachable cluster (kubeconfig, unless --offline) the schema is the installed CRD (or\n"
       "/openapi/v3 when CRDs may not be read), cached per server and CRD resourceVersion, and the\n"
       "default --operator is the release doctor detects; --crd FILE wins over the cluster's CRD.\n"
-      "Lints (--disable ID): " + util::join(schema::rules::lint_ids(), ", ") + "\n"
+      "Lints (--disable ID): " +
+      util::join(schema::rules::lint_ids(), ", ") +
+      "\n"
       "Exit codes: 0 no findings of error severity, 1 findings of error severity, 2 usage or I/O error.");
   cmd->add_option("paths", flags->paths, "Files, directories (recursive: .yaml .yml .json) or - for stdin")
       ->required()
@@ -188,22 +194,26 @@ void add_validate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("-o,--output", flags->output, "Output format")
       ->check(CLI::IsMember({"text", "json", "junit"}))
       ->capture_default_str();
-  cmd->add_option("--crd", flags->crd, "Validate against this CustomResourceDefinition file (compiled once, cached)")
+  cmd->add_option("--crd", flags->crd,
+                  "Validate against this CustomResourceDefinition file (compiled once, cached)")
       ->type_name("FILE");
-  cmd->add_option("--operator", flags->operator_release,
-                  "Training Operator release the jobs are for (default: the one detected in the cluster, else "
-                  "v1.9.4)")
+  cmd->add_option(
+         "--operator", flags->operator_release,
+         "Training Operator release the jobs are for (default: the one detected in the cluster, else "
+         "v1.9.4)")
       ->type_name("vX.Y.Z");
-  cmd->add_flag("--strict,!--no-strict", flags->strict,
-                "Unknown fields are errors (kubectl --validate=strict, the default); --strict=false makes them "
-                "warnings");
+  cmd->add_flag(
+      "--strict,!--no-strict", flags->strict,
+      "Unknown fields are errors (kubectl --validate=strict, the default); --strict=false makes them "
+      "warnings");
   cmd->add_flag("-q,--quiet", flags->quiet, "Print only errors, no summary");
   cmd->add_option("--max-bytes", flags->max_bytes, "Largest input read, in bytes")->capture_default_str();
   cmd->add_option("--disable", flags->disabled, "Turn off a lint (repeatable)")->type_name("ID");
   cmd->add_option("-j,--jobs", flags->jobs, "Files validated in parallel (default: number of cores)")
       ->check(CLI::Range(1u, 256u));
-  cmd->add_flag("--offline", flags->offline,
-                "Do not contact a cluster (validate uses --crd or the carried schema, and --operator or v1.9.4)");
+  cmd->add_flag(
+      "--offline", flags->offline,
+      "Do not contact a cluster (validate uses --crd or the carried schema, and --operator or v1.9.4)");
   cmd->add_flag("--server-dry-run", flags->server_dry_run,
                 "Also send each PyTorchJob to the cluster with dryRun=All and fieldValidation=Strict and add "
                 "the server's verdict to the findings");

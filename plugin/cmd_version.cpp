@@ -1,11 +1,12 @@
-#include <CLI/CLI.hpp>
-#include <memory>
-#include <ostream>
-#include <string>
-
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/version.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <ostream>
+#include <string>
 
 namespace kpt::plugin {
 
@@ -16,7 +17,8 @@ void add_version_command(CLI::App& app, Context& ctx) {
   };
   auto flags = std::make_shared<Flags>();
   auto* cmd = app.add_subcommand("version", "Print the client version (--cluster: and what doctor detects)");
-  cmd->add_flag("--cluster", flags->cluster, "Also report the cluster's Training Operator release (as doctor)");
+  cmd->add_flag("--cluster", flags->cluster,
+                "Also report the cluster's Training Operator release (as doctor)");
   cmd->add_option("-o,--output", flags->output, "Output format of the cluster report")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

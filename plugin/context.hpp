@@ -1,11 +1,11 @@
 #pragma once
 
+#include "kube/connection_flags.hpp"
+
 #include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
-
-#include "kube/connection_flags.hpp"
 
 namespace kpt::plugin {
 
@@ -17,8 +17,8 @@ struct Context {
   std::map<std::string, std::string> env;
   bool out_is_tty = false;
   bool err_is_tty = false;
-  std::string program;     ///< "kubectl pytorch" when run as a kubectl plugin
-  std::string self_path;   ///< argv[0], to re-exec ourselves (local up)
+  std::string program;    ///< "kubectl pytorch" when run as a kubectl plugin
+  std::string self_path;  ///< argv[0], to re-exec ourselves (local up)
   kube::ConnectionFlags connection;
   int verbosity = 0;
   int exit_code = 0;

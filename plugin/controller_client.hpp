@@ -1,9 +1,9 @@
 #pragma once
 
-#include <memory>
-
 #include "kube/api_client.hpp"
 #include "util/expected.hpp"
+
+#include <memory>
 
 namespace kpt::plugin {
 

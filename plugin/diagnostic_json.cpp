@@ -1,5 +1,5 @@
-// `validate -o json`, written by hand (the findings of a large run in two halves, on two threads). The bytes are those of
-// nlohmann::ordered_json::dump(2, ' ', false, replace) on the same values (a test compares
+// `validate -o json`, written by hand (the findings of a large run in two halves, on two threads). The bytes
+// are those of nlohmann::ordered_json::dump(2, ' ', false, replace) on the same values (a test compares
 // them); nlohmann escapes only the strings that are not plain ASCII.
 #include "plugin/diagnostic_output.hpp"
 
@@ -24,8 +24,8 @@ class JsonWriter {
     bool ascii = true;
     for (const char c : s) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
     if (!ascii) {  // UTF-8 (or invalid bytes, replaced): nlohmann's own escaping
-      m_out += nlohmann::ordered_json(std::string(s)).dump(-1, ' ', false,
-                                                           nlohmann::ordered_json::error_handler_t::replace);
+      m_out += nlohmann::ordered_json(std::string(s))
+                   .dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
       return;
     }
     m_out += '"';
@@ -36,13 +36,27 @@ class JsonWriter {
       m_out.append(s.data() + run, i - run);
       run = i + 1;
       switch (c) {
-        case '\b': m_out += "\\b"; break;
-        case '\t': m_out += "\\t"; break;
-        case '\n': m_out += "\\n"; break;
-        case '\f': m_out += "\\f"; break;
-        case '\r': m_out += "\\r"; break;
-        case '"': m_out += "\\\""; break;
-        case '\\': m_out += "\\\\"; break;
+        case '\b':
+          m_out += "\\b";
+          break;
+        case '\t':
+          m_out += "\\t";
+          break;
+        case '\n':
+          m_out += "\\n";
+          break;
+        case '\f':
+          m_out += "\\f";
+          break;
+        case '\r':
+          m_out += "\\r";
+          break;
+        case '"':
+          m_out += "\\\"";
+          break;
+        case '\\':
+          m_out += "\\\\";
+          break;
         default: {  // the other control characters
           static constexpr char k_hex[] = "0123456789abcdef";
           m_out += "\\u00";

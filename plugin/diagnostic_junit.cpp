@@ -1,8 +1,8 @@
 // JUnit XML for CI: one testsuite per file, one testcase per document.
+#include "plugin/diagnostic_output.hpp"
+
 #include <ostream>
 #include <string>
-
-#include "plugin/diagnostic_output.hpp"
 
 namespace kpt::plugin {
 
@@ -13,11 +13,21 @@ std::string xml_escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
         // Control characters other than tab/newline are not allowed in XML 1.0.
         if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n') {
@@ -56,8 +66,9 @@ void write_case(std::ostream& out, const std::string& suite, const std::string& 
   for (const auto& d : ds) {
     const std::string text = format_finding(d, nullptr, false);
     if (d.severity == Severity::error) {
-      out << "      <failure message=\"" << xml_escape(d.field_path.empty() ? d.message : d.field_path + ": " + d.message)
-          << "\" type=\"" << xml_escape(d.rule_id) << "\">" << xml_escape(text) << "</failure>\n";
+      out << "      <failure message=\""
+          << xml_escape(d.field_path.empty() ? d.message : d.field_path + ": " + d.message) << "\" type=\""
+          << xml_escape(d.rule_id) << "\">" << xml_escape(text) << "</failure>\n";
     } else {
       notes += text;
     }

@@ -1,8 +1,8 @@
 #include "plugin/diagnostic_output.hpp"
 
-#include <ostream>
-
 #include "yaml/node.hpp"
+
+#include <ostream>
 
 namespace kpt::plugin {
 
@@ -20,9 +20,12 @@ const char* severity_label(Severity s) { return s == Severity::info ? "note" : t
 
 const char* severity_colour(Severity s) {
   switch (s) {
-    case Severity::error: return k_red;
-    case Severity::warning: return k_magenta;
-    case Severity::info: break;
+    case Severity::error:
+      return k_red;
+    case Severity::warning:
+      return k_magenta;
+    case Severity::info:
+      break;
   }
   return k_cyan;
 }
@@ -45,9 +48,15 @@ std::vector<std::size_t> code_point_starts(std::string_view text) {
 void count(const Diagnostics& ds, Summary& s) {
   for (const auto& d : ds) {
     switch (d.severity) {
-      case Severity::error: ++s.errors; break;
-      case Severity::warning: ++s.warnings; break;
-      case Severity::info: ++s.infos; break;
+      case Severity::error:
+        ++s.errors;
+        break;
+      case Severity::warning:
+        ++s.warnings;
+        break;
+      case Severity::info:
+        ++s.infos;
+        break;
     }
   }
 }
@@ -86,7 +95,8 @@ Summary summarize(const Report& report) {
 std::string summary_line(const Summary& s) {
   std::string out = plural(s.errors, "error", "errors") + ", " + plural(s.warnings, "warning", "warnings");
   if (s.infos != 0) out += ", " + plural(s.infos, "note", "notes");
-  out += " in " + plural(s.documents, "document", "documents") + " (" + plural(s.files, "file", "files") + ")";
+  out +=
+      " in " + plural(s.documents, "document", "documents") + " (" + plural(s.files, "file", "files") + ")";
   if (s.skipped != 0) {
     out += "; " + plural(s.skipped, "document", "documents") + " of another kind skipped";
   }
@@ -110,7 +120,8 @@ CaretLines caret_lines(std::string_view line_text, std::uint32_t col, std::size_
     out.source = "...";
     caret_at += 3;
   }
-  for (char c : line_text.substr(starts[first], starts[last] - starts[first])) out.source.push_back(c == '\t' ? ' ' : c);
+  for (char c : line_text.substr(starts[first], starts[last] - starts[first]))
+    out.source.push_back(c == '\t' ? ' ' : c);
   if (last < n) out.source += "...";
   out.caret.assign(caret_at, ' ');
   out.caret += '^';
@@ -160,9 +171,14 @@ void write_text(const Report& report, const OutputOptions& opts, std::ostream& o
 
 void write_report(const Report& report, const OutputOptions& opts, std::ostream& out) {
   switch (opts.format) {
-    case OutputFormat::json: write_json(report, out); return;
-    case OutputFormat::junit: write_junit(report, out); return;
-    case OutputFormat::text: break;
+    case OutputFormat::json:
+      write_json(report, out);
+      return;
+    case OutputFormat::junit:
+      write_junit(report, out);
+      return;
+    case OutputFormat::text:
+      break;
   }
   write_text(report, opts, out);
 }

@@ -1,31 +1,31 @@
 #pragma once
 
+#include "util/diagnostic.hpp"
+
 #include <cstddef>
 #include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "util/diagnostic.hpp"
-
 namespace kpt::plugin {
 
 /// What validation found in one document of a file.
 struct DocumentReport {
-  std::size_t index = 0;        ///< 0-based document number in the file
-  std::uint32_t line = 0;       ///< where the document starts
-  std::string kind;             ///< "PyTorchJob", or the other kind that was skipped
-  std::string name;             ///< metadata.name, if any
-  bool skipped = false;         ///< a document of another kind: counted, not validated
-  Diagnostics findings; ///< sorted by position
+  std::size_t index = 0;   ///< 0-based document number in the file
+  std::uint32_t line = 0;  ///< where the document starts
+  std::string kind;        ///< "PyTorchJob", or the other kind that was skipped
+  std::string name;        ///< metadata.name, if any
+  bool skipped = false;    ///< a document of another kind: counted, not validated
+  Diagnostics findings;    ///< sorted by position
 };
 
 /// One input file (or stdin) and its documents.
 struct FileReport {
-  std::string name;                          ///< as given, "<stdin>" for "-"
-  std::shared_ptr<const std::string> source; ///< the text, for the caret lines (may be null)
+  std::string name;                           ///< as given, "<stdin>" for "-"
+  std::shared_ptr<const std::string> source;  ///< the text, for the caret lines (may be null)
   std::vector<DocumentReport> documents;
-  Diagnostics file_findings;         ///< reader findings not inside a document (syntax, size)
+  Diagnostics file_findings;  ///< reader findings not inside a document (syntax, size)
 };
 
 struct Report {

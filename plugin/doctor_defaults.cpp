@@ -1,11 +1,11 @@
 #include "plugin/doctor_defaults.hpp"
 
-#include <ostream>
-
 #include "kube/rest_client.hpp"
 #include "plugin/cluster_client.hpp"
 #include "plugin/context.hpp"
 #include "util/strings.hpp"
+
+#include <ostream>
 
 namespace kpt::plugin {
 
@@ -30,8 +30,8 @@ ClusterDefaults consult_cluster(const Context& ctx) {
 
 model::pytorchjob::Release default_release(const ClusterDefaults& cluster, Context& ctx) {
   if (!cluster.unreachable.empty()) {
-    ctx.err << "warning: cannot reach the cluster at " << util::quote(cluster.server) << ": using operator release "
-            << model::pytorchjob::k_newest_release.to_string() << "\n";
+    ctx.err << "warning: cannot reach the cluster at " << util::quote(cluster.server)
+            << ": using operator release " << model::pytorchjob::k_newest_release.to_string() << "\n";
     return model::pytorchjob::k_newest_release;
   }
   if (cluster.detection && cluster.detection->verdict.release) {

@@ -1,11 +1,11 @@
 #pragma once
 
+#include "kube/api_client.hpp"
+#include "plugin/doctor_gather.hpp"
+
 #include <memory>
 #include <optional>
 #include <string>
-
-#include "kube/api_client.hpp"
-#include "plugin/doctor_gather.hpp"
 
 namespace kpt::plugin {
 
@@ -13,10 +13,10 @@ struct Context;
 
 /// What validate and env learn from the cluster before they start.
 struct ClusterDefaults {
-  std::unique_ptr<kube::ApiClient> api;      ///< null when no cluster is configured or it is unreachable
+  std::unique_ptr<kube::ApiClient> api;  ///< null when no cluster is configured or it is unreachable
   std::string server;
-  std::optional<ReleaseDetection> detection; ///< set when the cluster answered
-  std::string unreachable;                   ///< why the configured cluster could not be reached, else ""
+  std::optional<ReleaseDetection> detection;  ///< set when the cluster answered
+  std::string unreachable;                    ///< why the configured cluster could not be reached, else ""
 };
 
 /// Connects only when the kubeconfig (flags, $KUBECONFIG, ~/.kube/config, in-cluster) resolves, so no

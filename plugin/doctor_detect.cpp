@@ -33,9 +33,8 @@ constexpr Release k_untagged_release{1, 9, 1};
 constexpr std::size_t k_short_sha = 7;
 
 bool is_hex(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-  });
+  return !s.empty() && std::all_of(s.begin(), s.end(),
+                                   [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 /// Splits "reg:5000/a/b:tag@sha256:..." into the tag ("tag") and whether a digest is present.
@@ -53,7 +52,8 @@ void split_image(std::string_view image, std::string& tag, bool& has_digest) {
   }
 }
 
-std::string label_value(const std::vector<std::pair<std::string, std::string>>& labels, std::string_view key) {
+std::string label_value(const std::vector<std::pair<std::string, std::string>>& labels,
+                        std::string_view key) {
   for (const auto& [k, v] : labels) {
     if (k == key) return v;
   }
@@ -69,8 +69,10 @@ std::vector<Release> sorted(std::vector<Release> v) {
 std::string image_words(const ImageMatch& m) {
   switch (m.kind) {
     case ImageMatch::Kind::release:
-    case ImageMatch::Kind::untagged: return "the image says " + releases_text(m.releases);
-    default: return "the image says nothing";
+    case ImageMatch::Kind::untagged:
+      return "the image says " + releases_text(m.releases);
+    default:
+      return "the image says nothing";
   }
 }
 
@@ -115,12 +117,15 @@ std::string trainer_version_from_image(std::string_view image) {
 std::string releases_text(const std::vector<Release>& releases) {
   const auto sorted_releases = sorted(releases);
   const auto index_of = [](const Release& r) {
-    return std::find(model::pytorchjob::k_releases.begin(), model::pytorchjob::k_releases.end(), r) - model::pytorchjob::k_releases.begin();
+    return std::find(model::pytorchjob::k_releases.begin(), model::pytorchjob::k_releases.end(), r) -
+           model::pytorchjob::k_releases.begin();
   };
   std::string out;
   for (std::size_t i = 0; i < sorted_releases.size();) {
     std::size_t j = i;
-    while (j + 1 < sorted_releases.size() && index_of(sorted_releases[j + 1]) == index_of(sorted_releases[j]) + 1) ++j;
+    while (j + 1 < sorted_releases.size() &&
+           index_of(sorted_releases[j + 1]) == index_of(sorted_releases[j]) + 1)
+      ++j;
     if (!out.empty()) out += ", ";
     out += sorted_releases[i].to_string();
     if (j > i) out += "-" + sorted_releases[j].to_string();
@@ -139,17 +144,21 @@ Verdict combine(const DetectionInput& in) {
   if (in.image) {
     switch (in.image->kind) {
       case ImageMatch::Kind::untagged:
-        v.notes.push_back("the operator image has no tag: v1.9.1's manifests deploy it so (#2583), but it is "
-                          "whatever 'latest' was when the pod started");
+        v.notes.push_back(
+            "the operator image has no tag: v1.9.1's manifests deploy it so (#2583), but it is "
+            "whatever 'latest' was when the pod started");
         break;
-      case ImageMatch::Kind::latest: v.notes.push_back("the operator image tag 'latest' names no release"); break;
+      case ImageMatch::Kind::latest:
+        v.notes.push_back("the operator image tag 'latest' names no release");
+        break;
       case ImageMatch::Kind::digest:
         v.notes.push_back("the operator image is pinned by digest only: no tag to map to a release");
         break;
       case ImageMatch::Kind::unknown:
         v.notes.push_back("the operator image tag '" + in.image->tag + "' is in no release's manifests");
         break;
-      case ImageMatch::Kind::release: break;
+      case ImageMatch::Kind::release:
+        break;
     }
   }
   if (in.crd && in.crd->empty()) {
@@ -167,7 +176,8 @@ Verdict combine(const DetectionInput& in) {
       v.kind = Verdict::Kind::disagree;
       v.candidates = image;
       v.release = image.back();
-      v.summary = "the image says " + releases_text(image) + " but the CRD says " + releases_text(crd) + ": " +
+      v.summary = "the image says " + releases_text(image) + " but the CRD says " + releases_text(crd) +
+                  ": " +
                   (crd.back() < image.front() ? "the CRD was not upgraded with the operator"
                                               : "the CRD is newer than the operator") +
                   "; using " + v.release->to_string();
@@ -181,7 +191,8 @@ Verdict combine(const DetectionInput& in) {
     v.kind = Verdict::Kind::crd;
     v.candidates = crd;
     v.release = crd.back();
-    v.summary = "operator " + releases_text(crd) + " from the CRD (" + (in.image ? image_words(*in.image) : "no operator Deployment found") + ")";
+    v.summary = "operator " + releases_text(crd) + " from the CRD (" +
+                (in.image ? image_words(*in.image) : "no operator Deployment found") + ")";
     if (crd.size() > 1) v.summary += "; using " + v.release->to_string();
   } else {
     v.kind = Verdict::Kind::unknown;
@@ -190,7 +201,9 @@ Verdict combine(const DetectionInput& in) {
 
   if (v.release && in.webhook) {
     if (*in.webhook && !v.release->at_least(8)) {
-      v.notes.push_back("a validating webhook 'validator.training-operator.kubeflow.org' exists, which only v1.8+ installs");
+      v.notes.push_back(
+          "a validating webhook 'validator.training-operator.kubeflow.org' exists, which only v1.8+ "
+          "installs");
     } else if (!*in.webhook && v.release->at_least(8)) {
       v.notes.push_back("no validating webhook 'validator.training-operator.kubeflow.org', which " +
                         v.release->to_string() + " installs: invalid jobs are not rejected when created");
@@ -199,7 +212,8 @@ Verdict combine(const DetectionInput& in) {
   if (v.release && in.pod_labels && !in.pod_labels->empty() &&
       std::find(in.pod_labels->begin(), in.pod_labels->end(), *v.release) == in.pod_labels->end()) {
     v.notes.push_back("pods of existing jobs carry the labels of " + releases_text(*in.pod_labels) +
-                      ", not of " + v.release->to_string() + ": another release made them (before an upgrade?)");
+                      ", not of " + v.release->to_string() +
+                      ": another release made them (before an upgrade?)");
   }
   return v;
 }
@@ -273,7 +287,8 @@ bool is_training_operator_deployment(std::string_view name,
   return name == "training-operator" || label_value(labels, "control-plane") == "kubeflow-training-operator";
 }
 
-bool is_trainer_v2_deployment(std::string_view name, const std::vector<std::pair<std::string, std::string>>& labels) {
+bool is_trainer_v2_deployment(std::string_view name,
+                              const std::vector<std::pair<std::string, std::string>>& labels) {
   return name == "kubeflow-trainer-controller-manager" ||
          (label_value(labels, "app.kubernetes.io/name") == "trainer" &&
           label_value(labels, "app.kubernetes.io/component") == "manager");

@@ -1,13 +1,13 @@
 #pragma once
 
+#include "model/pytorchjob/env_style.hpp"
+#include "model/pytorchjob/release.hpp"
+
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "model/pytorchjob/env_style.hpp"
-#include "model/pytorchjob/release.hpp"
 
 namespace kpt::plugin {
 
@@ -15,11 +15,11 @@ namespace kpt::plugin {
 /// overlay deploys). Pure.
 struct ImageMatch {
   enum class Kind {
-    release,    ///< the tag maps to `releases` (one release; v1.8.0 and v1.8.1 differ by tag)
-    untagged,   ///< no tag: what v1.9.1's manifests deploy (#2583), so `releases` = {v1.9.1}
-    latest,     ///< ":latest" names no release
-    digest,     ///< pinned by "@sha256:" only: no tag to map
-    unknown,    ///< a tag that is in no release's manifests
+    release,   ///< the tag maps to `releases` (one release; v1.8.0 and v1.8.1 differ by tag)
+    untagged,  ///< no tag: what v1.9.1's manifests deploy (#2583), so `releases` = {v1.9.1}
+    latest,    ///< ":latest" names no release
+    digest,    ///< pinned by "@sha256:" only: no tag to map
+    unknown,   ///< a tag that is in no release's manifests
   };
   Kind kind = Kind::unknown;
   std::vector<model::pytorchjob::Release> releases;
@@ -39,20 +39,22 @@ std::string releases_text(const std::vector<model::pytorchjob::Release>& release
 
 /// The releases in both lists (each sorted oldest first, as every function here returns them).
 std::vector<model::pytorchjob::Release> intersect_releases(const std::vector<model::pytorchjob::Release>& a,
-                                               const std::vector<model::pytorchjob::Release>& b);
+                                                           const std::vector<model::pytorchjob::Release>& b);
 
-/// What the labels of one pod a v1 operator made imply (pkg/util/labels and common_types.go per tag): only the old keys
+/// What the labels of one pod a v1 operator made imply (pkg/util/labels and common_types.go per tag): only
+/// the old keys
 /// (`group-name: kubeflow.org`, no `training.kubeflow.org/*`) → v1.3.0; old and new → v1.4.0–v1.5.0;
 /// only `training.kubeflow.org/*` → v1.6.0+, and v1.8.0+ when a Worker carries `job-role: master`
 /// (worker 0 of a job without Master). Empty for pods no operator made: our controller's carry
 /// `app.kubernetes.io/name`, which no v1 operator sets.
-std::vector<model::pytorchjob::Release> releases_from_pod_labels(const std::map<std::string, std::string>& labels);
+std::vector<model::pytorchjob::Release> releases_from_pod_labels(
+    const std::map<std::string, std::string>& labels);
 
 /// The evidence doctor gathered; nullopt = that source was not available (not installed, not allowed).
 struct DetectionInput {
-  std::optional<ImageMatch> image;                         ///< the operator Deployment's image
-  std::optional<std::vector<model::pytorchjob::Release>> crd;          ///< releases_matching_crd of the installed CRD
-  std::optional<bool> webhook;                             ///< the v1.8+ ValidatingWebhookConfiguration exists
+  std::optional<ImageMatch> image;                             ///< the operator Deployment's image
+  std::optional<std::vector<model::pytorchjob::Release>> crd;  ///< releases_matching_crd of the installed CRD
+  std::optional<bool> webhook;  ///< the v1.8+ ValidatingWebhookConfiguration exists
   /// The releases every job pod seen could come from (releases_from_pod_labels, intersected); only
   /// notes come of it, since pods can outlive an upgrade.
   std::optional<std::vector<model::pytorchjob::Release>> pod_labels;
@@ -67,10 +69,11 @@ struct Verdict {
     unknown,   ///< nothing says which release
   };
   Kind kind = Kind::unknown;
-  std::optional<model::pytorchjob::Release> release;  ///< what validate and env default to; nullopt for unknown
-  std::vector<model::pytorchjob::Release> candidates; ///< every release the evidence allows (for the report)
-  std::string summary;                    ///< one line, lower-case, for the verdict line
-  std::vector<std::string> notes;         ///< secondary findings (webhook mismatch, untagged image ...)
+  std::optional<model::pytorchjob::Release>
+      release;  ///< what validate and env default to; nullopt for unknown
+  std::vector<model::pytorchjob::Release> candidates;  ///< every release the evidence allows (for the report)
+  std::string summary;                                 ///< one line, lower-case, for the verdict line
+  std::vector<std::string> notes;  ///< secondary findings (webhook mismatch, untagged image ...)
 };
 
 /// Combines the evidence (rules in doctor_detect.cpp, each unit-tested):
@@ -89,12 +92,12 @@ std::string env_style_summary(const model::pytorchjob::Release& release);
 
 /// Cluster add-ons recognised from CRD names.
 struct AddOns {
-  bool trainer_v2 = false;          ///< trainjobs.trainer.kubeflow.org
-  bool v1_9_0_trainjob = false;     ///< trainjobs.kubeflow.org (v1.9.0's experimental v2alpha1)
-  bool volcano = false;             ///< podgroups.scheduling.volcano.sh
-  bool scheduler_plugins = false;   ///< podgroups.scheduling.x-k8s.io or podgroups.scheduling.sigs.k8s.io
+  bool trainer_v2 = false;              ///< trainjobs.trainer.kubeflow.org
+  bool v1_9_0_trainjob = false;         ///< trainjobs.kubeflow.org (v1.9.0's experimental v2alpha1)
+  bool volcano = false;                 ///< podgroups.scheduling.volcano.sh
+  bool scheduler_plugins = false;       ///< podgroups.scheduling.x-k8s.io or podgroups.scheduling.sigs.k8s.io
   std::string scheduler_plugins_group;  ///< which of the two groups
-  bool kueue = false;               ///< workloads.kueue.x-k8s.io or clusterqueues.kueue.x-k8s.io
+  bool kueue = false;                   ///< workloads.kueue.x-k8s.io or clusterqueues.kueue.x-k8s.io
 };
 AddOns add_ons_from_crd_names(const std::vector<std::string>& crd_names);
 

@@ -1,13 +1,14 @@
 #include "plugin/doctor_gather.hpp"
 
+#include "schema/crd_fingerprint.hpp"
+#include "yaml/node_json.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <initializer_list>
 #include <map>
 #include <set>
-#include <nlohmann/json.hpp>
-
-#include "schema/crd_fingerprint.hpp"
-#include "yaml/node_json.hpp"
 
 namespace kpt::plugin {
 
@@ -16,8 +17,8 @@ namespace {
 using nlohmann::json;
 
 kube::ResourceRef webhooks() {
-  return {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration",
-          false};
+  return {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
+          "ValidatingWebhookConfiguration", false};
 }
 
 bool unreachable(const Error& e) { return e.code == ErrorCode::http || e.code == ErrorCode::timeout; }
@@ -26,7 +27,8 @@ bool unreachable(const Error& e) { return e.code == ErrorCode::http || e.code ==
 CheckState state_of(const Error& e, std::string& message) {
   if (kube::is_not_found(e)) return CheckState::not_installed;
   message = e.message;
-  if (e.code == ErrorCode::api && (e.http_status == 401 || e.http_status == 403)) return CheckState::forbidden;
+  if (e.code == ErrorCode::api && (e.http_status == 401 || e.http_status == 403))
+    return CheckState::forbidden;
   return CheckState::failed;
 }
 
@@ -87,7 +89,8 @@ Expected<std::optional<json>> find_deployment_in(kube::ApiClient& api, const std
     auto list = api.list(kube::resources::deployments(), ns, opts);
     if (!list) return list.error();
     for (const auto& d : list->items) {
-      if (recognise(d.value("metadata", json::object()).value("name", ""), labels_of(d))) return std::optional<json>(d);
+      if (recognise(d.value("metadata", json::object()).value("name", ""), labels_of(d)))
+        return std::optional<json>(d);
     }
   }
   return std::optional<json>{};
@@ -149,7 +152,8 @@ CrdInfo crd_info(const Expected<json>& crd) {
   info.state = CheckState::found;
   const auto& meta = crd->value("metadata", json::object());
   info.resource_version = meta.value("resourceVersion", "");
-  info.controller_gen = meta.value("annotations", json::object()).value("controller-gen.kubebuilder.io/version", "");
+  info.controller_gen =
+      meta.value("annotations", json::object()).value("controller-gen.kubebuilder.io/version", "");
   info.generator_releases = schema::releases_from_generator(info.controller_gen);
   if (auto p = json::json_pointer("/spec/versions"); crd->contains(p) && crd->at(p).is_array()) {
     for (const auto& v : crd->at(p)) {
@@ -160,7 +164,9 @@ CrdInfo crd_info(const Expected<json>& crd) {
   return info;
 }
 
-Expected<json> get_crd(kube::ApiClient& api) { return api.get(kube::resources::crds(), "", k_pytorchjob_crd); }
+Expected<json> get_crd(kube::ApiClient& api) {
+  return api.get(kube::resources::crds(), "", k_pytorchjob_crd);
+}
 
 CheckState read_webhook(kube::ApiClient& api, std::string& message) {
   auto hook = api.get(webhooks(), "", k_webhook_name);
@@ -168,7 +174,8 @@ CheckState read_webhook(kube::ApiClient& api, std::string& message) {
   return state_of(hook.error(), message);
 }
 
-Permission ask(kube::ApiClient& api, const std::string& ns, const std::string& group, const std::string& resource) {
+Permission ask(kube::ApiClient& api, const std::string& ns, const std::string& group,
+               const std::string& resource) {
   Permission p;
   p.verb = "create";
   p.resource = group.empty() ? resource : resource + "." + group;
@@ -197,7 +204,8 @@ DetectionInput evidence(const DeploymentInfo& op, const CrdInfo& crd, CheckState
   DetectionInput in;
   if (op.state == CheckState::found) in.image = match_operator_image(op.image);
   if (crd.state == CheckState::found) in.crd = crd.fingerprint;
-  if (webhook == CheckState::found || webhook == CheckState::not_installed) in.webhook = webhook == CheckState::found;
+  if (webhook == CheckState::found || webhook == CheckState::not_installed)
+    in.webhook = webhook == CheckState::found;
   return in;
 }
 
@@ -240,25 +248,34 @@ JobPodsInfo job_pods_info(kube::ApiClient& api) {
 
 const char* to_string(CheckState s) {
   switch (s) {
-    case CheckState::found: return "found";
-    case CheckState::not_installed: return "not installed";
-    case CheckState::forbidden: return "not allowed to read";
-    case CheckState::failed: return "failed";
+    case CheckState::found:
+      return "found";
+    case CheckState::not_installed:
+      return "not installed";
+    case CheckState::forbidden:
+      return "not allowed to read";
+    case CheckState::failed:
+      return "failed";
   }
   return "failed";
 }
 
 const char* json_name(CheckState s) {
   switch (s) {
-    case CheckState::found: return "found";
-    case CheckState::not_installed: return "notInstalled";
-    case CheckState::forbidden: return "forbidden";
-    case CheckState::failed: return "failed";
+    case CheckState::found:
+      return "found";
+    case CheckState::not_installed:
+      return "notInstalled";
+    case CheckState::forbidden:
+      return "forbidden";
+    case CheckState::failed:
+      return "failed";
   }
   return "failed";
 }
 
-Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::string& server, const std::string& ns) {
+Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::string& server,
+                                            const std::string& ns) {
   DoctorReport r;
   r.server = server;
   r.ns = ns;
@@ -266,7 +283,8 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   if (!deployments) return deployments.error();
   r.operator_deployment = std::move(deployments->training_operator);
   r.trainer_deployment = std::move(deployments->trainer);
-  if (r.operator_deployment.state == CheckState::found) r.operator_image = match_operator_image(r.operator_deployment.image);
+  if (r.operator_deployment.state == CheckState::found)
+    r.operator_image = match_operator_image(r.operator_deployment.image);
   if (r.trainer_deployment.state == CheckState::found) {
     r.trainer_version = trainer_version_from_image(r.trainer_deployment.image);
     if (r.trainer_version.empty()) {
@@ -296,7 +314,8 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   r.verdict = combine(in);
   if (r.crd_list == CheckState::found && r.add_ons.trainer_v2 && r.verdict.kind == Verdict::Kind::unknown &&
       r.crd.state == CheckState::not_installed) {
-    r.verdict.summary = "no Training Operator v1; Kubeflow Trainer v2 is installed (TrainJob, not PyTorchJob)";
+    r.verdict.summary =
+        "no Training Operator v1; Kubeflow Trainer v2 is installed (TrainJob, not PyTorchJob)";
   }
   return r;
 }

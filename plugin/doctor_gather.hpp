@@ -1,12 +1,12 @@
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "kube/api_client.hpp"
 #include "plugin/doctor_detect.hpp"
 #include "util/expected.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace kpt::plugin {
 
@@ -32,9 +32,10 @@ struct CrdInfo {
   CheckState state = CheckState::not_installed;
   std::string message;
   std::vector<std::string> served_versions;
-  std::string controller_gen;                     ///< the annotation, "" when absent
-  std::vector<model::pytorchjob::Release> generator_releases; ///< what the annotation alone implies
-  std::vector<model::pytorchjob::Release> fingerprint;        ///< releases_matching_crd (annotation and schema probes)
+  std::string controller_gen;                                  ///< the annotation, "" when absent
+  std::vector<model::pytorchjob::Release> generator_releases;  ///< what the annotation alone implies
+  std::vector<model::pytorchjob::Release>
+      fingerprint;  ///< releases_matching_crd (annotation and schema probes)
   std::string resource_version;
 };
 
@@ -51,8 +52,8 @@ struct Permission {
 struct JobPodsInfo {
   CheckState state = CheckState::not_installed;  ///< not_installed: no operator-made job pod seen
   std::string message;
-  std::size_t pods = 0;                          ///< operator-made job pods looked at
-  std::vector<model::pytorchjob::Release> releases;          ///< what all their labels allow (empty: they disagree)
+  std::size_t pods = 0;                              ///< operator-made job pods looked at
+  std::vector<model::pytorchjob::Release> releases;  ///< what all their labels allow (empty: they disagree)
 };
 
 struct DoctorReport {
@@ -78,7 +79,8 @@ inline constexpr const char* k_pytorchjob_crd = "pytorchjobs.kubeflow.org";
 
 /// Asks the cluster everything doctor reports, through `api` only. A transport failure on the first
 /// request (the cluster cannot be reached) is the only error; everything else lands in a CheckState.
-Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::string& server, const std::string& ns);
+Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::string& server,
+                                            const std::string& ns);
 
 /// Only the release detection (Deployments, CRD, webhook): what validate and env need. The CRD
 /// object read on the way is kept for live validation, or the error reading it.

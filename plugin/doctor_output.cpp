@@ -1,10 +1,11 @@
 #include "plugin/doctor_output.hpp"
 
-#include <algorithm>
-#include <nlohmann/json.hpp>
-#include <ostream>
-
 #include "util/strings.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <ostream>
 
 namespace kpt::plugin {
 
@@ -28,9 +29,12 @@ struct Row {
 
 Tone tone_of(CheckState s) {
   switch (s) {
-    case CheckState::found: return Tone::good;
-    case CheckState::not_installed: return Tone::absent;
-    default: return Tone::bad;
+    case CheckState::found:
+      return Tone::good;
+    case CheckState::not_installed:
+      return Tone::absent;
+    default:
+      return Tone::bad;
   }
 }
 
@@ -55,17 +59,20 @@ std::string image_detail(const DoctorReport& r) {
 }
 
 std::string crd_detail(const CrdInfo& c) {
-  std::string out = "served " + (c.served_versions.empty() ? std::string("none") : util::join(c.served_versions, ","));
+  std::string out =
+      "served " + (c.served_versions.empty() ? std::string("none") : util::join(c.served_versions, ","));
   out += "; controller-gen " + (c.controller_gen.empty() ? std::string("absent") : c.controller_gen);
   if (!c.generator_releases.empty()) out += " (" + releases_text(c.generator_releases) + ")";
-  out += "; schema " + (c.fingerprint.empty() ? std::string("matches no release") : releases_text(c.fingerprint));
+  out += "; schema " +
+         (c.fingerprint.empty() ? std::string("matches no release") : releases_text(c.fingerprint));
   return out;
 }
 
 std::vector<Row> rows_of(const DoctorReport& r) {
   std::vector<Row> rows;
   rows.push_back({"server", "reachable", r.server, Tone::good});
-  rows.push_back(row("operator deployment", r.operator_deployment.state, image_detail(r), r.operator_deployment.message));
+  rows.push_back(row("operator deployment", r.operator_deployment.state, image_detail(r),
+                     r.operator_deployment.message));
   rows.push_back(row("pytorchjob CRD", r.crd.state, crd_detail(r.crd), r.crd.message));
   Row hook = row("validating webhook", r.webhook, k_webhook_name, r.webhook_message);
   if (r.webhook == CheckState::not_installed) hook.detail = k_webhook_name;
@@ -73,8 +80,10 @@ std::vector<Row> rows_of(const DoctorReport& r) {
   Row pods = row("job pods", r.job_pods.state, "", r.job_pods.message);
   if (r.job_pods.state == CheckState::not_installed) pods = Row{"job pods", "none", "", Tone::absent};
   if (r.job_pods.state == CheckState::found) {
-    pods.detail = std::to_string(r.job_pods.pods) + (r.job_pods.pods == 1 ? " pod" : " pods") + " labelled as by " +
-                  (r.job_pods.releases.empty() ? std::string("different releases") : releases_text(r.job_pods.releases));
+    pods.detail = std::to_string(r.job_pods.pods) + (r.job_pods.pods == 1 ? " pod" : " pods") +
+                  " labelled as by " +
+                  (r.job_pods.releases.empty() ? std::string("different releases")
+                                               : releases_text(r.job_pods.releases));
   }
   rows.push_back(std::move(pods));
   if (r.verdict.release) {
@@ -104,10 +113,14 @@ std::vector<Row> rows_of(const DoctorReport& r) {
 
 const char* colour_of(Tone t) {
   switch (t) {
-    case Tone::good: return k_green;
-    case Tone::absent: return k_yellow;
-    case Tone::bad: return k_red;
-    case Tone::plain: return "";
+    case Tone::good:
+      return k_green;
+    case Tone::absent:
+      return k_yellow;
+    case Tone::bad:
+      return k_red;
+    case Tone::plain:
+      return "";
   }
   return "";
 }
@@ -125,22 +138,32 @@ void add_state(json& j, CheckState s, const std::string& message) {
 
 const char* image_kind_name(ImageMatch::Kind k) {
   switch (k) {
-    case ImageMatch::Kind::release: return "release";
-    case ImageMatch::Kind::untagged: return "untagged";
-    case ImageMatch::Kind::latest: return "latest";
-    case ImageMatch::Kind::digest: return "digest";
-    case ImageMatch::Kind::unknown: return "unknown";
+    case ImageMatch::Kind::release:
+      return "release";
+    case ImageMatch::Kind::untagged:
+      return "untagged";
+    case ImageMatch::Kind::latest:
+      return "latest";
+    case ImageMatch::Kind::digest:
+      return "digest";
+    case ImageMatch::Kind::unknown:
+      return "unknown";
   }
   return "unknown";
 }
 
 const char* verdict_kind_name(Verdict::Kind k) {
   switch (k) {
-    case Verdict::Kind::agree: return "agree";
-    case Verdict::Kind::image: return "image";
-    case Verdict::Kind::crd: return "crd";
-    case Verdict::Kind::disagree: return "disagree";
-    case Verdict::Kind::unknown: return "unknown";
+    case Verdict::Kind::agree:
+      return "agree";
+    case Verdict::Kind::image:
+      return "image";
+    case Verdict::Kind::crd:
+      return "crd";
+    case Verdict::Kind::disagree:
+      return "disagree";
+    case Verdict::Kind::unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -233,12 +256,13 @@ void write_doctor_json(std::ostream& out, const DoctorReport& r) {
   }
   j["permissions"] = perms;
   const auto& v = r.verdict;
-  j["verdict"] = {{"kind", verdict_kind_name(v.kind)},
-                  {"release", v.release ? json(v.release->to_string()) : json(nullptr)},
-                  {"candidates", releases_json(v.candidates)},
-                  {"envStyle", v.release ? json(model::pytorchjob::to_string(style_for(*v.release))) : json(nullptr)},
-                  {"summary", v.summary},
-                  {"notes", v.notes}};
+  j["verdict"] = {
+      {"kind", verdict_kind_name(v.kind)},
+      {"release", v.release ? json(v.release->to_string()) : json(nullptr)},
+      {"candidates", releases_json(v.candidates)},
+      {"envStyle", v.release ? json(model::pytorchjob::to_string(style_for(*v.release))) : json(nullptr)},
+      {"summary", v.summary},
+      {"notes", v.notes}};
   out << j.dump(2) << "\n";
 }
 

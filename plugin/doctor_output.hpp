@@ -1,8 +1,8 @@
 #pragma once
 
-#include <iosfwd>
-
 #include "plugin/doctor_gather.hpp"
+
+#include <iosfwd>
 
 namespace kpt::plugin {
 

@@ -1,11 +1,12 @@
 #include "plugin/env_live.hpp"
 
-#include <algorithm>
-#include <map>
-#include <nlohmann/json.hpp>
-
 #include "plugin/env_output.hpp"
 #include "util/strings.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
 
 namespace kpt::plugin {
 
@@ -28,13 +29,15 @@ EffectiveEnv effective_env(const std::vector<model::pytorchjob::EnvVar>& env) {
   return out;
 }
 
-void compare_pod(const std::string& pod, const EffectiveEnv& want, const EffectiveEnv& have, LiveComparison& out) {
+void compare_pod(const std::string& pod, const EffectiveEnv& want, const EffectiveEnv& have,
+                 LiveComparison& out) {
   const auto before = out.lines.size();
   for (const auto& name : want.names) {
     const auto& value = want.values.at(name);
     const auto it = have.values.find(name);
     if (it == have.values.end()) {
-      out.lines.push_back("pod " + pod + ": missing " + util::quote(name) + " (expected " + util::quote(value) + ")");
+      out.lines.push_back("pod " + pod + ": missing " + util::quote(name) + " (expected " +
+                          util::quote(value) + ")");
     } else if (it->second != value) {
       out.lines.push_back("pod " + pod + ": " + util::quote(name) + " is " + util::quote(it->second) +
                           ", expected " + util::quote(value));
@@ -42,10 +45,13 @@ void compare_pod(const std::string& pod, const EffectiveEnv& want, const Effecti
   }
   for (const auto& name : have.names) {
     if (want.values.count(name) != 0) continue;
-    out.lines.push_back("pod " + pod + ": extra " + util::quote(name) + " = " + util::quote(have.values.at(name)));
+    out.lines.push_back("pod " + pod + ": extra " + util::quote(name) + " = " +
+                        util::quote(have.values.at(name)));
   }
-  if (out.lines.size() == before) out.lines.push_back("pod " + pod + ": env matches");
-  else out.differs = true;
+  if (out.lines.size() == before)
+    out.lines.push_back("pod " + pod + ": env matches");
+  else
+    out.differs = true;
 }
 
 }  // namespace
@@ -61,22 +67,27 @@ LivePod live_pod_from_json(const nlohmann::json& pod) {
     return c.is_object() && c.value("name", "") == "pytorch";
   });
   if (container == containers.end()) container = containers.begin();
-  const auto env = container->is_object() ? container->value("env", nlohmann::json::array()) : nlohmann::json();
+  const auto env =
+      container->is_object() ? container->value("env", nlohmann::json::array()) : nlohmann::json();
   if (!env.is_array()) return out;
   for (const auto& e : env) {
     if (!e.is_object()) continue;
     model::pytorchjob::EnvVar v{e.value("name", ""), ""};
-    if (e.contains("valueFrom")) v.value = k_value_from;
-    else if (e.contains("value") && e["value"].is_string()) v.value = e["value"].get<std::string>();
+    if (e.contains("valueFrom"))
+      v.value = k_value_from;
+    else if (e.contains("value") && e["value"].is_string())
+      v.value = e["value"].get<std::string>();
     out.env.push_back(std::move(v));
   }
   return out;
 }
 
-LiveComparison compare_live_env(const std::vector<model::pytorchjob::ReplicaPodPlan>& expected, const std::vector<LivePod>& live) {
+LiveComparison compare_live_env(const std::vector<model::pytorchjob::ReplicaPodPlan>& expected,
+                                const std::vector<LivePod>& live) {
   LiveComparison out;
   for (const auto& plan : expected) {
-    const auto it = std::find_if(live.begin(), live.end(), [&](const LivePod& p) { return p.name == plan.name; });
+    const auto it =
+        std::find_if(live.begin(), live.end(), [&](const LivePod& p) { return p.name == plan.name; });
     if (it == live.end()) {
       out.lines.push_back("pod " + plan.name + ": not found in the cluster");
       out.differs = true;
@@ -85,8 +96,9 @@ LiveComparison compare_live_env(const std::vector<model::pytorchjob::ReplicaPodP
     compare_pod(plan.name, effective_env(full_env(plan)), effective_env(it->env), out);
   }
   for (const auto& pod : live) {
-    const bool known = std::any_of(expected.begin(), expected.end(),
-                                   [&](const model::pytorchjob::ReplicaPodPlan& p) { return p.name == pod.name; });
+    const bool known =
+        std::any_of(expected.begin(), expected.end(),
+                    [&](const model::pytorchjob::ReplicaPodPlan& p) { return p.name == pod.name; });
     if (known) continue;
     out.lines.push_back("pod " + pod.name + ": not expected by the style");
     out.differs = true;

@@ -1,11 +1,11 @@
 #pragma once
 
-#include <string>
-#include <vector>
+#include "model/pytorchjob/env.hpp"
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "model/pytorchjob/env.hpp"
+#include <string>
+#include <vector>
 
 namespace kpt::plugin {
 
@@ -26,6 +26,7 @@ LivePod live_pod_from_json(const nlohmann::json& pod);
 
 /// Compares each expected pod's effective env (the last entry of a name wins) with the live pod of the
 /// same name: missing vars, extra vars, different values, missing pods and pods the style does not expect.
-LiveComparison compare_live_env(const std::vector<model::pytorchjob::ReplicaPodPlan>& expected, const std::vector<LivePod>& live);
+LiveComparison compare_live_env(const std::vector<model::pytorchjob::ReplicaPodPlan>& expected,
+                                const std::vector<LivePod>& live);
 
 }  // namespace kpt::plugin

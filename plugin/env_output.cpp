@@ -1,8 +1,9 @@
 #include "plugin/env_output.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 
@@ -50,11 +51,12 @@ std::vector<model::pytorchjob::EnvVar> full_env(const model::pytorchjob::Replica
   return out;
 }
 
-void write_env_table(std::ostream& out, const std::vector<model::pytorchjob::ReplicaPodPlan>& pods, bool colour) {
+void write_env_table(std::ostream& out, const std::vector<model::pytorchjob::ReplicaPodPlan>& pods,
+                     bool colour) {
   std::vector<std::vector<std::string>> rows = {{"POD", "TYPE", "INDEX", "RANK", "SERVICE"}};
   for (const auto& p : pods) {
-    rows.push_back({p.name, p.replica_type, std::to_string(p.index), p.rank ? std::to_string(*p.rank) : "-",
-                    p.service});
+    rows.push_back(
+        {p.name, p.replica_type, std::to_string(p.index), p.rank ? std::to_string(*p.rank) : "-", p.service});
   }
   write_columns(out, rows, std::vector<bool>(rows.size(), false), false);
   out << "\n";
@@ -94,7 +96,8 @@ void write_env_table(std::ostream& out, const std::vector<model::pytorchjob::Rep
   if (any_marked && !colour) out << "* differs between pods\n";
 }
 
-void write_env_json(std::ostream& out, const model::pytorchjob::EnvStyle& style, const std::vector<model::pytorchjob::ReplicaPodPlan>& pods) {
+void write_env_json(std::ostream& out, const model::pytorchjob::EnvStyle& style,
+                    const std::vector<model::pytorchjob::ReplicaPodPlan>& pods) {
   using ordered = nlohmann::ordered_json;  // keys in the documented order
   ordered doc = {{"style", model::pytorchjob::to_string(style)}, {"pods", ordered::array()}};
   for (const auto& p : pods) {
@@ -119,7 +122,8 @@ std::vector<std::string> duplicate_notes(const std::vector<model::pytorchjob::Re
   std::set<std::string> seen;
   for (const auto& p : pods) {
     for (const auto& user : p.user_env) {
-      const bool injected = std::any_of(p.env.begin(), p.env.end(), [&](const auto& v) { return v.name == user.name; });
+      const bool injected =
+          std::any_of(p.env.begin(), p.env.end(), [&](const auto& v) { return v.name == user.name; });
       if (!injected || !seen.insert(p.replica_type + "/" + user.name).second) continue;
       out.push_back("'" + user.name + "' is set in the " + p.replica_type +
                     " template and injected again after it: the injected value is the one the pod sees");

@@ -21,7 +21,7 @@ void on_signal(int) {
 
 InterruptGuard::InterruptGuard() {
   g_interrupted = false;
-  struct sigaction sa{};
+  struct sigaction sa {};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGINT, &sa, &g_old_int);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+
 #include <string>
 #include <vector>
 
@@ -12,8 +13,8 @@ struct JobRequest {
   std::string ns;
   std::string image;
   int workers = 1;
-  std::string nproc_per_node;       ///< empty: not set
-  std::vector<std::string> command; ///< CMD ARGS...
+  std::string nproc_per_node;        ///< empty: not set
+  std::vector<std::string> command;  ///< CMD ARGS...
   std::string restart_policy = "OnFailure";
 };
 

@@ -1,11 +1,11 @@
 #include "plugin/job_follower.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <map>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <set>
 #include <thread>
@@ -124,8 +124,8 @@ std::string log_prefix(const ReplicaView& replica, bool colour) {
   return std::string(k_colours[h % 6]) + text + "\033[0m";
 }
 
-FollowResult follow_job(kube::ApiClient& api, const FollowOptions& options, std::ostream& out, std::ostream& err,
-                        const std::atomic<bool>& interrupted) {
+FollowResult follow_job(kube::ApiClient& api, const FollowOptions& options, std::ostream& out,
+                        std::ostream& err, const std::atomic<bool>& interrupted) {
   Console console(out, err, options.live_status && options.progress);
   const auto started = Clock::now();
   std::map<std::string, std::unique_ptr<LogTail>> tails;  // key: pod uid / run index
@@ -168,11 +168,12 @@ FollowResult follow_job(kube::ApiClient& api, const FollowOptions& options, std:
     if (options.logs) {
       for (const auto& r : view.replicas) {
         if (!r.started || (!options.replica.empty() && options.replica != r.role)) continue;
-        const std::string key = r.uid + "/" + std::to_string(r.restarts) + (r.waiting_reason.empty() ? "" : "w");
+        const std::string key =
+            r.uid + "/" + std::to_string(r.restarts) + (r.waiting_reason.empty() ? "" : "w");
         if (!r.waiting_reason.empty()) continue;  // in back-off: the next run gets its own tail
         if (tails.count(key) != 0) continue;
-        const std::string path = kube::resources::pods().object_path(options.ns, r.pod, "log") +
-                                 "?container=pytorch&follow=true";
+        const std::string path =
+            kube::resources::pods().object_path(options.ns, r.pod, "log") + "?container=pytorch&follow=true";
         tails.emplace(key, std::make_unique<LogTail>(api, console, path, log_prefix(r, options.colour)));
       }
     }
@@ -190,7 +191,8 @@ FollowResult follow_job(kube::ApiClient& api, const FollowOptions& options, std:
           const std::string key = e.value("/metadata/uid"_json_pointer, std::string{}) + "/" +
                                   std::to_string(e.value("count", 1));
           if (seen_events.insert(key).second) {
-            console.note(fmt::format("warning: {}: {}: {}", obj, e.value("reason", ""), e.value("message", "")));
+            console.note(
+                fmt::format("warning: {}: {}: {}", obj, e.value("reason", ""), e.value("message", "")));
           }
         }
       }

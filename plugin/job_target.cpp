@@ -1,9 +1,9 @@
 #include "plugin/job_target.hpp"
 
-#include <ostream>
-
 #include "plugin/cluster_client.hpp"
 #include "plugin/context.hpp"
+
+#include <ostream>
 
 namespace kpt::plugin {
 

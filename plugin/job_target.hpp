@@ -1,11 +1,11 @@
 #pragma once
 
+#include "kube/api_client.hpp"
+#include "plugin/local_session.hpp"
+
 #include <memory>
 #include <optional>
 #include <string>
-
-#include "kube/api_client.hpp"
-#include "plugin/local_session.hpp"
 
 namespace CLI {
 class App;

@@ -2,10 +2,11 @@
 
 #include "util/strings.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
-#include <map>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
 
 namespace kpt::plugin {
 
@@ -47,7 +48,7 @@ ReplicaView replica_of(const json& pod, bool has_master) {
     r.waiting_reason = state["waiting"].value("reason", "");
     r.waiting_message = state["waiting"].value("message", "");
   }
-  const json* term = state.contains("terminated") ? &state["terminated"]
+  const json* term = state.contains("terminated")  ? &state["terminated"]
                      : last.contains("terminated") ? &last["terminated"]
                                                    : nullptr;
   if (term != nullptr) {
@@ -149,7 +150,8 @@ std::vector<std::pair<std::string, std::string>> notable_states(const JobView& v
                                    r.exit_code.value_or(0)));
     }
     if (!r.unschedulable.empty()) {
-      out.emplace_back(r.pod + "/unschedulable", fmt::format("{} is not scheduled: {}", r.pod, r.unschedulable));
+      out.emplace_back(r.pod + "/unschedulable",
+                       fmt::format("{} is not scheduled: {}", r.pod, r.unschedulable));
     }
   }
   return out;

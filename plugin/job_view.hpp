@@ -1,6 +1,7 @@
 #pragma once
 
 #include <nlohmann/json_fwd.hpp>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,11 +14,11 @@ struct ReplicaView {
   std::string uid;
   std::string replica_type;  ///< "Master" or "Worker"
   int index = 0;
-  int rank = 0;              ///< node rank: master 0, workers index+1 (index when there is no Master)
-  std::string role;          ///< "worker-1", the log prefix's first part
-  std::string phase;         ///< Pending, Running, Succeeded, Failed, Unknown
+  int rank = 0;       ///< node rank: master 0, workers index+1 (index when there is no Master)
+  std::string role;   ///< "worker-1", the log prefix's first part
+  std::string phase;  ///< Pending, Running, Succeeded, Failed, Unknown
   int restarts = 0;
-  bool started = false;      ///< the main container has run at least once
+  bool started = false;  ///< the main container has run at least once
   std::string waiting_reason;
   std::string waiting_message;
   std::optional<int> exit_code;  ///< of the main container's latest termination

@@ -1,9 +1,9 @@
 #include "plugin/live_schema.hpp"
 
-#include <nlohmann/json.hpp>
-
-#include "yaml/node_json.hpp"
 #include "schema/schema_cache.hpp"
+#include "yaml/node_json.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace kpt::plugin {
 
@@ -17,7 +17,8 @@ bool is_pytorchjob_schema(const json& s) {
   const auto gvks = s.find("x-kubernetes-group-version-kind");
   if (gvks == s.end() || !gvks->is_array()) return false;
   for (const auto& g : *gvks) {
-    if (g.value("group", "") == "kubeflow.org" && g.value("version", "") == "v1" && g.value("kind", "") == "PyTorchJob") {
+    if (g.value("group", "") == "kubeflow.org" && g.value("version", "") == "v1" &&
+        g.value("kind", "") == "PyTorchJob") {
       return true;
     }
   }
@@ -28,8 +29,8 @@ bool is_pytorchjob_schema(const json& s) {
 
 std::string live_crd_cache_key(const std::string& server, const json& crd) {
   const auto& meta = crd.value("metadata", json::object());
-  return "kubectl-pytorch live CRD\nserver " + server + "\nuid " + meta.value("uid", "") + "\nresourceVersion " +
-         meta.value("resourceVersion", "") + "\n";
+  return "kubectl-pytorch live CRD\nserver " + server + "\nuid " + meta.value("uid", "") +
+         "\nresourceVersion " + meta.value("resourceVersion", "") + "\n";
 }
 
 Expected<LiveSchema> schema_from_live_crd(const json& crd, const std::string& server,
@@ -54,7 +55,8 @@ Expected<LiveSchema> schema_from_live_crd(const json& crd, const std::string& se
   return out;
 }
 
-Expected<std::optional<LiveSchema>> schema_from_openapi(kube::ApiClient& api, const std::filesystem::path& cache_dir) {
+Expected<std::optional<LiveSchema>> schema_from_openapi(kube::ApiClient& api,
+                                                        const std::filesystem::path& cache_dir) {
   auto text = api.get_raw(k_openapi_path);
   if (!text) {
     if (kube::is_not_found(text.error())) return std::optional<LiveSchema>{};
@@ -76,7 +78,8 @@ Expected<std::optional<LiveSchema>> schema_from_openapi(kube::ApiClient& api, co
         own["properties"]["metadata"] = {{"type", "object"}};
       }
       own.erase("x-kubernetes-group-version-kind");
-      auto compiled = schema::SchemaSet::from_openapi(yaml::from_json(own), "kubeflow.org", "v1", "PyTorchJob");
+      auto compiled =
+          schema::SchemaSet::from_openapi(yaml::from_json(own), "kubeflow.org", "v1", "PyTorchJob");
       if (!compiled) return compiled.error().context("compiling " + out.source);
       return compiled;
     }
@@ -94,7 +97,8 @@ Expected<std::optional<LiveSchema>> schema_from_openapi(kube::ApiClient& api, co
   return std::optional<LiveSchema>(std::move(out));
 }
 
-std::filesystem::path schema_cache_dir(const std::string& cache_dir_flag, const std::optional<std::string>& kubecachedir,
+std::filesystem::path schema_cache_dir(const std::string& cache_dir_flag,
+                                       const std::optional<std::string>& kubecachedir,
                                        const std::optional<std::string>& home) {
   std::filesystem::path base;
   if (!cache_dir_flag.empty()) {

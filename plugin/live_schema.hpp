@@ -1,21 +1,21 @@
 #pragma once
 
-#include <filesystem>
-#include <optional>
-#include <string>
-
-#include <nlohmann/json_fwd.hpp>
-
 #include "kube/api_client.hpp"
 #include "schema/structural_schema.hpp"
 #include "util/expected.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
 
 namespace kpt::plugin {
 
 /// The PyTorchJob schemas of a live cluster.
 struct LiveSchema {
   schema::SchemaSet set;
-  std::string source;      ///< "the CRD 'pytorchjobs.kubeflow.org' in the cluster" or "... /openapi/v3 ..."
+  std::string source;  ///< "the CRD 'pytorchjobs.kubeflow.org' in the cluster" or "... /openapi/v3 ..."
   bool cache_hit = false;
   std::filesystem::path cache_entry;
 };
@@ -31,10 +31,12 @@ Expected<LiveSchema> schema_from_live_crd(const nlohmann::json& crd, const std::
 /// The fallback when the user may not read CRDs: GET /openapi/v3/apis/kubeflow.org/v1 and compile the
 /// PyTorchJob schema in it (metadata, a $ref there, is taken as a plain object). Cached by its text.
 /// nullopt when the server publishes no PyTorchJob schema.
-Expected<std::optional<LiveSchema>> schema_from_openapi(kube::ApiClient& api, const std::filesystem::path& cache_dir);
+Expected<std::optional<LiveSchema>> schema_from_openapi(kube::ApiClient& api,
+                                                        const std::filesystem::path& cache_dir);
 
 /// $KUBECACHEDIR, --cache-dir or ~/.kube/cache, then "kubectl-pytorch" (as validate --crd uses).
-std::filesystem::path schema_cache_dir(const std::string& cache_dir_flag, const std::optional<std::string>& kubecachedir,
+std::filesystem::path schema_cache_dir(const std::string& cache_dir_flag,
+                                       const std::optional<std::string>& kubecachedir,
                                        const std::optional<std::string>& home);
 
 }  // namespace kpt::plugin

@@ -1,15 +1,15 @@
 #pragma once
 
-#include <filesystem>
-#include <optional>
-#include <string>
-#include <vector>
-
 #include "plugin/diagnostic_output.hpp"
 #include "plugin/doctor_defaults.hpp"
 #include "plugin/live_schema.hpp"
 #include "plugin/validate_runner.hpp"
 #include "yaml/input_files.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace kpt::plugin {
 

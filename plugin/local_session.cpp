@@ -1,11 +1,10 @@
 #include "plugin/local_session.hpp"
 
+#include "local/embedded_cluster.hpp"
+#include "plugin/context.hpp"
 #include "util/file_io.hpp"
 
 #include <ostream>
-
-#include "local/embedded_cluster.hpp"
-#include "plugin/context.hpp"
 
 namespace kpt::plugin {
 
@@ -14,8 +13,8 @@ Expected<LocalSession> open_local_session(const Context& ctx, bool start_if_down
   session.paths = apiserver::LocalPaths::in(apiserver::default_state_dir(ctx.env));
   if (!apiserver::local_status(session.paths).running) {
     if (!start_if_down) {
-      return make_error(ErrorCode::not_found, "the local cluster is not running (start it with '" + ctx.program +
-                                                  " local up', or use 'run --local')");
+      return make_error(ErrorCode::not_found, "the local cluster is not running (start it with '" +
+                                                  ctx.program + " local up', or use 'run --local')");
     }
     if (auto prepared = apiserver::prepare_state(session.paths); !prepared) return prepared.error();
     ctx.err << "starting the local cluster (state in " << session.paths.state_dir << ")\n";
@@ -26,7 +25,8 @@ Expected<LocalSession> open_local_session(const Context& ctx, bool start_if_down
     auto token = util::read_file(session.paths.token_file);
     if (ca && token) {
       const auto kubeconfig = apiserver::default_kubeconfig_path(ctx.env);
-      (void)apiserver::write_kubeconfig(kubeconfig, "https://127.0.0.1:" + std::to_string(*port), *ca, *token);
+      (void)apiserver::write_kubeconfig(kubeconfig, "https://127.0.0.1:" + std::to_string(*port), *ca,
+                                        *token);
     }
   }
   auto client = local::local_client(session.paths);

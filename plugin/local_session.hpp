@@ -1,10 +1,10 @@
 #pragma once
 
-#include <memory>
-
 #include "apiserver/local_control.hpp"
 #include "kube/api_client.hpp"
 #include "util/expected.hpp"
+
+#include <memory>
 
 namespace kpt::plugin {
 

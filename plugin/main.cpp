@@ -1,9 +1,9 @@
+#include "plugin/plugin.hpp"
+
 #include <iostream>
 #include <map>
 #include <string>
 #include <vector>
-
-#include "plugin/plugin.hpp"
 
 extern char** environ;
 

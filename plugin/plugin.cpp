@@ -1,14 +1,15 @@
 #include "plugin/plugin.hpp"
 
-#include <unistd.h>
+#include "plugin/commands.hpp"
+#include "plugin/context.hpp"
 
 #include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
 #include <algorithm>
 #include <exception>
 #include <iostream>
-
-#include "plugin/commands.hpp"
-#include "plugin/context.hpp"
 
 namespace kpt::plugin {
 
@@ -32,12 +33,16 @@ void add_connection_flags(CLI::App& app, kube::ConnectionFlags& f, int& verbosit
   app.add_option("-n,--namespace", f.namespace_, "The namespace for this request")->group(group);
   app.add_option("-s,--server", f.server, "The address and port of the Kubernetes API server")->group(group);
   app.add_option("--token", f.token, "Bearer token for authentication")->group(group);
-  app.add_option("--certificate-authority", f.certificate_authority, "Path to a CA certificate file")->group(group);
-  app.add_option("--client-certificate", f.client_certificate, "Path to a client certificate file")->group(group);
+  app.add_option("--certificate-authority", f.certificate_authority, "Path to a CA certificate file")
+      ->group(group);
+  app.add_option("--client-certificate", f.client_certificate, "Path to a client certificate file")
+      ->group(group);
   app.add_option("--client-key", f.client_key, "Path to a client key file")->group(group);
-  app.add_option("--tls-server-name", f.tls_server_name, "Server name for certificate validation")->group(group);
+  app.add_option("--tls-server-name", f.tls_server_name, "Server name for certificate validation")
+      ->group(group);
   app.add_flag("--insecure-skip-tls-verify", f.insecure_skip_tls_verify,
-               "Do not verify the server's certificate (insecure)")->group(group);
+               "Do not verify the server's certificate (insecure)")
+      ->group(group);
   app.add_option("--request-timeout", f.request_timeout, "Per-request timeout, e.g. 1s, 2m (0: none)")
       ->group(group);
   app.add_option("--as", f.as, "Username to impersonate")->group(group);

@@ -1,11 +1,12 @@
 #include "plugin/server_dry_run.hpp"
 
-#include <nlohmann/json.hpp>
-#include <regex>
-
 #include "kube/rest_client.hpp"
-#include "yaml/node_json.hpp"
 #include "util/strings.hpp"
+#include "yaml/node_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <regex>
 
 namespace kpt::plugin {
 
@@ -38,19 +39,23 @@ std::string trim_cause(std::string text) {
 std::vector<StatusCause> causes_from_status_message(const std::string& message) {
   std::vector<StatusCause> out;
   static const std::regex k_strict(R"((unknown|duplicate) field \"([^\"]+)\")");
-  for (auto it = std::sregex_iterator(message.begin(), message.end(), k_strict); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(message.begin(), message.end(), k_strict); it != std::sregex_iterator();
+       ++it) {
     out.push_back({(*it)[2].str(), (*it)[1].str() + " field " + util::quote((*it)[2].str())});
   }
   static const std::regex k_field(
       R"(((?:spec|metadata|status|apiVersion|kind)(?:\.[\w\-/]+|\[[^\]\s]*\])*): )");
   std::vector<std::smatch> matches;
-  for (auto it = std::sregex_iterator(message.begin(), message.end(), k_field); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(message.begin(), message.end(), k_field); it != std::sregex_iterator();
+       ++it) {
     matches.push_back(*it);
   }
   for (std::size_t i = 0; i < matches.size(); ++i) {
     const auto begin = static_cast<std::size_t>(matches[i].position(0));
-    const auto end = i + 1 < matches.size() ? static_cast<std::size_t>(matches[i + 1].position(0)) : message.size();
-    std::string words = trim_cause(message.substr(begin + matches[i][1].length() + 2, end - begin - matches[i][1].length() - 2));
+    const auto end =
+        i + 1 < matches.size() ? static_cast<std::size_t>(matches[i + 1].position(0)) : message.size();
+    std::string words = trim_cause(
+        message.substr(begin + matches[i][1].length() + 2, end - begin - matches[i][1].length() - 2));
     if (!words.empty()) words[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(words[0])));
     out.push_back({matches[i][1].str(), words});
   }
@@ -82,7 +87,7 @@ Location location_of_field(const yaml::Document& doc, const std::string& field) 
 }
 
 Diagnostics findings_from_server(const yaml::Document& doc, const std::string& error_message,
-                                         const std::vector<std::string>& warnings) {
+                                 const std::vector<std::string>& warnings) {
   Diagnostics out;
   if (!error_message.empty()) {
     for (const auto& c : causes_from_status_message(error_message)) {

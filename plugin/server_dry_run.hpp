@@ -1,11 +1,11 @@
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "kube/api_client.hpp"
 #include "util/diagnostic.hpp"
 #include "yaml/node.hpp"
+
+#include <string>
+#include <vector>
 
 namespace kpt::plugin {
 
@@ -24,7 +24,7 @@ Location location_of_field(const yaml::Document& doc, const std::string& field);
 /// Findings from the server's answer to a dry run: each cause at its field's position (rule
 /// "server.dry-run", severity error), each warning at the document start (rule "server.warning").
 Diagnostics findings_from_server(const yaml::Document& doc, const std::string& error_message,
-                                         const std::vector<std::string>& warnings);
+                                 const std::vector<std::string>& warnings);
 
 /// Sends the PyTorchJob `doc` with dryRun=All and fieldValidation=Strict (server-side apply when it has
 /// a name, else create) into its namespace or `default_ns`, and returns the server's verdict as findings.

@@ -1,12 +1,12 @@
 #include "plugin/validate_runner.hpp"
 
+#include "schema/release_fields.hpp"
+#include "util/strings.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <exception>
 #include <thread>
-
-#include "schema/release_fields.hpp"
-#include "util/strings.hpp"
 
 namespace kpt::plugin {
 
@@ -15,9 +15,10 @@ namespace {
 constexpr const char* k_pytorch_job = "PyTorchJob";
 
 Diagnostic finding(const yaml::Document& doc, yaml::Position pos, std::string field, std::string rule,
-                           std::string message, std::string hint) {
-  return Diagnostic{Severity::error, Location{doc.file, pos.line, pos.col},
-                            std::move(field), std::move(rule), std::move(message), std::move(hint)};
+                   std::string message, std::string hint) {
+  return Diagnostic{Severity::error,    Location{doc.file, pos.line, pos.col},
+                    std::move(field),   std::move(rule),
+                    std::move(message), std::move(hint)};
 }
 
 yaml::Position value_pos(const yaml::Node& map, std::string_view key, yaml::Position fallback) {
@@ -32,14 +33,17 @@ DocumentReport validate_document(const yaml::Document& doc, const ValidateSettin
   const auto& root = doc.root;
   const yaml::Node* kind = root.find("kind");
   const yaml::Node* api_version = root.find("apiVersion");
-  if (const auto* name = root.at_path({"metadata", "name"}); name != nullptr && name->is_scalar()) out.name = name->text;
-  if (!root.is_map() || kind == nullptr || !kind->is_string() || api_version == nullptr || !api_version->is_string()) {
+  if (const auto* name = root.at_path({"metadata", "name"}); name != nullptr && name->is_scalar())
+    out.name = name->text;
+  if (!root.is_map() || kind == nullptr || !kind->is_string() || api_version == nullptr ||
+      !api_version->is_string()) {
     const bool no_version = api_version == nullptr || !api_version->is_string();
     const bool no_kind = kind == nullptr || !kind->is_string();
-    const std::string missing = no_version && no_kind ? "'apiVersion' or 'kind'" : (no_kind ? "'kind'" : "'apiVersion'");
-    out.findings.push_back(finding(doc, root.pos.line != 0 ? root.pos : doc.start, "", "manifest.type",
-                                   "document has no " + missing,
-                                   "a PyTorchJob starts with 'apiVersion: kubeflow.org/v1' and 'kind: PyTorchJob'"));
+    const std::string missing =
+        no_version && no_kind ? "'apiVersion' or 'kind'" : (no_kind ? "'kind'" : "'apiVersion'");
+    out.findings.push_back(finding(
+        doc, root.pos.line != 0 ? root.pos : doc.start, "", "manifest.type", "document has no " + missing,
+        "a PyTorchJob starts with 'apiVersion: kubeflow.org/v1' and 'kind: PyTorchJob'"));
     return out;
   }
   out.kind = kind->text;
@@ -50,11 +54,11 @@ DocumentReport validate_document(const yaml::Document& doc, const ValidateSettin
   }
   const schema::StructuralSchema* structural = s.schemas->find(api_version->text, kind->text);
   if (structural == nullptr) {
-    out.findings.push_back(finding(doc, value_pos(root, "apiVersion", doc.start), "apiVersion", "schema.api-version",
-                                   "apiVersion " + util::quote(api_version->text) + " of kind " +
-                                       util::quote(kind->text) + " is not served by " + s.schemas->origin() +
-                                       " (served: " + util::join(served, ", ") + ")",
-                                   "use apiVersion: " + served.front()));
+    out.findings.push_back(finding(
+        doc, value_pos(root, "apiVersion", doc.start), "apiVersion", "schema.api-version",
+        "apiVersion " + util::quote(api_version->text) + " of kind " + util::quote(kind->text) +
+            " is not served by " + s.schemas->origin() + " (served: " + util::join(served, ", ") + ")",
+        "use apiVersion: " + served.front()));
     return out;
   }
   schema::StructuralOptions sopts;
@@ -66,7 +70,8 @@ DocumentReport validate_document(const yaml::Document& doc, const ValidateSettin
     release_fields = schema::check_release_fields(doc, s.rules.release);
     rules = schema::rules::check_rules(doc, s.rules);
   }
-  out.findings = schema::rules::combine_findings(std::move(found), std::move(release_fields), std::move(rules), s.rules);
+  out.findings =
+      schema::rules::combine_findings(std::move(found), std::move(release_fields), std::move(rules), s.rules);
   return out;
 }
 
@@ -86,7 +91,8 @@ FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& s
 Report validate_inputs(const std::vector<yaml::InputFile>& inputs, const ValidateSettings& settings) {
   Report report;
   report.files.resize(inputs.size());
-  const unsigned workers = std::max(1u, std::min<unsigned>(settings.jobs, static_cast<unsigned>(inputs.size())));
+  const unsigned workers =
+      std::max(1u, std::min<unsigned>(settings.jobs, static_cast<unsigned>(inputs.size())));
   if (workers <= 1) {
     for (std::size_t i = 0; i < inputs.size(); ++i) report.files[i] = validate_file(inputs[i], settings);
     return report;
@@ -102,9 +108,9 @@ Report validate_inputs(const std::vector<yaml::InputFile>& inputs, const Validat
           report.files[i] = validate_file(inputs[i], settings);
         } catch (const std::exception& e) {  // a broken invariant: report it on its file, keep going
           report.files[i].name = inputs[i].name;
-          report.files[i].file_findings.push_back(Diagnostic{
-              Severity::error, Location{inputs[i].name, 0, 0}, "", "internal",
-              std::string("internal error while validating: ") + e.what(), ""});
+          report.files[i].file_findings.push_back(
+              Diagnostic{Severity::error, Location{inputs[i].name, 0, 0}, "", "internal",
+                         std::string("internal error while validating: ") + e.what(), ""});
         }
       }
     });

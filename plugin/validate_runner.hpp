@@ -1,12 +1,12 @@
 #pragma once
 
-#include <vector>
-
 #include "plugin/diagnostic_output.hpp"
-#include "yaml/input_files.hpp"
-#include "yaml/manifest_reader.hpp"
 #include "schema/rules/rules.hpp"
 #include "schema/structural_schema.hpp"
+#include "yaml/input_files.hpp"
+#include "yaml/manifest_reader.hpp"
+
+#include <vector>
 
 namespace kpt::plugin {
 

@@ -17,9 +17,10 @@ struct Probe {
 // Paths walk the schema itself: `properties`, `additionalProperties`, `items` spelled out.
 #define KPT_SPEC "properties/spec/properties/"
 #define KPT_RUN_POLICY KPT_SPEC "runPolicy/properties/"
-#define KPT_CONTAINER                                                                                 \
-  KPT_SPEC "pytorchReplicaSpecs/additionalProperties/properties/template/properties/spec/properties/" \
-           "containers/items/properties/"
+#define KPT_CONTAINER                                                                        \
+  KPT_SPEC                                                                                   \
+  "pytorchReplicaSpecs/additionalProperties/properties/template/properties/spec/properties/" \
+  "containers/items/properties/"
 
 constexpr Probe k_probes[] = {
     {KPT_SPEC "elasticPolicy", {1, 4, 0}},
@@ -75,12 +76,15 @@ std::vector<Release> releases_matching_crd(const yaml::Node& crd_root) {
   const yaml::Node* schema = open_api_schema(crd_root);
   if (kind == nullptr || kind->text != "PyTorchJob" || schema == nullptr) return out;
 
-  const yaml::Node* generator = crd_root.at_path({"metadata", "annotations", "controller-gen.kubebuilder.io/version"});
+  const yaml::Node* generator =
+      crd_root.at_path({"metadata", "annotations", "controller-gen.kubebuilder.io/version"});
   // An unknown generator says nothing; a known one bounds the releases the probes may pick.
-  const auto generated_by = generator != nullptr ? releases_from_generator(generator->text) : std::vector<Release>{};
+  const auto generated_by =
+      generator != nullptr ? releases_from_generator(generator->text) : std::vector<Release>{};
 
   for (const auto& release : model::pytorchjob::k_releases) {
-    if (!generated_by.empty() && std::find(generated_by.begin(), generated_by.end(), release) == generated_by.end()) {
+    if (!generated_by.empty() &&
+        std::find(generated_by.begin(), generated_by.end(), release) == generated_by.end()) {
       continue;
     }
     // Nothing was ever removed, so a release matches when it has exactly the probes it added.

@@ -1,10 +1,10 @@
 #pragma once
 
-#include <string_view>
-#include <vector>
-
 #include "model/pytorchjob/release.hpp"
 #include "yaml/node.hpp"
+
+#include <string_view>
+#include <vector>
 
 namespace kpt::schema {
 

@@ -6,7 +6,9 @@ namespace {
 bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool is_alnum(char c) { return is_lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
 
-std::string max_len_error(std::size_t max) { return "must be no more than " + std::to_string(max) + " characters"; }
+std::string max_len_error(std::size_t max) {
+  return "must be no more than " + std::to_string(max) + " characters";
+}
 
 /// `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
 bool is_dns1123_label(std::string_view v) {
@@ -43,13 +45,15 @@ const char* const k_qualified_fmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
 
 std::string subdomain_regex_error() {
   return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and "
-         "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '" +
+         "must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation "
+         "is '" +
          std::string(k_label_fmt) + "(\\." + k_label_fmt + ")*')";
 }
 
 std::string qualified_name_regex_error() {
   return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-         "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '" +
+         "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
+         "'" +
          std::string(k_qualified_fmt) + "')";
 }
 
@@ -60,7 +64,8 @@ std::vector<std::string> dns1123_label_errors(std::string_view value) {
   if (value.size() > k_dns1123_label_max) out.push_back(max_len_error(k_dns1123_label_max));
   if (!is_dns1123_label(value)) {
     out.push_back(
-        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and "
+        "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+        "start and "
         "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '" +
         std::string(k_label_fmt) + "')");
   }
@@ -80,7 +85,8 @@ std::vector<std::string> dns1035_label_errors(std::string_view value) {
   const bool ok = is_dns1123_label(value) && value.front() >= 'a' && value.front() <= 'z';
   if (!ok) {
     out.push_back(
-        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
+        "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+        "alphabetic "
         "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
         "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')");
   }
@@ -94,9 +100,12 @@ std::vector<std::string> qualified_name_errors(std::string_view value) {
   if (slash != std::string_view::npos) {
     if (value.find('/', slash + 1) != std::string_view::npos) {
       out.push_back(
-          "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with "
-          "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '" +
-          std::string(k_qualified_fmt) + "') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
+          "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+          "with "
+          "an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
+          "is '" +
+          std::string(k_qualified_fmt) +
+          "') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
       return out;
     }
     const auto prefix = value.substr(0, slash);
@@ -121,9 +130,12 @@ std::vector<std::string> label_value_errors(std::string_view value) {
   if (value.size() > k_label_value_max) out.push_back(max_len_error(k_label_value_max));
   if (!value.empty() && !is_qualified_name_part(value)) {
     out.push_back(
-        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
-        "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
-        "validation is '(" + std::string(k_qualified_fmt) + ")?')");
+        "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and "
+        "must "
+        "start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex "
+        "used for "
+        "validation is '(" +
+        std::string(k_qualified_fmt) + ")?')");
   }
   return out;
 }

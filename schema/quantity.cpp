@@ -49,16 +49,26 @@ double suffix_factor(std::string_view suffix) {
   }
   if (suffix.size() == 1) {
     switch (suffix[0]) {
-      case 'n': return 1e-9;
-      case 'u': return 1e-6;
-      case 'm': return 1e-3;
-      case 'k': return 1e3;
-      case 'M': return 1e6;
-      case 'G': return 1e9;
-      case 'T': return 1e12;
-      case 'P': return 1e15;
-      case 'E': return 1e18;
-      default: break;
+      case 'n':
+        return 1e-9;
+      case 'u':
+        return 1e-6;
+      case 'm':
+        return 1e-3;
+      case 'k':
+        return 1e3;
+      case 'M':
+        return 1e6;
+      case 'G':
+        return 1e9;
+      case 'T':
+        return 1e12;
+      case 'P':
+        return 1e15;
+      case 'E':
+        return 1e18;
+      default:
+        break;
     }
   }
   return std::pow(10.0, std::strtod(std::string(suffix.substr(1)).c_str(), nullptr));

@@ -77,7 +77,7 @@ constexpr ReleaseField k_fields[] = {
 #undef KPT_POD
 
 constexpr std::array<std::string_view, 3> k_container_lists{"containers", "initContainers",
-                                                             "ephemeralContainers"};
+                                                            "ephemeralContainers"};
 
 struct Match {
   std::string path;
@@ -110,8 +110,8 @@ std::vector<Segment> split(std::string_view pattern) {
 void match(const yaml::Node& node, const std::vector<Segment>& segs, std::size_t at, const std::string& path,
            std::vector<Match>& out);
 
-void match_value(const yaml::Node& value, yaml::Position key_pos, const std::vector<Segment>& segs, std::size_t at,
-                 bool each_item, const std::string& path, std::vector<Match>& out) {
+void match_value(const yaml::Node& value, yaml::Position key_pos, const std::vector<Segment>& segs,
+                 std::size_t at, bool each_item, const std::string& path, std::vector<Match>& out) {
   if (at + 1 == segs.size() && !each_item) {
     out.push_back({path, key_pos});
     return;
@@ -138,9 +138,10 @@ void match(const yaml::Node& node, const std::vector<Segment>& segs, std::size_t
   const auto prefix = path.empty() ? path : path + ".";
   for (std::size_t k = 0; k < node.keys.size(); ++k) {
     const std::string& key = node.keys[k];
-    const bool hit = seg.key == "*" || seg.key == key ||
-                     (seg.key == "#containers" &&
-                      std::find(k_container_lists.begin(), k_container_lists.end(), key) != k_container_lists.end());
+    const bool hit =
+        seg.key == "*" || seg.key == key ||
+        (seg.key == "#containers" &&
+         std::find(k_container_lists.begin(), k_container_lists.end(), key) != k_container_lists.end());
     if (!hit) continue;
     const bool each_item = seg.each_item || seg.key == "#containers";
     const yaml::Position key_pos = k < node.key_positions.size() ? node.key_positions[k] : node.pos;

@@ -1,11 +1,11 @@
 #pragma once
 
-#include <span>
-#include <string_view>
-
 #include "model/pytorchjob/release.hpp"
 #include "util/diagnostic.hpp"
 #include "yaml/node.hpp"
+
+#include <span>
+#include <string_view>
 
 namespace kpt::schema {
 

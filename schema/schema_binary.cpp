@@ -1,8 +1,8 @@
-#include <cstring>
-#include <unordered_map>
-
 #include "schema/structural_schema.hpp"
 #include "schema/structural_schema_impl.hpp"
+
+#include <cstring>
+#include <unordered_map>
 
 // Binary form of a SchemaSet: "KPTS", format version, an interned string table, then the
 // nodes in creation order (children always after their parent, so links point forward and
@@ -15,10 +15,22 @@ constexpr std::string_view k_magic = "KPTS";
 constexpr std::uint32_t k_format_version = 1;
 
 enum Flag : std::uint32_t {
-  f_nullable = 1u << 0, f_int_or_string = 1u << 1, f_preserve = 1u << 2, f_embedded = 1u << 3,
-  f_excl_min = 1u << 4, f_excl_max = 1u << 5, f_additional_allowed = 1u << 6, f_min = 1u << 7,
-  f_max = 1u << 8, f_min_length = 1u << 9, f_max_length = 1u << 10, f_min_items = 1u << 11,
-  f_max_items = 1u << 12, f_min_props = 1u << 13, f_max_props = 1u << 14, f_default = 1u << 15,
+  f_nullable = 1u << 0,
+  f_int_or_string = 1u << 1,
+  f_preserve = 1u << 2,
+  f_embedded = 1u << 3,
+  f_excl_min = 1u << 4,
+  f_excl_max = 1u << 5,
+  f_additional_allowed = 1u << 6,
+  f_min = 1u << 7,
+  f_max = 1u << 8,
+  f_min_length = 1u << 9,
+  f_max_length = 1u << 10,
+  f_min_items = 1u << 11,
+  f_max_items = 1u << 12,
+  f_min_props = 1u << 13,
+  f_max_props = 1u << 14,
+  f_default = 1u << 15,
 };
 
 class Writer {
@@ -56,7 +68,9 @@ class Reader {
     }
     return fail();
   }
-  std::uint8_t byte() { return m_pos < m_in.size() ? static_cast<std::uint8_t>(m_in[m_pos++]) : static_cast<std::uint8_t>(fail()); }
+  std::uint8_t byte() {
+    return m_pos < m_in.size() ? static_cast<std::uint8_t>(m_in[m_pos++]) : static_cast<std::uint8_t>(fail());
+  }
   double real() {
     double d = 0;
     if (m_in.size() - m_pos < sizeof d) return static_cast<double>(fail());
@@ -102,13 +116,22 @@ class Interner {
 std::uint32_t flags_of(const StructuralSchema& s) {
   std::uint32_t f = 0;
   auto set = [&f](bool on, Flag bit) { f |= on ? static_cast<std::uint32_t>(bit) : 0u; };
-  set(s.nullable, f_nullable); set(s.int_or_string, f_int_or_string); set(s.preserve_unknown_fields, f_preserve);
-  set(s.embedded_resource, f_embedded); set(s.exclusive_minimum, f_excl_min); set(s.exclusive_maximum, f_excl_max);
-  set(s.additional_properties_allowed, f_additional_allowed); set(s.minimum.has_value(), f_min);
-  set(s.maximum.has_value(), f_max); set(s.min_length.has_value(), f_min_length);
-  set(s.max_length.has_value(), f_max_length); set(s.min_items.has_value(), f_min_items);
-  set(s.max_items.has_value(), f_max_items); set(s.min_properties.has_value(), f_min_props);
-  set(s.max_properties.has_value(), f_max_props); set(s.default_value.has_value(), f_default);
+  set(s.nullable, f_nullable);
+  set(s.int_or_string, f_int_or_string);
+  set(s.preserve_unknown_fields, f_preserve);
+  set(s.embedded_resource, f_embedded);
+  set(s.exclusive_minimum, f_excl_min);
+  set(s.exclusive_maximum, f_excl_max);
+  set(s.additional_properties_allowed, f_additional_allowed);
+  set(s.minimum.has_value(), f_min);
+  set(s.maximum.has_value(), f_max);
+  set(s.min_length.has_value(), f_min_length);
+  set(s.max_length.has_value(), f_max_length);
+  set(s.min_items.has_value(), f_min_items);
+  set(s.max_items.has_value(), f_max_items);
+  set(s.min_properties.has_value(), f_min_props);
+  set(s.max_properties.has_value(), f_max_props);
+  set(s.default_value.has_value(), f_default);
   return f;
 }
 
@@ -153,7 +176,8 @@ std::string SchemaSet::serialize() const {
     }
     if (s.minimum) body.real(*s.minimum);
     if (s.maximum) body.real(*s.maximum);
-    for (const auto& c : {s.min_length, s.max_length, s.min_items, s.max_items, s.min_properties, s.max_properties}) {
+    for (const auto& c :
+         {s.min_length, s.max_length, s.min_items, s.max_items, s.min_properties, s.max_properties}) {
       if (c) body.varint(*c);
     }
     body.varint(s.list_map_keys.size());
@@ -193,7 +217,8 @@ Expected<SchemaSet> SchemaSet::deserialize(std::string_view bytes) {
   Reader in(bytes.substr(k_magic.size()));
   const auto version = in.varint();
   if (version != k_format_version) {
-    return corrupt("format version " + std::to_string(version) + ", this build reads " + std::to_string(k_format_version));
+    return corrupt("format version " + std::to_string(version) + ", this build reads " +
+                   std::to_string(k_format_version));
   }
   const auto string_count = in.varint();
   if (string_count > bytes.size()) return corrupt("string table too large");
@@ -223,7 +248,8 @@ Expected<SchemaSet> SchemaSet::deserialize(std::string_view bytes) {
     const auto type = in.byte();
     const auto list_type = in.byte();
     const auto map_type = in.byte();
-    if (type > static_cast<std::uint8_t>(SchemaType::boolean) || list_type > 3 || map_type > 2) return corrupt("bad node type");
+    if (type > static_cast<std::uint8_t>(SchemaType::boolean) || list_type > 3 || map_type > 2)
+      return corrupt("bad node type");
     s.type = static_cast<SchemaType>(type);
     s.list_type = static_cast<ListType>(list_type);
     s.map_type = static_cast<MapType>(map_type);
@@ -241,11 +267,13 @@ Expected<SchemaSet> SchemaSet::deserialize(std::string_view bytes) {
     s.additional_properties = link(i);
     s.enum_values.resize(std::min<std::uint64_t>(in.varint(), bytes.size()));
     for (auto& e : s.enum_values) {
-      e.kind = static_cast<yaml::NodeKind>(std::min<std::uint8_t>(in.byte(), static_cast<std::uint8_t>(yaml::NodeKind::mapping)));
+      e.kind = static_cast<yaml::NodeKind>(
+          std::min<std::uint8_t>(in.byte(), static_cast<std::uint8_t>(yaml::NodeKind::mapping)));
       e.text = str();
     }
     if ((f & f_default) != 0) {
-      const auto kind = static_cast<yaml::NodeKind>(std::min<std::uint8_t>(in.byte(), static_cast<std::uint8_t>(yaml::NodeKind::mapping)));
+      const auto kind = static_cast<yaml::NodeKind>(
+          std::min<std::uint8_t>(in.byte(), static_cast<std::uint8_t>(yaml::NodeKind::mapping)));
       s.default_value = SchemaScalar{kind, str()};
     }
     s.nullable = (f & f_nullable) != 0;
@@ -257,9 +285,12 @@ Expected<SchemaSet> SchemaSet::deserialize(std::string_view bytes) {
     s.additional_properties_allowed = (f & f_additional_allowed) != 0;
     if ((f & f_min) != 0) s.minimum = in.real();
     if ((f & f_max) != 0) s.maximum = in.real();
-    for (auto [bit, field] : {std::pair{f_min_length, &s.min_length}, {f_max_length, &s.max_length},
-                              {f_min_items, &s.min_items}, {f_max_items, &s.max_items},
-                              {f_min_props, &s.min_properties}, {f_max_props, &s.max_properties}}) {
+    for (auto [bit, field] : {std::pair{f_min_length, &s.min_length},
+                              {f_max_length, &s.max_length},
+                              {f_min_items, &s.min_items},
+                              {f_max_items, &s.max_items},
+                              {f_min_props, &s.min_properties},
+                              {f_max_props, &s.max_properties}}) {
       if ((f & bit) != 0) *field = in.varint();
     }
     s.list_map_keys.resize(std::min<std::uint64_t>(in.varint(), bytes.size()));

@@ -1,4 +1,5 @@
 #include "schema/schema_cache.hpp"
+
 #include "util/file_io.hpp"
 
 #include <cstdio>

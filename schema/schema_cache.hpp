@@ -1,13 +1,13 @@
 #pragma once
 
+#include "schema/structural_schema.hpp"
+#include "util/expected.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
-
-#include "schema/structural_schema.hpp"
-#include "util/expected.hpp"
 
 namespace kpt::schema {
 
@@ -23,7 +23,8 @@ class SchemaCache {
 
   /// The schemas for `crd_text`: from the cache when a sound entry exists, otherwise from
   /// `compile()`, which is then stored (a failure to store is not an error: see last_store_error).
-  Expected<SchemaSet> load_or_compile(std::string_view crd_text, const std::function<Expected<SchemaSet>()>& compile);
+  Expected<SchemaSet> load_or_compile(std::string_view crd_text,
+                                      const std::function<Expected<SchemaSet>()>& compile);
 
   /// The entry's file name for `crd_text` ("<hash>-<size>-v<format>.kpts").
   [[nodiscard]] std::filesystem::path entry_path(std::string_view crd_text) const;

@@ -1,9 +1,9 @@
-#include <algorithm>
-#include <cstdio>
-
 #include "schema/structural_schema.hpp"
 #include "schema/structural_schema_impl.hpp"
 #include "util/strings.hpp"
+
+#include <algorithm>
+#include <cstdio>
 
 namespace kpt::schema {
 namespace {
@@ -18,8 +18,10 @@ class SchemaCompiler {
 
   const StructuralSchema* compile(const yaml::Node& node, const std::string& path, std::size_t depth = 0) {
     if (!m_error.empty()) return nullptr;
-    if (depth > k_max_schema_depth) return fail(path, "schema nested deeper than " + std::to_string(k_max_schema_depth));
-    if (!node.is_map()) return fail(path, std::string("expected a schema object, got ") + to_string(node.kind));
+    if (depth > k_max_schema_depth)
+      return fail(path, "schema nested deeper than " + std::to_string(k_max_schema_depth));
+    if (!node.is_map())
+      return fail(path, std::string("expected a schema object, got ") + to_string(node.kind));
     StructuralSchema& s = m_nodes.emplace_back();
     for (std::size_t i = 0; i < node.keys.size() && m_error.empty(); ++i) {
       apply(s, node.keys[i], node.items[i], path + "." + node.keys[i], depth);
@@ -40,7 +42,8 @@ class SchemaCompiler {
     return nullptr;
   }
 
-  void apply(StructuralSchema& s, const std::string& key, const yaml::Node& v, const std::string& path, std::size_t depth) {
+  void apply(StructuralSchema& s, const std::string& key, const yaml::Node& v, const std::string& path,
+             std::size_t depth) {
     if (key == "type") {
       set_type(s, v, path);
     } else if (key == "format") {
@@ -69,7 +72,8 @@ class SchemaCompiler {
     } else if (key == "pattern") {
       s.pattern = string_of(v, path);
     } else if (key == "minimum" || key == "maximum") {
-      if (v.kind != yaml::NodeKind::integer && v.kind != yaml::NodeKind::number) return void(fail(path, "expected a number"));
+      if (v.kind != yaml::NodeKind::integer && v.kind != yaml::NodeKind::number)
+        return void(fail(path, "expected a number"));
       (key == "minimum" ? s.minimum : s.maximum) =
           v.kind == yaml::NodeKind::integer ? static_cast<double>(v.integer) : v.number;
     } else if (key == "exclusiveMinimum") {
@@ -98,17 +102,24 @@ class SchemaCompiler {
       s.embedded_resource = bool_of(v, path);
     } else if (key == "x-kubernetes-list-type") {
       const auto t = string_of(v, path);
-      if (t == "atomic") s.list_type = ListType::atomic;
-      else if (t == "set") s.list_type = ListType::set;
-      else if (t == "map") s.list_type = ListType::map;
-      else fail(path, "unknown list type " + util::quote(t) + " (atomic, set or map)");
+      if (t == "atomic")
+        s.list_type = ListType::atomic;
+      else if (t == "set")
+        s.list_type = ListType::set;
+      else if (t == "map")
+        s.list_type = ListType::map;
+      else
+        fail(path, "unknown list type " + util::quote(t) + " (atomic, set or map)");
     } else if (key == "x-kubernetes-list-map-keys") {
       s.list_map_keys = strings_of(v, path);
     } else if (key == "x-kubernetes-map-type") {
       const auto t = string_of(v, path);
-      if (t == "atomic") s.map_type = MapType::atomic;
-      else if (t == "granular") s.map_type = MapType::granular;
-      else fail(path, "unknown map type " + util::quote(t) + " (atomic or granular)");
+      if (t == "atomic")
+        s.map_type = MapType::atomic;
+      else if (t == "granular")
+        s.map_type = MapType::granular;
+      else
+        fail(path, "unknown map type " + util::quote(t) + " (atomic or granular)");
     } else if (key == "x-kubernetes-validations") {
       add_validations(s, v, path);
     }
@@ -118,13 +129,20 @@ class SchemaCompiler {
 
   void set_type(StructuralSchema& s, const yaml::Node& v, const std::string& path) {
     const auto t = string_of(v, path);
-    if (t == "object") s.type = SchemaType::object;
-    else if (t == "array") s.type = SchemaType::array;
-    else if (t == "string") s.type = SchemaType::string;
-    else if (t == "integer") s.type = SchemaType::integer;
-    else if (t == "number") s.type = SchemaType::number;
-    else if (t == "boolean") s.type = SchemaType::boolean;
-    else if (m_error.empty()) fail(path, "unknown type " + util::quote(t));
+    if (t == "object")
+      s.type = SchemaType::object;
+    else if (t == "array")
+      s.type = SchemaType::array;
+    else if (t == "string")
+      s.type = SchemaType::string;
+    else if (t == "integer")
+      s.type = SchemaType::integer;
+    else if (t == "number")
+      s.type = SchemaType::number;
+    else if (t == "boolean")
+      s.type = SchemaType::boolean;
+    else if (m_error.empty())
+      fail(path, "unknown type " + util::quote(t));
   }
 
   void add_validations(StructuralSchema& s, const yaml::Node& v, const std::string& path) {
@@ -132,7 +150,8 @@ class SchemaCompiler {
     for (std::size_t i = 0; i < v.items.size(); ++i) {
       const yaml::Node& r = v.items[i];
       const yaml::Node* rule = r.find("rule");
-      if (rule == nullptr || !rule->is_string()) return void(fail(path + "[" + std::to_string(i) + "].rule", "missing"));
+      if (rule == nullptr || !rule->is_string())
+        return void(fail(path + "[" + std::to_string(i) + "].rule", "missing"));
       const yaml::Node* msg = r.find("message");
       s.validations.push_back({rule->text, msg != nullptr && msg->is_string() ? msg->text : std::string()});
     }
@@ -151,20 +170,25 @@ class SchemaCompiler {
   }
 
   bool bool_of(const yaml::Node& v, const std::string& path) {
-    if (v.kind != yaml::NodeKind::boolean) fail(path, std::string("expected a boolean, got ") + to_string(v.kind));
+    if (v.kind != yaml::NodeKind::boolean)
+      fail(path, std::string("expected a boolean, got ") + to_string(v.kind));
     return v.boolean;
   }
 
   std::uint64_t count_of(const yaml::Node& v, const std::string& path) {
-    if (v.kind != yaml::NodeKind::integer || v.integer < 0) return fail(path, "expected a non-negative integer"), 0;
+    if (v.kind != yaml::NodeKind::integer || v.integer < 0)
+      return fail(path, "expected a non-negative integer"), 0;
     return static_cast<std::uint64_t>(v.integer);
   }
 
   static SchemaScalar scalar_of(const yaml::Node& v) {
     switch (v.kind) {
-      case yaml::NodeKind::boolean: return {v.kind, v.boolean ? "true" : "false"};
-      case yaml::NodeKind::integer: return {v.kind, v.int_overflow ? v.text : std::to_string(v.integer)};
-      default: return {v.kind, v.is_scalar() ? v.text : std::string()};
+      case yaml::NodeKind::boolean:
+        return {v.kind, v.boolean ? "true" : "false"};
+      case yaml::NodeKind::integer:
+        return {v.kind, v.int_overflow ? v.text : std::to_string(v.integer)};
+      default:
+        return {v.kind, v.is_scalar() ? v.text : std::string()};
     }
   }
 
@@ -194,13 +218,15 @@ Expected<SchemaSet> SchemaSet::from_crd(const yaml::Document& crd) {
   const yaml::Node& root = crd.root;
   const yaml::Node* kind = root.find("kind");
   if (kind == nullptr || !kind->is_string() || kind->text != "CustomResourceDefinition") {
-    return make_error(ErrorCode::parse, "not a CustomResourceDefinition: field 'kind' is " +
-                                            (kind == nullptr ? std::string("missing") : util::quote(kind->text)));
+    return make_error(ErrorCode::parse,
+                      "not a CustomResourceDefinition: field 'kind' is " +
+                          (kind == nullptr ? std::string("missing") : util::quote(kind->text)));
   }
   const yaml::Node* api = root.find("apiVersion");
   if (api == nullptr || !api->is_string() || api->text != "apiextensions.k8s.io/v1") {
-    return make_error(ErrorCode::parse, "CRD field 'apiVersion': only 'apiextensions.k8s.io/v1' is supported, got " +
-                                            util::quote(api != nullptr ? api->text : std::string()));
+    return make_error(ErrorCode::parse,
+                      "CRD field 'apiVersion': only 'apiextensions.k8s.io/v1' is supported, got " +
+                          util::quote(api != nullptr ? api->text : std::string()));
   }
   const yaml::Node* group = required_string(root, {"spec", "group"});
   if (group == nullptr) return make_error(ErrorCode::parse, "CRD field 'spec.group': missing");
@@ -221,14 +247,16 @@ Expected<SchemaSet> SchemaSet::from_crd(const yaml::Document& crd) {
     if (served != nullptr && served->kind == yaml::NodeKind::boolean && !served->boolean) continue;
     const yaml::Node* schema = v.at_path({"schema", "openAPIV3Schema"});
     if (schema == nullptr) {
-      return make_error(ErrorCode::parse, "CRD field '" + at + ".schema.openAPIV3Schema': missing for version " +
-                                              util::quote(name->text));
+      return make_error(
+          ErrorCode::parse,
+          "CRD field '" + at + ".schema.openAPIV3Schema': missing for version " + util::quote(name->text));
     }
     const StructuralSchema* compiled = compiler.compile(*schema, at + ".schema.openAPIV3Schema");
     if (compiled == nullptr) return make_error(ErrorCode::parse, compiler.error());
     set.m_impl->entries.push_back({group->text, name->text, crd_kind->text, compiled});
   }
-  if (set.m_impl->entries.empty()) return make_error(ErrorCode::parse, "CRD field 'spec.versions': no version is served");
+  if (set.m_impl->entries.empty())
+    return make_error(ErrorCode::parse, "CRD field 'spec.versions': no version is served");
   const yaml::Node* crd_name = root.at_path({"metadata", "name"});
   set.m_impl->origin = "CRD " + util::quote(crd_name != nullptr ? crd_name->text : crd_kind->text);
   if (!crd.file.empty()) set.m_impl->origin += " from " + util::quote(crd.file);

@@ -1,7 +1,7 @@
-#include <regex>
-
 #include "schema/quantity.hpp"
 #include "schema/structural_schema_impl.hpp"
+
+#include <regex>
 
 namespace kpt::schema {
 

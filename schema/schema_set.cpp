@@ -1,20 +1,26 @@
 #include "schema/structural_schema.hpp"
+#include "schema/structural_schema_impl.hpp"
 
 #include <algorithm>
-
-#include "schema/structural_schema_impl.hpp"
 
 namespace kpt::schema {
 
 const char* to_string(SchemaType type) {
   switch (type) {
-    case SchemaType::any: return "any";
-    case SchemaType::object: return "object";
-    case SchemaType::array: return "array";
-    case SchemaType::string: return "string";
-    case SchemaType::integer: return "integer";
-    case SchemaType::number: return "number";
-    case SchemaType::boolean: return "boolean";
+    case SchemaType::any:
+      return "any";
+    case SchemaType::object:
+      return "object";
+    case SchemaType::array:
+      return "array";
+    case SchemaType::string:
+      return "string";
+    case SchemaType::integer:
+      return "integer";
+    case SchemaType::number:
+      return "number";
+    case SchemaType::boolean:
+      return "boolean";
   }
   return "any";
 }
@@ -40,8 +46,10 @@ SchemaSet& SchemaSet::operator=(SchemaSet&&) noexcept = default;
 const StructuralSchema* SchemaSet::find(std::string_view api_version, std::string_view kind) const {
   const auto slash = api_version.find('/');
   // The core group has no "group/" part ("v1"); custom resources always have one.
-  const std::string_view group = slash == std::string_view::npos ? std::string_view{} : api_version.substr(0, slash);
-  const std::string_view version = slash == std::string_view::npos ? api_version : api_version.substr(slash + 1);
+  const std::string_view group =
+      slash == std::string_view::npos ? std::string_view{} : api_version.substr(0, slash);
+  const std::string_view version =
+      slash == std::string_view::npos ? api_version : api_version.substr(slash + 1);
   for (const auto& e : m_impl->entries) {
     if (e.kind == kind && e.group == group && e.version == version) return e.root;
   }

@@ -1,17 +1,28 @@
-#include <array>
-#include <string_view>
-
 #include "schema/k8s_names.hpp"
 #include "schema/structural_findings.hpp"
 #include "util/strings.hpp"
 
+#include <array>
+#include <string_view>
+
 namespace kpt::schema {
 namespace {
 
-constexpr std::array<std::string_view, 15> k_object_meta_fields = {
-    "annotations",       "creationTimestamp", "deletionGracePeriodSeconds", "deletionTimestamp", "finalizers",
-    "generateName",      "generation",        "labels",                     "managedFields",     "name",
-    "namespace",         "ownerReferences",   "resourceVersion",            "selfLink",          "uid"};
+constexpr std::array<std::string_view, 15> k_object_meta_fields = {"annotations",
+                                                                   "creationTimestamp",
+                                                                   "deletionGracePeriodSeconds",
+                                                                   "deletionTimestamp",
+                                                                   "finalizers",
+                                                                   "generateName",
+                                                                   "generation",
+                                                                   "labels",
+                                                                   "managedFields",
+                                                                   "name",
+                                                                   "namespace",
+                                                                   "ownerReferences",
+                                                                   "resourceVersion",
+                                                                   "selfLink",
+                                                                   "uid"};
 
 std::string got(const yaml::Node& v) {
   std::string out = std::string("expected string, got ") + to_string(v.kind);
@@ -23,8 +34,8 @@ std::string quote_hint(const yaml::Node& v) {
   return v.is_scalar() && v.kind != yaml::NodeKind::null ? "quote it: \"" + v.text + "\"" : std::string();
 }
 
-void report_all(FindingSink& sink, yaml::Position pos, const std::string& path, const char* rule, const std::string& prefix,
-                const std::vector<std::string>& messages) {
+void report_all(FindingSink& sink, yaml::Position pos, const std::string& path, const char* rule,
+                const std::string& prefix, const std::vector<std::string>& messages) {
   for (const auto& m : messages) sink.error(pos, path, rule, prefix + m);
 }
 
@@ -47,8 +58,8 @@ void check_name(const yaml::Node& meta, const std::string& path, bool require_na
     // The API server appends a random suffix, so a trailing '-' is fine: mask it as apimachinery does.
     std::string masked = generate->text;
     if (!masked.empty() && masked.back() == '-') masked.back() = 'a';
-    report_all(sink, generate->pos, at, "metadata.name", "invalid value " + util::quote(generate->text) + ": ",
-               dns1123_subdomain_errors(masked));
+    report_all(sink, generate->pos, at, "metadata.name",
+               "invalid value " + util::quote(generate->text) + ": ", dns1123_subdomain_errors(masked));
   }
 }
 
@@ -82,9 +93,11 @@ void check_string_map(const yaml::Node& map, const std::string& path, bool label
 
 }  // namespace
 
-void check_object_meta(const yaml::Node& meta, const std::string& path, ObjectMetaOptions opts, FindingSink& sink) {
+void check_object_meta(const yaml::Node& meta, const std::string& path, ObjectMetaOptions opts,
+                       FindingSink& sink) {
   if (!meta.is_map()) {
-    return sink.error(meta.pos, path, "schema.type", std::string("expected object, got ") + to_string(meta.kind));
+    return sink.error(meta.pos, path, "schema.type",
+                      std::string("expected object, got ") + to_string(meta.kind));
   }
   check_name(meta, path, opts.require_name, sink);
   if (const yaml::Node* ns = meta.find("namespace"); ns != nullptr && ns->kind != yaml::NodeKind::null) {
@@ -97,7 +110,8 @@ void check_object_meta(const yaml::Node& meta, const std::string& path, ObjectMe
     }
   }
   if (const yaml::Node* l = meta.find("labels")) check_string_map(*l, child_path(path, "labels"), true, sink);
-  if (const yaml::Node* a = meta.find("annotations")) check_string_map(*a, child_path(path, "annotations"), false, sink);
+  if (const yaml::Node* a = meta.find("annotations"))
+    check_string_map(*a, child_path(path, "annotations"), false, sink);
   std::vector<std::string> known(k_object_meta_fields.begin(), k_object_meta_fields.end());
   for (std::size_t i = 0; i < meta.keys.size(); ++i) {
     const auto& key = meta.keys[i];

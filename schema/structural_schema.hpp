@@ -1,13 +1,13 @@
 #pragma once
 
+#include "util/diagnostic.hpp"
+#include "util/expected.hpp"
+#include "yaml/node.hpp"
+
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "util/diagnostic.hpp"
-#include "yaml/node.hpp"
-#include "util/expected.hpp"
 
 namespace kpt::schema {
 
@@ -51,6 +51,7 @@ struct StructuralOptions {
 
 /// Validates a document against a compiled schema as the API server does on create.
 /// Findings carry the document's file, the node's line:col and the field path.
-Diagnostics validate_structure(const yaml::Document& doc, const StructuralSchema& schema, const StructuralOptions& opts);
+Diagnostics validate_structure(const yaml::Document& doc, const StructuralSchema& schema,
+                               const StructuralOptions& opts);
 
 }  // namespace kpt::schema

@@ -1,5 +1,8 @@
 #pragma once
 
+#include "schema/structural_schema.hpp"
+#include "yaml/node.hpp"
+
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -7,9 +10,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "yaml/node.hpp"
-#include "schema/structural_schema.hpp"
 
 namespace kpt::schema {
 

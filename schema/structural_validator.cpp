@@ -1,15 +1,15 @@
-#include <algorithm>
-#include <cmath>
-#include <cstdlib>
-#include <cstdio>
-#include <limits>
-#include <unordered_map>
-
 #include "schema/quantity.hpp"
 #include "schema/structural_findings.hpp"
 #include "schema/structural_schema.hpp"
 #include "schema/structural_schema_impl.hpp"
 #include "util/strings.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <unordered_map>
 
 namespace kpt::schema {
 namespace {
@@ -75,12 +75,18 @@ bool scalar_equals(const yaml::Node& v, const SchemaScalar& s) {
 /// A list-map key or set item, canonical so that equal values compare equal.
 std::string canonical(const yaml::Node& v) {
   switch (v.kind) {
-    case yaml::NodeKind::null: return "null";
-    case yaml::NodeKind::boolean: return v.boolean ? "true" : "false";
-    case yaml::NodeKind::integer: return v.int_overflow ? v.text : std::to_string(v.integer);
-    case yaml::NodeKind::number: return format_number(v.number);
-    case yaml::NodeKind::string: return "\"" + v.text + "\"";
-    default: break;
+    case yaml::NodeKind::null:
+      return "null";
+    case yaml::NodeKind::boolean:
+      return v.boolean ? "true" : "false";
+    case yaml::NodeKind::integer:
+      return v.int_overflow ? v.text : std::to_string(v.integer);
+    case yaml::NodeKind::number:
+      return format_number(v.number);
+    case yaml::NodeKind::string:
+      return "\"" + v.text + "\"";
+    default:
+      break;
   }
   std::string out = v.is_seq() ? "[" : "{";
   for (std::size_t i = 0; i < v.items.size(); ++i) {
@@ -107,7 +113,8 @@ std::string quantity_hint(const std::string& text) {
 
 class StructuralValidator {
  public:
-  StructuralValidator(const yaml::Document& doc, const StructuralOptions& opts) : m_opts(opts), m_sink(doc, k_max_findings) {}
+  StructuralValidator(const yaml::Document& doc, const StructuralOptions& opts)
+      : m_opts(opts), m_sink(doc, k_max_findings) {}
 
   Diagnostics run(const StructuralSchema& schema) {
     const yaml::Node& root = m_sink.doc().root;
@@ -117,22 +124,33 @@ class StructuralValidator {
   }
 
  private:
-  void check(const yaml::Node& v, const StructuralSchema& s, const std::string& path, bool resource_root = false) {
+  void check(const yaml::Node& v, const StructuralSchema& s, const std::string& path,
+             bool resource_root = false) {
     if (m_sink.full()) return;
     collect_cel(s, path);
     if (v.kind == yaml::NodeKind::null) {
       if (s.nullable || (s.type == SchemaType::any && !s.int_or_string)) return;
-      return m_sink.error(v.pos, path, "schema.type", std::string("expected ") + expected_name(s) + ", got null");
+      return m_sink.error(v.pos, path, "schema.type",
+                          std::string("expected ") + expected_name(s) + ", got null");
     }
     if (!check_type(v, s, path)) return;
     if (!s.enum_values.empty()) check_enum(v, s, path);
     switch (v.kind) {
-      case yaml::NodeKind::string: check_string(v, s, path); break;
+      case yaml::NodeKind::string:
+        check_string(v, s, path);
+        break;
       case yaml::NodeKind::integer:
-      case yaml::NodeKind::number: check_number(v, s, path); break;
-      case yaml::NodeKind::mapping: check_object(v, s, path, resource_root || s.embedded_resource); break;
-      case yaml::NodeKind::sequence: check_array(v, s, path); break;
-      default: break;
+      case yaml::NodeKind::number:
+        check_number(v, s, path);
+        break;
+      case yaml::NodeKind::mapping:
+        check_object(v, s, path, resource_root || s.embedded_resource);
+        break;
+      case yaml::NodeKind::sequence:
+        check_array(v, s, path);
+        break;
+      default:
+        break;
     }
   }
 
@@ -147,24 +165,40 @@ class StructuralValidator {
       ok = is_integer_like(v) || v.kind == yaml::NodeKind::string;
     } else {
       switch (s.type) {
-        case SchemaType::any: ok = true; break;
-        case SchemaType::object: ok = v.is_map(); break;
-        case SchemaType::array: ok = v.is_seq(); break;
-        case SchemaType::string: ok = v.is_string(); break;
-        case SchemaType::integer: ok = is_integer_like(v); break;
-        case SchemaType::number: ok = v.kind == yaml::NodeKind::integer || v.kind == yaml::NodeKind::number; break;
-        case SchemaType::boolean: ok = v.kind == yaml::NodeKind::boolean; break;
+        case SchemaType::any:
+          ok = true;
+          break;
+        case SchemaType::object:
+          ok = v.is_map();
+          break;
+        case SchemaType::array:
+          ok = v.is_seq();
+          break;
+        case SchemaType::string:
+          ok = v.is_string();
+          break;
+        case SchemaType::integer:
+          ok = is_integer_like(v);
+          break;
+        case SchemaType::number:
+          ok = v.kind == yaml::NodeKind::integer || v.kind == yaml::NodeKind::number;
+          break;
+        case SchemaType::boolean:
+          ok = v.kind == yaml::NodeKind::boolean;
+          break;
       }
     }
     if (ok && v.kind == yaml::NodeKind::integer && v.int_overflow) {
-      m_sink.error(v.pos, path, "schema.format", "integer " + util::quote(v.text) + " is out of range for int64");
+      m_sink.error(v.pos, path, "schema.format",
+                   "integer " + util::quote(v.text) + " is out of range for int64");
       return false;
     }
     if (ok) return true;
     std::string hint;
-    if ((s.type == SchemaType::string || s.int_or_string) && v.is_scalar()) hint = "quote it: \"" + v.text + "\"";
-    m_sink.error(v.pos, path, "schema.type", std::string("expected ") + expected_name(s) + ", got " + describe(v),
-                 hint);
+    if ((s.type == SchemaType::string || s.int_or_string) && v.is_scalar())
+      hint = "quote it: \"" + v.text + "\"";
+    m_sink.error(v.pos, path, "schema.type",
+                 std::string("expected ") + expected_name(s) + ", got " + describe(v), hint);
     return false;
   }
 
@@ -179,8 +213,9 @@ class StructuralValidator {
       list += (list.empty() ? "" : ", ") + util::quote(e.text);
     }
     const auto guess = v.is_scalar() ? util::closest_match(v.text, names) : std::nullopt;
-    m_sink.error(v.pos, path, "schema.enum", "unsupported value " + (v.is_scalar() ? util::quote(v.text) : describe(v)) +
-                                                 ": supported values: " + list,
+    m_sink.error(v.pos, path, "schema.enum",
+                 "unsupported value " + (v.is_scalar() ? util::quote(v.text) : describe(v)) +
+                     ": supported values: " + list,
                  guess ? "did you mean " + util::quote(*guess) + "?" : std::string());
   }
 
@@ -188,23 +223,26 @@ class StructuralValidator {
     const auto quoted = [&v] { return util::quote(v.text); };  // only when a finding needs it
     if (s.compiled_pattern) {
       switch (match_pattern(*s.compiled_pattern, v.text)) {
-        case PatternResult::match: break;
+        case PatternResult::match:
+          break;
         case PatternResult::no_match:
           if (is_quantity_pattern(s.pattern)) {
-            m_sink.error(v.pos, path, "schema.quantity", "invalid quantity " + quoted(), quantity_hint(v.text));
+            m_sink.error(v.pos, path, "schema.quantity", "invalid quantity " + quoted(),
+                         quantity_hint(v.text));
           } else {
             m_sink.error(v.pos, path, "schema.pattern",
                          "invalid value " + quoted() + ": should match " + util::quote(s.pattern, 200));
           }
           break;
         case PatternResult::too_long:
-          m_sink.error(v.pos, path, "schema.pattern", "value too long to check against pattern " +
-                                                          util::quote(s.pattern, 200) + " (" +
-                                                          std::to_string(v.text.size()) + " characters)");
+          m_sink.error(v.pos, path, "schema.pattern",
+                       "value too long to check against pattern " + util::quote(s.pattern, 200) + " (" +
+                           std::to_string(v.text.size()) + " characters)");
           break;
         case PatternResult::bad_pattern:
           m_sink.add(Severity::warning, v.pos, path, "schema.pattern",
-                     "pattern " + util::quote(s.pattern, 200) + " in the schema cannot be compiled: value not checked");
+                     "pattern " + util::quote(s.pattern, 200) +
+                         " in the schema cannot be compiled: value not checked");
           break;
       }
     }
@@ -212,12 +250,13 @@ class StructuralValidator {
       const std::size_t n = utf8_length(v.text);
       if (s.min_length && n < *s.min_length) {
         m_sink.error(v.pos, path, "schema.min-length",
-                     "invalid value " + quoted() + ": should be at least " + std::to_string(*s.min_length) + " chars long");
+                     "invalid value " + quoted() + ": should be at least " + std::to_string(*s.min_length) +
+                         " chars long");
       }
       if (s.max_length && n > *s.max_length) {
         m_sink.error(v.pos, path, "schema.max-length",
-                     "too long: may not be longer than " + std::to_string(*s.max_length) + " characters, got " +
-                         std::to_string(n));
+                     "too long: may not be longer than " + std::to_string(*s.max_length) +
+                         " characters, got " + std::to_string(n));
       }
     }
   }
@@ -232,13 +271,13 @@ class StructuralValidator {
     }
     if (s.minimum && (s.exclusive_minimum ? x <= *s.minimum : x < *s.minimum)) {
       m_sink.error(v.pos, path, "schema.minimum",
-                   "invalid value " + quoted() + ": should be greater than " + (s.exclusive_minimum ? "" : "or equal to ") +
-                       format_number(*s.minimum));
+                   "invalid value " + quoted() + ": should be greater than " +
+                       (s.exclusive_minimum ? "" : "or equal to ") + format_number(*s.minimum));
     }
     if (s.maximum && (s.exclusive_maximum ? x >= *s.maximum : x > *s.maximum)) {
       m_sink.error(v.pos, path, "schema.maximum",
-                   "invalid value " + quoted() + ": should be less than " + (s.exclusive_maximum ? "" : "or equal to ") +
-                       format_number(*s.maximum));
+                   "invalid value " + quoted() + ": should be less than " +
+                       (s.exclusive_maximum ? "" : "or equal to ") + format_number(*s.maximum));
     }
   }
 
@@ -254,32 +293,37 @@ class StructuralValidator {
       }
       const StructuralSchema* p = s.property(key);
       if (p == nullptr) p = s.additional_properties;
-      if (p != nullptr && value.kind == yaml::NodeKind::null && !p->nullable && !(p->type == SchemaType::any && !p->int_or_string)) {
+      if (p != nullptr && value.kind == yaml::NodeKind::null && !p->nullable &&
+          !(p->type == SchemaType::any && !p->int_or_string)) {
         // The API server prunes nulls of fields that are not nullable before it validates.
-        m_sink.add(Severity::warning, value.pos, at, "schema.null", "null value is dropped: the field is not nullable",
-                   "remove the field or give it a value");
+        m_sink.add(Severity::warning, value.pos, at, "schema.null",
+                   "null value is dropped: the field is not nullable", "remove the field or give it a value");
         continue;
       }
       if (p != nullptr) {
         check(value, *p, at);
-      } else if (!s.additional_properties_allowed && !s.preserve_unknown_fields && s.type != SchemaType::any) {
+      } else if (!s.additional_properties_allowed && !s.preserve_unknown_fields &&
+                 s.type != SchemaType::any) {
         report_unknown(v, i, s, at);
       }
     }
     for (const auto& r : s.required) {
       const yaml::Node* present = v.find(r);
       if (present == nullptr || (present->kind == yaml::NodeKind::null && !is_nullable(s, r))) {
-        m_sink.error(v.pos, child_path(path, r), "schema.required", "missing required field " + util::quote(r));
+        m_sink.error(v.pos, child_path(path, r), "schema.required",
+                     "missing required field " + util::quote(r));
       }
     }
     const std::size_t n = v.keys.size();
     if (s.min_properties && n < *s.min_properties) {
       m_sink.error(v.pos, path, "schema.min-properties",
-                   "should have at least " + std::to_string(*s.min_properties) + " properties, got " + std::to_string(n));
+                   "should have at least " + std::to_string(*s.min_properties) + " properties, got " +
+                       std::to_string(n));
     }
     if (s.max_properties && n > *s.max_properties) {
       m_sink.error(v.pos, path, "schema.max-properties",
-                   "should have at most " + std::to_string(*s.max_properties) + " properties, got " + std::to_string(n));
+                   "should have at most " + std::to_string(*s.max_properties) + " properties, got " +
+                       std::to_string(n));
     }
   }
 
@@ -292,8 +336,9 @@ class StructuralValidator {
     const std::string& key = v.keys[i];
     const auto guess = util::closest_match(key, s.property_names());
     const yaml::Position pos = i < v.key_positions.size() ? v.key_positions[i] : v.pos;
-    m_sink.add(m_opts.unknown_fields_are_errors ? Severity::error : Severity::warning, pos, at, "schema.unknown-field",
-               "unknown field " + util::quote(key), guess ? "did you mean " + util::quote(*guess) + "?" : std::string());
+    m_sink.add(m_opts.unknown_fields_are_errors ? Severity::error : Severity::warning, pos, at,
+               "schema.unknown-field", "unknown field " + util::quote(key),
+               guess ? "did you mean " + util::quote(*guess) + "?" : std::string());
   }
 
   /// An object that is a Kubernetes resource (the document, or an embedded resource) needs
@@ -302,23 +347,27 @@ class StructuralValidator {
     for (const char* field : {"apiVersion", "kind"}) {
       const yaml::Node* f = v.find(field);
       if (f == nullptr || f->kind == yaml::NodeKind::null || (f->is_string() && f->text.empty())) {
-        m_sink.error(v.pos, child_path(path, field), "schema.required", std::string("missing required field '") + field + "'");
+        m_sink.error(v.pos, child_path(path, field), "schema.required",
+                     std::string("missing required field '") + field + "'");
       }
     }
     if (v.find("metadata") == nullptr && path.empty()) {
-      m_sink.error(v.pos, child_path(path, "metadata.name"), "metadata.name", "name or generateName is required");
+      m_sink.error(v.pos, child_path(path, "metadata.name"), "metadata.name",
+                   "name or generateName is required");
     }
   }
 
   void check_array(const yaml::Node& v, const StructuralSchema& s, const std::string& path) {
     const std::size_t n = v.items.size();
     if (s.min_items && n < *s.min_items) {
-      m_sink.error(v.pos, path, "schema.min-items",
-                   "should have at least " + std::to_string(*s.min_items) + " items, got " + std::to_string(n));
+      m_sink.error(
+          v.pos, path, "schema.min-items",
+          "should have at least " + std::to_string(*s.min_items) + " items, got " + std::to_string(n));
     }
     if (s.max_items && n > *s.max_items) {
-      m_sink.error(v.pos, path, "schema.max-items",
-                   "should have at most " + std::to_string(*s.max_items) + " items, got " + std::to_string(n));
+      m_sink.error(
+          v.pos, path, "schema.max-items",
+          "should have at most " + std::to_string(*s.max_items) + " items, got " + std::to_string(n));
     }
     if (s.items != nullptr) {
       for (std::size_t i = 0; i < n && !m_sink.full(); ++i) {
@@ -339,12 +388,16 @@ class StructuralValidator {
         const StructuralSchema* ks = s.items != nullptr ? s.items->property(k) : nullptr;
         std::string text;
         if (kv != nullptr && kv->kind != yaml::NodeKind::null) {
-          if (shown) text = kv->kind == yaml::NodeKind::string ? util::quote(kv->text) : kv->text;
-          else text = canonical(*kv);
+          if (shown)
+            text = kv->kind == yaml::NodeKind::string ? util::quote(kv->text) : kv->text;
+          else
+            text = canonical(*kv);
         } else if (ks != nullptr && ks->default_value) {  // e.g. protocol defaults to TCP
           const auto& d = *ks->default_value;
-          if (shown) text = d.kind == yaml::NodeKind::string ? util::quote(d.text) : d.text;
-          else text = d.kind == yaml::NodeKind::string ? "\"" + d.text + "\"" : d.text;
+          if (shown)
+            text = d.kind == yaml::NodeKind::string ? util::quote(d.text) : d.text;
+          else
+            text = d.kind == yaml::NodeKind::string ? "\"" + d.text + "\"" : d.text;
         } else {
           text = "null";
         }
@@ -364,7 +417,8 @@ class StructuralValidator {
       if (first) continue;
       m_sink.error(item.pos, path + "[" + std::to_string(i) + "]", "schema.duplicate-key",
                    "duplicate entry with " + key_values(item, true) + ": the same key as " + path + "[" +
-                       std::to_string(it->second) + "] at line " + std::to_string(v.items[it->second].pos.line));
+                       std::to_string(it->second) + "] at line " +
+                       std::to_string(v.items[it->second].pos.line));
     }
   }
 
@@ -374,7 +428,8 @@ class StructuralValidator {
       const auto [it, first] = seen.try_emplace(canonical(v.items[i]), i);
       if (first) continue;
       m_sink.error(v.items[i].pos, path + "[" + std::to_string(i) + "]", "schema.duplicate-item",
-                   "duplicate item " + (v.items[i].is_scalar() ? util::quote(v.items[i].text) : describe(v.items[i])) +
+                   "duplicate item " +
+                       (v.items[i].is_scalar() ? util::quote(v.items[i].text) : describe(v.items[i])) +
                        ": the same as " + path + "[" + std::to_string(it->second) + "]");
     }
   }
@@ -388,15 +443,18 @@ class StructuralValidator {
     std::string list;
     bool old_self = false;
     for (const auto& [path, rule] : m_cel) {
-      list += (list.empty() ? "" : "; ") + (path.empty() ? std::string("<root>") : path) + ": " + util::quote(rule->rule, 120);
+      list += (list.empty() ? "" : "; ") + (path.empty() ? std::string("<root>") : path) + ": " +
+              util::quote(rule->rule, 120);
       old_self = old_self || rule->rule.find("oldSelf") != std::string::npos;
     }
-    std::string message = std::to_string(m_cel.size()) + " x-kubernetes-validations rule" + (m_cel.size() == 1 ? "" : "s") +
-                          " not evaluated (CEL): " + list;
+    std::string message = std::to_string(m_cel.size()) + " x-kubernetes-validations rule" +
+                          (m_cel.size() == 1 ? "" : "s") + " not evaluated (CEL): " + list;
     std::string hint;
-    if (old_self && m_opts.is_create) hint = "rules that compare with oldSelf apply to updates only, not to a create";
+    if (old_self && m_opts.is_create)
+      hint = "rules that compare with oldSelf apply to updates only, not to a create";
     const yaml::Document& doc = m_sink.doc();
-    m_sink.add(Severity::info, doc.root.pos, "", "schema.cel-not-evaluated", std::move(message), std::move(hint));
+    m_sink.add(Severity::info, doc.root.pos, "", "schema.cel-not-evaluated", std::move(message),
+               std::move(hint));
   }
 
   struct CelSeen {
@@ -411,7 +469,8 @@ class StructuralValidator {
 
 }  // namespace
 
-Diagnostics validate_structure(const yaml::Document& doc, const StructuralSchema& schema, const StructuralOptions& opts) {
+Diagnostics validate_structure(const yaml::Document& doc, const StructuralSchema& schema,
+                               const StructuralOptions& opts) {
   return StructuralValidator(doc, opts).run(schema);
 }
 

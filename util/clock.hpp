@@ -16,7 +16,9 @@ class Clock {
 
 class RealClock final : public Clock {
  public:
-  [[nodiscard]] std::chrono::system_clock::time_point now() const override { return std::chrono::system_clock::now(); }
+  [[nodiscard]] std::chrono::system_clock::time_point now() const override {
+    return std::chrono::system_clock::now();
+  }
   [[nodiscard]] std::chrono::steady_clock::time_point steady_now() const override {
     return std::chrono::steady_clock::now();
   }

@@ -26,8 +26,8 @@ enum class ErrorCode {
 struct Error {
   ErrorCode code = ErrorCode::internal;
   std::string message;
-  int http_status = 0;   ///< for ErrorCode::api: the HTTP status (404, 409, 410, ...)
-  std::string reason;    ///< for ErrorCode::api: the Status reason (NotFound, AlreadyExists, ...)
+  int http_status = 0;  ///< for ErrorCode::api: the HTTP status (404, 409, 410, ...)
+  std::string reason;   ///< for ErrorCode::api: the Status reason (NotFound, AlreadyExists, ...)
 
   /// Returns a copy whose message is `prefix: message`.
   [[nodiscard]] Error context(const std::string& prefix) const {
@@ -41,21 +41,33 @@ struct Error {
 template <class T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : m_v(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  Expected(Error error) : m_v(std::move(error)) {}      // NOLINT(google-explicit-constructor)
+  Expected(T value) : m_v(std::move(value)) {}      // NOLINT(google-explicit-constructor)
+  Expected(Error error) : m_v(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   [[nodiscard]] bool has_value() const { return m_v.index() == 0; }
   explicit operator bool() const { return has_value(); }
 
-  T& value() & { assert(has_value()); return std::get<0>(m_v); }
-  const T& value() const& { assert(has_value()); return std::get<0>(m_v); }
-  T&& value() && { assert(has_value()); return std::get<0>(std::move(m_v)); }
+  T& value() & {
+    assert(has_value());
+    return std::get<0>(m_v);
+  }
+  const T& value() const& {
+    assert(has_value());
+    return std::get<0>(m_v);
+  }
+  T&& value() && {
+    assert(has_value());
+    return std::get<0>(std::move(m_v));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
-  [[nodiscard]] const Error& error() const { assert(!has_value()); return std::get<1>(m_v); }
+  [[nodiscard]] const Error& error() const {
+    assert(!has_value());
+    return std::get<1>(m_v);
+  }
 
  private:
   std::variant<T, Error> m_v;
@@ -68,7 +80,10 @@ class [[nodiscard]] Expected<void> {
   Expected(Error error) : m_error(std::move(error)), m_ok(false) {}  // NOLINT(google-explicit-constructor)
   [[nodiscard]] bool has_value() const { return m_ok; }
   explicit operator bool() const { return m_ok; }
-  [[nodiscard]] const Error& error() const { assert(!m_ok); return m_error; }
+  [[nodiscard]] const Error& error() const {
+    assert(!m_ok);
+    return m_error;
+  }
 
  private:
   Error m_error;

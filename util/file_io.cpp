@@ -13,7 +13,9 @@ namespace {
 
 constexpr std::size_t k_chunk = 64 * 1024;
 
-Error system_error(int err) { return make_error(err == ENOENT ? ErrorCode::not_found : ErrorCode::io, std::strerror(err)); }
+Error system_error(int err) {
+  return make_error(err == ENOENT ? ErrorCode::not_found : ErrorCode::io, std::strerror(err));
+}
 
 }  // namespace
 

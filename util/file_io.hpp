@@ -1,10 +1,10 @@
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <cstddef>
 #include <limits>
 #include <string>
-
-#include "util/expected.hpp"
 
 namespace kpt::util {
 

@@ -71,12 +71,14 @@ Expected<Requirement> parse_set_term(const std::string& term, std::size_t at, st
   r.key = trim_copy(term.substr(0, at));
   r.op = op;
   const std::string rest = trim_copy(term.substr(at + op_len));
-  if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')') return selector_error("expected '(values)'", term);
+  if (rest.size() < 2 || rest.front() != '(' || rest.back() != ')')
+    return selector_error("expected '(values)'", term);
   std::string inner = rest.substr(1, rest.size() - 2);
   std::size_t start = 0;
   while (start <= inner.size()) {
     const auto comma = inner.find(',', start);
-    const auto v = trim_copy(inner.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    const auto v =
+        trim_copy(inner.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
     if (!v.empty()) r.values.push_back(v);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -94,7 +96,8 @@ Expected<Requirement> parse_label_term(const std::string& term) {
   if (const auto p = term.find(" notin "); p != std::string::npos) {
     return parse_set_term(term, p, 7, Requirement::Op::not_in);
   }
-  if (const auto p = term.find(" in "); p != std::string::npos) return parse_set_term(term, p, 4, Requirement::Op::in);
+  if (const auto p = term.find(" in "); p != std::string::npos)
+    return parse_set_term(term, p, 4, Requirement::Op::in);
   Requirement r = parse_equality(term).value_or(Requirement{term, Requirement::Op::exists, {}});
   if (!valid_key(r.key)) return selector_error("invalid label key", term);
   return r;
@@ -102,10 +105,14 @@ Expected<Requirement> parse_label_term(const std::string& term) {
 
 bool match_requirement(const Requirement& r, const std::string* value) {
   switch (r.op) {
-    case Requirement::Op::exists: return value != nullptr;
-    case Requirement::Op::not_exists: return value == nullptr;
-    case Requirement::Op::equals: return value != nullptr && *value == r.values.front();
-    case Requirement::Op::not_equals: return value == nullptr || *value != r.values.front();
+    case Requirement::Op::exists:
+      return value != nullptr;
+    case Requirement::Op::not_exists:
+      return value == nullptr;
+    case Requirement::Op::equals:
+      return value != nullptr && *value == r.values.front();
+    case Requirement::Op::not_equals:
+      return value == nullptr || *value != r.values.front();
     case Requirement::Op::in:
       return value != nullptr && std::find(r.values.begin(), r.values.end(), *value) != r.values.end();
     case Requirement::Op::not_in:
@@ -133,7 +140,9 @@ Expected<std::vector<Requirement>> parse_field_selector(const std::string& text)
   if (trim_copy(text).empty()) return out;
   for (const auto& term : split_terms(text)) {
     auto r = parse_equality(term);
-    if (!r) return make_error(ErrorCode::usage, "invalid selector: '" + term + "'; can't understand '" + term + "'");
+    if (!r)
+      return make_error(ErrorCode::usage,
+                        "invalid selector: '" + term + "'; can't understand '" + term + "'");
     out.push_back(std::move(*r));
   }
   return out;
@@ -141,9 +150,8 @@ Expected<std::vector<Requirement>> parse_field_selector(const std::string& text)
 
 bool selector_matches(const std::vector<Requirement>& requirements,
                       const std::function<const std::string*(const std::string&)>& value_of) {
-  return std::all_of(requirements.begin(), requirements.end(), [&](const Requirement& r) {
-    return match_requirement(r, value_of(r.key));
-  });
+  return std::all_of(requirements.begin(), requirements.end(),
+                     [&](const Requirement& r) { return match_requirement(r, value_of(r.key)); });
 }
 
 }  // namespace kpt::util

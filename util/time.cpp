@@ -53,7 +53,8 @@ std::optional<Time> parse_time(std::string_view s) {
     ++pos;
   } else if (pos < s.size() && (s[pos] == '+' || s[pos] == '-')) {
     int oh = 0, om = 0;
-    if (!digits(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' || !digits(s, pos + 4, 2, om)) {
+    if (!digits(s, pos + 1, 2, oh) || pos + 3 >= s.size() || s[pos + 3] != ':' ||
+        !digits(s, pos + 4, 2, om)) {
       return std::nullopt;
     }
     offset_minutes = (s[pos] == '-' ? -1 : 1) * (oh * 60 + om);
@@ -82,12 +83,22 @@ std::optional<long long> parse_duration_ms(std::string_view text) {
     if (ec != std::errc() || value < 0) return std::nullopt;
     text.remove_prefix(static_cast<std::size_t>(ptr - begin));
     double unit_ms = 1000;  // a bare number means seconds, as kubectl's --timeout accepts
-    if (starts_with(text, "ms")) { unit_ms = 1; text.remove_prefix(2); }
-    else if (starts_with(text, "s")) { unit_ms = 1000; text.remove_prefix(1); }
-    else if (starts_with(text, "m")) { unit_ms = 60'000; text.remove_prefix(1); }
-    else if (starts_with(text, "h")) { unit_ms = 3'600'000; text.remove_prefix(1); }
-    else if (!text.empty()) return std::nullopt;
-    else if (any) return std::nullopt;  // "1m30" is not a duration
+    if (starts_with(text, "ms")) {
+      unit_ms = 1;
+      text.remove_prefix(2);
+    } else if (starts_with(text, "s")) {
+      unit_ms = 1000;
+      text.remove_prefix(1);
+    } else if (starts_with(text, "m")) {
+      unit_ms = 60'000;
+      text.remove_prefix(1);
+    } else if (starts_with(text, "h")) {
+      unit_ms = 3'600'000;
+      text.remove_prefix(1);
+    } else if (!text.empty())
+      return std::nullopt;
+    else if (any)
+      return std::nullopt;  // "1m30" is not a duration
     const double ms = value * unit_ms;
     if (ms > 9.0e15) return std::nullopt;
     total += static_cast<long long>(ms);

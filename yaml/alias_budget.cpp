@@ -26,19 +26,25 @@ std::vector<std::size_t> documents_over_node_limit(std::string_view text, std::s
   std::size_t doc = 0;
   bool over = false;
   // Saturating sums: counts stop just past the limit, so a bomb cannot overflow them.
-  const auto sum = [&](std::size_t a, std::size_t b) { return b > max_nodes - std::min(a, max_nodes) ? max_nodes + 1 : a + b; };
+  const auto sum = [&](std::size_t a, std::size_t b) {
+    return b > max_nodes - std::min(a, max_nodes) ? max_nodes + 1 : a + b;
+  };
   const auto add = [&](std::size_t n, bool to_parent) {
     total = sum(total, n);
     if (total > max_nodes) over = true;
     if (to_parent && !open.empty()) open.back() = sum(open.back(), n);
   };
-  const auto anchor_of = [](const yaml_char_t* a) { return a == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(a)); };
+  const auto anchor_of = [](const yaml_char_t* a) {
+    return a == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(a));
+  };
 
   for (bool done = false; !done;) {
     yaml_event_t ev;
     if (yaml_parser_parse(&parser, &ev) == 0) break;
     switch (ev.type) {
-      case YAML_STREAM_END_EVENT: done = true; break;
+      case YAML_STREAM_END_EVENT:
+        done = true;
+        break;
       case YAML_DOCUMENT_START_EVENT:
         anchors.clear();
         open.clear();
@@ -56,9 +62,10 @@ std::vector<std::size_t> documents_over_node_limit(std::string_view text, std::s
         break;
       case YAML_SEQUENCE_START_EVENT:
       case YAML_MAPPING_START_EVENT: {
-        add(1, false);  // the parent counts this container when it ends
+        add(1, false);                              // the parent counts this container when it ends
         if (open.size() >= max_depth) done = true;  // the builder stops the file here; so do we
-        const auto* a = ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor : ev.data.mapping_start.anchor;
+        const auto* a = ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
+                                                             : ev.data.mapping_start.anchor;
         open.push_back(1);
         open_anchors.push_back(anchor_of(a));
         break;
@@ -79,7 +86,8 @@ std::vector<std::size_t> documents_over_node_limit(std::string_view text, std::s
         break;
       }
       case YAML_NO_EVENT:
-      case YAML_STREAM_START_EVENT: break;
+      case YAML_STREAM_START_EVENT:
+        break;
     }
     yaml_event_delete(&ev);
   }

@@ -1,7 +1,7 @@
 #include "yaml/input_files.hpp"
 
-#include "yaml/manifest_extensions.hpp"
 #include "util/file_io.hpp"
+#include "yaml/manifest_extensions.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -26,13 +26,17 @@ class DiskReader final : public FileReader {
     if (ec) {
       // Not "missing" when the path exists but cannot be looked at: let read() say why.
       return ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory ? Kind::missing
-                                                                                              : Kind::file;
+                                                                                            : Kind::file;
     }
     switch (st.type()) {
-      case std::filesystem::file_type::not_found: return Kind::missing;
-      case std::filesystem::file_type::directory: return Kind::directory;
-      case std::filesystem::file_type::regular: return Kind::file;
-      default: return Kind::other;  // fifos such as <(cat job.yaml): read like files
+      case std::filesystem::file_type::not_found:
+        return Kind::missing;
+      case std::filesystem::file_type::directory:
+        return Kind::directory;
+      case std::filesystem::file_type::regular:
+        return Kind::file;
+      default:
+        return Kind::other;  // fifos such as <(cat job.yaml): read like files
     }
   }
 

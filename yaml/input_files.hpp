@@ -1,12 +1,12 @@
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <cstddef>
 #include <iosfwd>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "util/expected.hpp"
 
 namespace kpt::yaml {
 
@@ -26,9 +26,9 @@ class FileReader {
 std::unique_ptr<FileReader> make_disk_reader();
 
 struct InputFile {
-  std::string name;                          ///< as the user gave it, "<stdin>" for "-"
+  std::string name;  ///< as the user gave it, "<stdin>" for "-"
   std::shared_ptr<const std::string> text;
-  bool too_large = false;                    ///< text holds only the first max_bytes
+  bool too_large = false;  ///< text holds only the first max_bytes
 };
 
 /// Expands the command's arguments (files, directories, "-") into inputs, in order.

@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <string_view>
-#include <vector>
 #include <utility>
+#include <vector>
 
 namespace kpt::yaml {
 namespace {
@@ -40,7 +40,8 @@ class Parser {
   Parser(std::string_view text) {  // NOLINT(google-explicit-constructor)
     m_ok = yaml_parser_initialize(&m_parser) != 0;
     if (m_ok) {
-      yaml_parser_set_input_string(&m_parser, reinterpret_cast<const unsigned char*>(text.data()), text.size());
+      yaml_parser_set_input_string(&m_parser, reinterpret_cast<const unsigned char*>(text.data()),
+                                   text.size());
     }
   }
   ~Parser() {
@@ -92,12 +93,13 @@ Diagnostic syntax_finding(const std::string& name, std::string_view text, const 
 }
 
 /// The checks on the bytes that come before any parsing; false when the text is not parsed.
-bool check_bytes(const std::string& name, const std::string& text, const ReadLimits& limits, ReadResult& result) {
+bool check_bytes(const std::string& name, const std::string& text, const ReadLimits& limits,
+                 ReadResult& result) {
   if (text.size() > limits.max_bytes) {
-    result.findings.push_back(file_finding(name, Position{1, 1}, "input.too-large",
-                                           "file is larger than the limit of " + std::to_string(limits.max_bytes) +
-                                               " bytes",
-                                           "raise the limit with --max-bytes"));
+    result.findings.push_back(
+        file_finding(name, Position{1, 1}, "input.too-large",
+                     "file is larger than the limit of " + std::to_string(limits.max_bytes) + " bytes",
+                     "raise the limit with --max-bytes"));
     return false;
   }
   if (auto problem = check_text(text)) {
@@ -113,11 +115,13 @@ void parse_with_libyaml(const std::string& name, const std::shared_ptr<const std
                         const ReadLimits& limits, ReadResult& result) {
   Parser parser(*text);
   if (!parser.ok()) {
-    result.findings.push_back(file_finding(name, Position{1, 1}, "yaml.syntax", "out of memory while parsing", {}));
+    result.findings.push_back(
+        file_finding(name, Position{1, 1}, "yaml.syntax", "out of memory while parsing", {}));
     return;
   }
   std::vector<std::size_t> bombs;
-  if (may_contain_aliases(*text)) bombs = documents_over_node_limit(*text, limits.max_nodes, limits.max_depth);
+  if (may_contain_aliases(*text))
+    bombs = documents_over_node_limit(*text, limits.max_nodes, limits.max_depth);
   TreeBuilder builder(limits, name, result.findings);
   Position doc_start;
   std::size_t doc_index = 0;
@@ -130,13 +134,15 @@ void parse_with_libyaml(const std::string& name, const std::shared_ptr<const std
       break;
     }
     switch (ev.type) {
-      case YAML_STREAM_END_EVENT: done = true; break;
+      case YAML_STREAM_END_EVENT:
+        done = true;
+        break;
       case YAML_DOCUMENT_START_EVENT:
         if (doc_index >= limits.max_documents) {
-          result.findings.push_back(file_finding(
-              name, to_position(ev.start_mark), "input.too-many-documents",
-              "more than " + std::to_string(limits.max_documents) + " documents in one file",
-              "split the file"));
+          result.findings.push_back(
+              file_finding(name, to_position(ev.start_mark), "input.too-many-documents",
+                           "more than " + std::to_string(limits.max_documents) + " documents in one file",
+                           "split the file"));
           done = true;
           break;
         }
@@ -159,8 +165,8 @@ void parse_with_libyaml(const std::string& name, const std::shared_ptr<const std
         ScalarStyle style;
         style.quoted = s.style != YAML_PLAIN_SCALAR_STYLE && s.style != YAML_ANY_SCALAR_STYLE;
         style.tag = as_view(s.tag);
-        builder.scalar(std::string(reinterpret_cast<const char*>(s.value), s.length), to_position(ev.start_mark),
-                       style, as_view(s.anchor));
+        builder.scalar(std::string(reinterpret_cast<const char*>(s.value), s.length),
+                       to_position(ev.start_mark), style, as_view(s.anchor));
         break;
       }
       case YAML_SEQUENCE_START_EVENT:
@@ -168,13 +174,19 @@ void parse_with_libyaml(const std::string& name, const std::shared_ptr<const std
                                 as_view(ev.data.sequence_start.anchor));
         break;
       case YAML_MAPPING_START_EVENT:
-        builder.begin_container(NodeKind::mapping, to_position(ev.start_mark), as_view(ev.data.mapping_start.anchor));
+        builder.begin_container(NodeKind::mapping, to_position(ev.start_mark),
+                                as_view(ev.data.mapping_start.anchor));
         break;
       case YAML_SEQUENCE_END_EVENT:
-      case YAML_MAPPING_END_EVENT: builder.end_container(); break;
-      case YAML_ALIAS_EVENT: builder.alias(as_view(ev.data.alias.anchor), to_position(ev.start_mark)); break;
+      case YAML_MAPPING_END_EVENT:
+        builder.end_container();
+        break;
+      case YAML_ALIAS_EVENT:
+        builder.alias(as_view(ev.data.alias.anchor), to_position(ev.start_mark));
+        break;
       case YAML_NO_EVENT:
-      case YAML_STREAM_START_EVENT: break;
+      case YAML_STREAM_START_EVENT:
+        break;
     }
     if (builder.stop_file()) break;
   }
@@ -203,10 +215,10 @@ ReadResult read_manifests_with_libyaml(const std::string& name, std::shared_ptr<
 ReadResult read_manifests(const InputFile& input, const ReadLimits& limits) {
   if (input.too_large) {
     ReadResult result;
-    result.findings.push_back(file_finding(input.name, Position{1, 1}, "input.too-large",
-                                           "file is larger than the limit of " + std::to_string(limits.max_bytes) +
-                                               " bytes",
-                                           "raise the limit with --max-bytes"));
+    result.findings.push_back(
+        file_finding(input.name, Position{1, 1}, "input.too-large",
+                     "file is larger than the limit of " + std::to_string(limits.max_bytes) + " bytes",
+                     "raise the limit with --max-bytes"));
     return result;
   }
   return read_manifests(input.name, input.text, limits);

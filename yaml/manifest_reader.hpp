@@ -1,13 +1,13 @@
 #pragma once
 
+#include "util/diagnostic.hpp"
+#include "yaml/input_files.hpp"
+#include "yaml/node.hpp"
+
 #include <cstddef>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "util/diagnostic.hpp"
-#include "yaml/input_files.hpp"
-#include "yaml/node.hpp"
 
 namespace kpt::yaml {
 
@@ -21,7 +21,7 @@ struct ReadLimits {
 
 struct ReadResult {
   std::vector<Document> documents;  ///< every well-formed, non-empty document
-  Diagnostics findings;             ///< syntax errors, duplicate keys, limits hit, bad UTF-8 ... with positions
+  Diagnostics findings;  ///< syntax errors, duplicate keys, limits hit, bad UTF-8 ... with positions
   std::size_t empty_documents = 0;  ///< documents with no content (or `null`), skipped as kubectl skips them
 };
 

@@ -15,7 +15,9 @@ std::string strip_slash(std::string path) {
 
 }  // namespace
 
-void MemoryFileReader::add_file(const std::string& path, std::string content) { m_files[path] = std::move(content); }
+void MemoryFileReader::add_file(const std::string& path, std::string content) {
+  m_files[path] = std::move(content);
+}
 
 void MemoryFileReader::add_directory(const std::string& path) { m_dirs.push_back(strip_slash(path)); }
 
@@ -40,7 +42,8 @@ FileReader::Kind MemoryFileReader::kind(const std::string& path) {
 
 Expected<std::string> MemoryFileReader::read(const std::string& path, std::size_t max_bytes) {
   m_calls.push_back("read " + path + " " + std::to_string(max_bytes));
-  if (const auto f = m_failures.find(path); f != m_failures.end()) return make_error(ErrorCode::io, f->second);
+  if (const auto f = m_failures.find(path); f != m_failures.end())
+    return make_error(ErrorCode::io, f->second);
   const auto it = m_files.find(path);
   if (it == m_files.end()) return make_error(ErrorCode::io, std::strerror(ENOENT));
   return it->second.substr(0, max_bytes + 1);

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "yaml/input_files.hpp"
+
 #include <map>
 #include <string>
 #include <vector>
-
-#include "yaml/input_files.hpp"
 
 namespace kpt::yaml {
 

@@ -4,13 +4,20 @@ namespace kpt::yaml {
 
 const char* to_string(NodeKind kind) {
   switch (kind) {
-    case NodeKind::null: return "null";
-    case NodeKind::boolean: return "boolean";
-    case NodeKind::integer: return "integer";
-    case NodeKind::number: return "number";
-    case NodeKind::string: return "string";
-    case NodeKind::sequence: return "array";
-    case NodeKind::mapping: return "object";
+    case NodeKind::null:
+      return "null";
+    case NodeKind::boolean:
+      return "boolean";
+    case NodeKind::integer:
+      return "integer";
+    case NodeKind::number:
+      return "number";
+    case NodeKind::string:
+      return "string";
+    case NodeKind::sequence:
+      return "array";
+    case NodeKind::mapping:
+      return "object";
   }
   return "unknown";
 }

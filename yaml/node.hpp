@@ -24,13 +24,13 @@ const char* to_string(NodeKind kind);
 struct Node {
   NodeKind kind = NodeKind::null;
   Position pos;
-  bool quoted = false;          ///< scalar was single- or double-quoted (always a string)
-  bool int_overflow = false;    ///< integer literal outside int64
+  bool quoted = false;        ///< scalar was single- or double-quoted (always a string)
+  bool int_overflow = false;  ///< integer literal outside int64
   bool boolean = false;
   std::int64_t integer = 0;
   double number = 0;
-  std::string text;             ///< scalar source text (strings: the value)
-  std::vector<Node> items;      ///< sequence items, or mapping values (parallel to keys)
+  std::string text;                     ///< scalar source text (strings: the value)
+  std::vector<Node> items;              ///< sequence items, or mapping values (parallel to keys)
   std::vector<std::string> keys;        ///< mapping keys, in source order
   std::vector<Position> key_positions;  ///< where each key starts
 
@@ -49,9 +49,9 @@ struct Node {
 
 /// One YAML/JSON document of a file.
 struct Document {
-  std::string file;         ///< display name: path as given, or "<stdin>"
-  std::size_t index = 0;    ///< 0-based document number within the file
-  Position start;           ///< where the document begins
+  std::string file;       ///< display name: path as given, or "<stdin>"
+  std::size_t index = 0;  ///< 0-based document number within the file
+  Position start;         ///< where the document begins
   Node root;
   std::shared_ptr<const std::string> source;  ///< the whole file text, shared by its documents, for carets
 };

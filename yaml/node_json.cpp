@@ -8,13 +8,17 @@ namespace kpt::yaml {
 
 nlohmann::json to_json(const Node& node) {
   switch (node.kind) {
-    case NodeKind::null: return nullptr;
-    case NodeKind::boolean: return node.boolean;
+    case NodeKind::null:
+      return nullptr;
+    case NodeKind::boolean:
+      return node.boolean;
     case NodeKind::integer:
       if (node.int_overflow) return node.text;
       return node.integer;
-    case NodeKind::number: return node.number;
-    case NodeKind::string: return node.text;
+    case NodeKind::number:
+      return node.number;
+    case NodeKind::string:
+      return node.text;
     case NodeKind::sequence: {
       auto out = nlohmann::json::array();
       for (const auto& item : node.items) out.push_back(to_json(item));
@@ -36,7 +40,9 @@ Node from_json(const nlohmann::json& value) {
   Node n;
   switch (value.type()) {
     case nlohmann::json::value_t::null:
-    case nlohmann::json::value_t::discarded: n.kind = NodeKind::null; break;
+    case nlohmann::json::value_t::discarded:
+      n.kind = NodeKind::null;
+      break;
     case nlohmann::json::value_t::boolean:
       n.kind = NodeKind::boolean;
       n.boolean = value.get<bool>();
@@ -51,8 +57,10 @@ Node from_json(const nlohmann::json& value) {
       const auto u = value.get<std::uint64_t>();
       n.kind = NodeKind::integer;
       n.text = std::to_string(u);
-      if (u > static_cast<std::uint64_t>(INT64_MAX)) n.int_overflow = true;
-      else n.integer = static_cast<std::int64_t>(u);
+      if (u > static_cast<std::uint64_t>(INT64_MAX))
+        n.int_overflow = true;
+      else
+        n.integer = static_cast<std::int64_t>(u);
       break;
     }
     case nlohmann::json::value_t::number_float:
@@ -65,7 +73,9 @@ Node from_json(const nlohmann::json& value) {
       n.quoted = true;
       n.text = value.get<std::string>();
       break;
-    case nlohmann::json::value_t::binary: n.kind = NodeKind::null; break;
+    case nlohmann::json::value_t::binary:
+      n.kind = NodeKind::null;
+      break;
     case nlohmann::json::value_t::array:
       n.kind = NodeKind::sequence;
       n.items.reserve(value.size());

@@ -1,8 +1,8 @@
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "yaml/node.hpp"
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace kpt::yaml {
 

@@ -46,8 +46,25 @@ bool plain_ascii(std::string_view text) {
 /// Characters that start something other than a plain scalar (YAML's c-indicator).
 bool is_indicator(char c) {
   switch (c) {
-    case '-': case '?': case ':': case ',': case '[': case ']': case '{': case '}': case '#':
-    case '&': case '*': case '!': case '|': case '>': case '\'': case '"': case '%': case '@': case '`':
+    case '-':
+    case '?':
+    case ':':
+    case ',':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case '#':
+    case '&':
+    case '*':
+    case '!':
+    case '|':
+    case '>':
+    case '\'':
+    case '"':
+    case '%':
+    case '@':
+    case '`':
       return true;
     default:
       return false;
@@ -57,7 +74,16 @@ bool is_indicator(char c) {
 /// Characters that end or complicate a plain scalar inside a flow collection.
 bool is_flow_special(char c) {
   switch (c) {
-    case ',': case '[': case ']': case '{': case '}': case ':': case '#': case '?': case '\'': case '"':
+    case ',':
+    case '[':
+    case ']':
+    case '{':
+    case '}':
+    case ':':
+    case '#':
+    case '?':
+    case '\'':
+    case '"':
       return true;
     default:
       return false;
@@ -66,7 +92,8 @@ bool is_flow_special(char c) {
 
 class SimpleReader {
  public:
-  SimpleReader(const std::string& name, const std::shared_ptr<const std::string>& text, const ReadLimits& limits)
+  SimpleReader(const std::string& name, const std::shared_ptr<const std::string>& text,
+               const ReadLimits& limits)
       : m_name(name), m_text(text), m_limits(limits), m_builder(limits, name, m_out.findings) {}
 
   bool run() {
@@ -141,7 +168,9 @@ class SimpleReader {
     return m_line[at] == '-' && (at + 1 == m_line.size() || m_line[at + 1] == ' ');
   }
 
-  [[nodiscard]] Position pos(std::size_t at) const { return Position{m_ln, static_cast<std::uint32_t>(at + 1)}; }
+  [[nodiscard]] Position pos(std::size_t at) const {
+    return Position{m_ln, static_cast<std::uint32_t>(at + 1)};
+  }
 
   void emit_pending_null() {
     m_pending = false;
@@ -278,8 +307,8 @@ class SimpleReader {
     if (v >= m_line.size()) return k_npos;
     const char first = m_line[v];
     if (first == '"' || first == '\'') return quoted(v);
-    if (is_indicator(first) && !(first == '-' && v + 1 < m_line.size() && !is_flow_special(m_line[v + 1]) &&
-                                 m_line[v + 1] != ' ')) {
+    if (is_indicator(first) &&
+        !(first == '-' && v + 1 < m_line.size() && !is_flow_special(m_line[v + 1]) && m_line[v + 1] != ' ')) {
       return k_npos;
     }
     std::size_t i = v;
@@ -330,7 +359,8 @@ class SimpleReader {
     if (k >= m_line.size() || is_indicator(m_line[k])) return k_npos;
     std::size_t i = k;
     while (i < m_line.size() && !is_flow_special(m_line[i])) ++i;
-    if (i + 1 >= m_line.size() || m_line[i] != ':' || m_line[i + 1] != ' ' || m_line[i - 1] == ' ') return k_npos;
+    if (i + 1 >= m_line.size() || m_line[i] != ':' || m_line[i + 1] != ' ' || m_line[i - 1] == ' ')
+      return k_npos;
     m_builder.scalar(std::string(m_line.substr(k, i - k)), pos(k), ScalarStyle{}, {});
     return skip_blanks(i + 1);
   }
@@ -354,7 +384,8 @@ class SimpleReader {
 
 }  // namespace
 
-std::optional<ReadResult> read_simple_yaml(const std::string& name, const std::shared_ptr<const std::string>& text,
+std::optional<ReadResult> read_simple_yaml(const std::string& name,
+                                           const std::shared_ptr<const std::string>& text,
                                            const ReadLimits& limits) {
   if (!text || !plain_ascii(*text)) return std::nullopt;
   SimpleReader reader(name, text, limits);

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "yaml/manifest_reader.hpp"
+
 #include <memory>
 #include <optional>
 #include <string>
-
-#include "yaml/manifest_reader.hpp"
 
 namespace kpt::yaml {
 
@@ -15,7 +15,8 @@ namespace kpt::yaml {
 /// positions, so the result equals libyaml's. It answers nothing (nullopt) as soon as the text
 /// leaves that subset, or when anything would be reported (a syntax error, a duplicate key, a
 /// limit, an empty document): the caller then parses the text with libyaml, which says why.
-std::optional<ReadResult> read_simple_yaml(const std::string& name, const std::shared_ptr<const std::string>& text,
+std::optional<ReadResult> read_simple_yaml(const std::string& name,
+                                           const std::shared_ptr<const std::string>& text,
                                            const ReadLimits& limits);
 
 }  // namespace kpt::yaml

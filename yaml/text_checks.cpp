@@ -19,14 +19,14 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
   if (c >= 0xE0U && c <= 0xEFU) {
     const auto c1 = at(1);
     if (!is_continuation(c1) || !is_continuation(at(2))) return 0;
-    if (c == 0xE0U && c1 < 0xA0U) return 0;  // overlong
+    if (c == 0xE0U && c1 < 0xA0U) return 0;   // overlong
     if (c == 0xEDU && c1 >= 0xA0U) return 0;  // surrogate
     return 3;
   }
   if (c >= 0xF0U && c <= 0xF4U) {
     const auto c1 = at(1);
     if (!is_continuation(c1) || !is_continuation(at(2)) || !is_continuation(at(3))) return 0;
-    if (c == 0xF0U && c1 < 0x90U) return 0;  // overlong
+    if (c == 0xF0U && c1 < 0x90U) return 0;   // overlong
     if (c == 0xF4U && c1 >= 0x90U) return 0;  // past U+10FFFF
     return 4;
   }
@@ -84,10 +84,12 @@ std::optional<TextProblem> check_text(std::string_view text) {
     }
     const auto len = utf8_length(text, i);
     if (len == 0) {
-      const bool utf16 = i == 0 && n >= 2 && ((c == 0xFFU && text[1] == '\xFE') || (c == 0xFEU && text[1] == '\xFF'));
-      return TextProblem{"input.invalid-utf8", position_of_offset(text, i),
-                         "invalid UTF-8: byte " + hex_byte(c) + " does not start a valid character",
-                         utf16 ? "the file looks UTF-16 encoded; save it as UTF-8" : "save the file as UTF-8"};
+      const bool utf16 =
+          i == 0 && n >= 2 && ((c == 0xFFU && text[1] == '\xFE') || (c == 0xFEU && text[1] == '\xFF'));
+      return TextProblem{
+          "input.invalid-utf8", position_of_offset(text, i),
+          "invalid UTF-8: byte " + hex_byte(c) + " does not start a valid character",
+          utf16 ? "the file looks UTF-16 encoded; save it as UTF-8" : "save the file as UTF-8"};
     }
     i += len;
   }

@@ -1,12 +1,12 @@
 #pragma once
 
+#include "yaml/node.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "yaml/node.hpp"
 
 namespace kpt::yaml {
 

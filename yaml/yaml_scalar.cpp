@@ -25,26 +25,46 @@ constexpr double k_nan = std::numeric_limits<double>::quiet_NaN();
 
 // go-yaml v2 resolve.go: the spellings it resolves by table lookup.
 constexpr std::array<Fixed, 40> k_fixed{{
-    {"", NodeKind::null, false, 0},       {"~", NodeKind::null, false, 0},
-    {"null", NodeKind::null, false, 0},   {"Null", NodeKind::null, false, 0},
-    {"NULL", NodeKind::null, false, 0},   {"y", NodeKind::boolean, true, 0},
-    {"Y", NodeKind::boolean, true, 0},    {"yes", NodeKind::boolean, true, 0},
-    {"Yes", NodeKind::boolean, true, 0},  {"YES", NodeKind::boolean, true, 0},
-    {"true", NodeKind::boolean, true, 0}, {"True", NodeKind::boolean, true, 0},
-    {"TRUE", NodeKind::boolean, true, 0}, {"on", NodeKind::boolean, true, 0},
-    {"On", NodeKind::boolean, true, 0},   {"ON", NodeKind::boolean, true, 0},
-    {"n", NodeKind::boolean, false, 0},   {"N", NodeKind::boolean, false, 0},
-    {"no", NodeKind::boolean, false, 0},  {"No", NodeKind::boolean, false, 0},
-    {"NO", NodeKind::boolean, false, 0},  {"false", NodeKind::boolean, false, 0},
-    {"False", NodeKind::boolean, false, 0}, {"FALSE", NodeKind::boolean, false, 0},
-    {"off", NodeKind::boolean, false, 0}, {"Off", NodeKind::boolean, false, 0},
-    {"OFF", NodeKind::boolean, false, 0}, {".nan", NodeKind::number, false, k_nan},
-    {".NaN", NodeKind::number, false, k_nan}, {".NAN", NodeKind::number, false, k_nan},
-    {".inf", NodeKind::number, false, k_inf}, {".Inf", NodeKind::number, false, k_inf},
-    {".INF", NodeKind::number, false, k_inf}, {"+.inf", NodeKind::number, false, k_inf},
-    {"+.Inf", NodeKind::number, false, k_inf}, {"+.INF", NodeKind::number, false, k_inf},
-    {"-.inf", NodeKind::number, false, -k_inf}, {"-.Inf", NodeKind::number, false, -k_inf},
-    {"-.INF", NodeKind::number, false, -k_inf}, {"<<", NodeKind::string, false, 0},
+    {"", NodeKind::null, false, 0},
+    {"~", NodeKind::null, false, 0},
+    {"null", NodeKind::null, false, 0},
+    {"Null", NodeKind::null, false, 0},
+    {"NULL", NodeKind::null, false, 0},
+    {"y", NodeKind::boolean, true, 0},
+    {"Y", NodeKind::boolean, true, 0},
+    {"yes", NodeKind::boolean, true, 0},
+    {"Yes", NodeKind::boolean, true, 0},
+    {"YES", NodeKind::boolean, true, 0},
+    {"true", NodeKind::boolean, true, 0},
+    {"True", NodeKind::boolean, true, 0},
+    {"TRUE", NodeKind::boolean, true, 0},
+    {"on", NodeKind::boolean, true, 0},
+    {"On", NodeKind::boolean, true, 0},
+    {"ON", NodeKind::boolean, true, 0},
+    {"n", NodeKind::boolean, false, 0},
+    {"N", NodeKind::boolean, false, 0},
+    {"no", NodeKind::boolean, false, 0},
+    {"No", NodeKind::boolean, false, 0},
+    {"NO", NodeKind::boolean, false, 0},
+    {"false", NodeKind::boolean, false, 0},
+    {"False", NodeKind::boolean, false, 0},
+    {"FALSE", NodeKind::boolean, false, 0},
+    {"off", NodeKind::boolean, false, 0},
+    {"Off", NodeKind::boolean, false, 0},
+    {"OFF", NodeKind::boolean, false, 0},
+    {".nan", NodeKind::number, false, k_nan},
+    {".NaN", NodeKind::number, false, k_nan},
+    {".NAN", NodeKind::number, false, k_nan},
+    {".inf", NodeKind::number, false, k_inf},
+    {".Inf", NodeKind::number, false, k_inf},
+    {".INF", NodeKind::number, false, k_inf},
+    {"+.inf", NodeKind::number, false, k_inf},
+    {"+.Inf", NodeKind::number, false, k_inf},
+    {"+.INF", NodeKind::number, false, k_inf},
+    {"-.inf", NodeKind::number, false, -k_inf},
+    {"-.Inf", NodeKind::number, false, -k_inf},
+    {"-.INF", NodeKind::number, false, -k_inf},
+    {"<<", NodeKind::string, false, 0},
 }};
 
 // The longest spelling in k_fixed: longer text needs no table lookup (most keys and values).
@@ -75,10 +95,14 @@ IntResult parse_int(std::string_view s, std::int64_t& out) {
   int base = 10;
   if (s.size() >= 2 && s[0] == '0') {
     const char p = s[1];
-    if (p == 'x' || p == 'X') base = 16, s.remove_prefix(2);
-    else if (p == 'o' || p == 'O') base = 8, s.remove_prefix(2);
-    else if (p == 'b' || p == 'B') base = 2, s.remove_prefix(2);
-    else base = 8, s.remove_prefix(1);
+    if (p == 'x' || p == 'X')
+      base = 16, s.remove_prefix(2);
+    else if (p == 'o' || p == 'O')
+      base = 8, s.remove_prefix(2);
+    else if (p == 'b' || p == 'B')
+      base = 2, s.remove_prefix(2);
+    else
+      base = 8, s.remove_prefix(1);
   }
   if (s.empty()) return IntResult::invalid;
   std::uint64_t value = 0;
@@ -139,7 +163,8 @@ void resolve_plain(Node& node) {
   const std::string_view in = node.text;
   const char first = in.empty() ? '\0' : in.front();
   const bool maybe_fixed = in.empty() || first == '~' || first == '.' || first == '+' || first == '-' ||
-                           first == '<' || std::string_view("yYnNtTfFoO").find(first) != std::string_view::npos;
+                           first == '<' ||
+                           std::string_view("yYnNtTfFoO").find(first) != std::string_view::npos;
   if (maybe_fixed && in.size() <= k_longest_fixed) {
     for (const auto& f : k_fixed) {
       if (f.text != in) continue;
@@ -178,7 +203,8 @@ void resolve_plain(Node& node) {
       node.int_overflow = true;
       if (is_yaml_float(digits)) (void)parse_float(digits, node.number);
       return;
-    case IntResult::invalid: break;
+    case IntResult::invalid:
+      break;
   }
   double v = 0;
   if (is_yaml_float(digits) && parse_float(digits, v)) node.kind = NodeKind::number, node.number = v;
@@ -187,15 +213,18 @@ void resolve_plain(Node& node) {
 }  // namespace
 
 std::string short_tag(std::string_view tag) {
-  if (tag.substr(0, k_tag_prefix.size()) == k_tag_prefix) return "!!" + std::string(tag.substr(k_tag_prefix.size()));
+  if (tag.substr(0, k_tag_prefix.size()) == k_tag_prefix)
+    return "!!" + std::string(tag.substr(k_tag_prefix.size()));
   return std::string(tag);
 }
 
 ScalarProblem resolve_scalar(Node& node, const ScalarStyle& style) {
   node.quoted = style.quoted;
   if (style.tag.empty()) {
-    if (style.quoted) node.kind = NodeKind::string;
-    else resolve_plain(node);
+    if (style.quoted)
+      node.kind = NodeKind::string;
+    else
+      resolve_plain(node);
     return ScalarProblem::none;
   }
   if (style.tag.substr(0, k_tag_prefix.size()) != k_tag_prefix) {

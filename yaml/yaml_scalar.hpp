@@ -1,16 +1,16 @@
 #pragma once
 
+#include "yaml/node.hpp"
+
 #include <string>
 #include <string_view>
-
-#include "yaml/node.hpp"
 
 namespace kpt::yaml {
 
 /// How a scalar was written: the parts of libyaml's scalar event that decide its type.
 struct ScalarStyle {
-  bool quoted = false;      ///< single- or double-quoted, or a literal/folded block
-  std::string_view tag;     ///< explicit tag as libyaml reports it ("tag:yaml.org,2002:int"), empty if none
+  bool quoted = false;   ///< single- or double-quoted, or a literal/folded block
+  std::string_view tag;  ///< explicit tag as libyaml reports it ("tag:yaml.org,2002:int"), empty if none
 };
 
 /// Outcome of resolving a scalar whose explicit tag does not fit its text (`!!int abc`).

@@ -15,9 +15,12 @@ bool is_merge_key(const Node& key) { return key.kind == NodeKind::string && !key
 // sigs.k8s.io/yaml turns non-string keys into JSON object keys like this.
 std::string key_text(Node&& key) {
   switch (key.kind) {
-    case NodeKind::boolean: return key.boolean ? "true" : "false";
-    case NodeKind::integer: return key.int_overflow ? std::move(key.text) : std::to_string(key.integer);
-    default: return std::move(key.text);
+    case NodeKind::boolean:
+      return key.boolean ? "true" : "false";
+    case NodeKind::integer:
+      return key.int_overflow ? std::move(key.text) : std::to_string(key.integer);
+    default:
+      return std::move(key.text);
   }
 }
 
@@ -100,7 +103,8 @@ bool TreeBuilder::admit(std::size_t nodes, std::uint32_t height, Position pos, s
            "split the document or raise the node limit");
     } else {
       fail(pos, "yaml.too-many-nodes", std::string(what) + " expands the document past " + limit + " nodes",
-           "every alias is expanded as Kubernetes expands it; nested aliases multiply, so write the values out");
+           "every alias is expanded as Kubernetes expands it; nested aliases multiply, so write the values "
+           "out");
     }
     return false;
   }
@@ -115,7 +119,8 @@ bool TreeBuilder::admit(std::size_t nodes, std::uint32_t height, Position pos, s
   return true;
 }
 
-void TreeBuilder::scalar(std::string&& text, Position pos, const ScalarStyle& style, std::string_view anchor) {
+void TreeBuilder::scalar(std::string&& text, Position pos, const ScalarStyle& style,
+                         std::string_view anchor) {
   if (m_aborted || !admit(1, 0, pos, {})) return;
   ++m_count;
   Node n;
@@ -147,12 +152,14 @@ void TreeBuilder::end_container() {
   auto& node = top.node;
   const auto first_item = m_items.begin() + static_cast<std::ptrdiff_t>(top.items_start);
   node.items.reserve(m_items.size() - top.items_start);
-  node.items.insert(node.items.end(), std::make_move_iterator(first_item), std::make_move_iterator(m_items.end()));
+  node.items.insert(node.items.end(), std::make_move_iterator(first_item),
+                    std::make_move_iterator(m_items.end()));
   m_items.erase(first_item, m_items.end());
   if (node.kind == NodeKind::mapping) {
     const auto first_key = m_keys.begin() + static_cast<std::ptrdiff_t>(top.keys_start);
     node.keys.reserve(m_keys.size() - top.keys_start);
-    node.keys.insert(node.keys.end(), std::make_move_iterator(first_key), std::make_move_iterator(m_keys.end()));
+    node.keys.insert(node.keys.end(), std::make_move_iterator(first_key),
+                     std::make_move_iterator(m_keys.end()));
     m_keys.erase(first_key, m_keys.end());
     const auto first_pos = m_key_pos.begin() + static_cast<std::ptrdiff_t>(top.keys_start);
     node.key_positions.assign(first_pos, m_key_pos.end());
@@ -170,7 +177,8 @@ void TreeBuilder::alias(std::string_view anchor, Position pos) {
   if (m_aborted) return;
   const auto it = m_anchors.find(std::string(anchor));
   if (it == m_anchors.end()) {
-    const bool open = std::any_of(m_stack.begin(), m_stack.end(), [&](const Frame& f) { return f.anchor == anchor; });
+    const bool open =
+        std::any_of(m_stack.begin(), m_stack.end(), [&](const Frame& f) { return f.anchor == anchor; });
     if (open) {
       fail(pos, "yaml.recursive-alias", "anchor " + util::quote(anchor) + " value contains itself");
     } else {
@@ -215,8 +223,8 @@ void TreeBuilder::attach_to_mapping(Frame& top, Node&& child) {
     top.key_is_merge = is_merge_key(child);
     top.key_invalid = !child.is_scalar();
     if (top.key_invalid) {
-      report(child.pos, "yaml.complex-key", std::string("a mapping key must be a string, not an ") +
-                                                to_string(child.kind), current_path());
+      report(child.pos, "yaml.complex-key",
+             std::string("a mapping key must be a string, not an ") + to_string(child.kind), current_path());
       top.key.clear();
     } else {
       top.key = key_text(std::move(child));
@@ -227,8 +235,8 @@ void TreeBuilder::attach_to_mapping(Frame& top, Node&& child) {
     top.have_key = false;
   } else if (top.key_is_merge) {
     const bool mapping = child.is_map();
-    const bool list_of_mappings =
-        child.is_seq() && std::all_of(child.items.begin(), child.items.end(), [](const Node& n) { return n.is_map(); });
+    const bool list_of_mappings = child.is_seq() && std::all_of(child.items.begin(), child.items.end(),
+                                                                [](const Node& n) { return n.is_map(); });
     if (mapping) {
       top.merges.push_back(std::move(child));
     } else if (list_of_mappings) {

@@ -1,5 +1,10 @@
 #pragma once
 
+#include "util/diagnostic.hpp"
+#include "yaml/manifest_reader.hpp"
+#include "yaml/node.hpp"
+#include "yaml/yaml_scalar.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -8,11 +13,6 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
-
-#include "util/diagnostic.hpp"
-#include "yaml/manifest_reader.hpp"
-#include "yaml/node.hpp"
-#include "yaml/yaml_scalar.hpp"
 
 namespace kpt::yaml {
 
@@ -49,13 +49,13 @@ class TreeBuilder {
   // Children of open containers wait on shared scratch stacks (m_items, m_keys, m_key_pos)
   // and move into their parent once, into vectors of the exact size, when it ends.
   struct Frame {
-    Node node;                 ///< kind and position; children are moved in at the end
+    Node node;  ///< kind and position; children are moved in at the end
     std::size_t items_start = 0;
     std::size_t keys_start = 0;
     std::size_t count = 1;     ///< nodes in this subtree, itself included
     std::uint32_t height = 1;  ///< container levels in this subtree
     std::string anchor;
-    bool have_key = false;     ///< mappings: a key was read, its value comes next
+    bool have_key = false;  ///< mappings: a key was read, its value comes next
     bool key_is_merge = false;
     bool key_invalid = false;
     std::string key;
@@ -76,7 +76,8 @@ class TreeBuilder {
   void add_entry(Frame& top, std::string&& key, Position key_pos, Node&& value);
   void apply_merges(Frame& top);
   void fail(Position pos, std::string rule_id, std::string message, std::string hint = {});
-  void report(Position pos, std::string rule_id, std::string message, std::string path, std::string hint = {});
+  void report(Position pos, std::string rule_id, std::string message, std::string path,
+              std::string hint = {});
 
   const ReadLimits& m_limits;
   std::string m_file;

@@ -1,8 +1,8 @@
 #include "yaml/yaml_writer.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "util/strings.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace kpt::yaml {
 

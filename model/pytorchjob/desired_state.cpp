@@ -1,9 +1,9 @@
 #include "model/pytorchjob/desired_state.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include "model/pytorchjob/labels.hpp"
 #include "model/pytorchjob/names.hpp"
+
+#include <nlohmann/json.hpp>
 
 namespace kpt::model::pytorchjob {
 
@@ -63,16 +63,16 @@ bool default_port_applies(const ReplicaPodPlan& plan, const EnvStyle& style) {
 json init_container(const std::string& job, const Release& release) {
   const std::string master = replica_name(job, "master", 0);
   const std::string script =
-      release.at_least(7)
-          ? "err=1;for i in $(seq 100); do if nslookup " + master +
-                "; then err=0 && break; fi;echo waiting for master; sleep 2; done; exit $err"
-          : "until nslookup " + master + "; do echo waiting for master; sleep 2; done;";
+      release.at_least(7) ? "err=1;for i in $(seq 100); do if nslookup " + master +
+                                "; then err=0 && break; fi;echo waiting for master; sleep 2; done; exit $err"
+                          : "until nslookup " + master + "; do echo waiting for master; sleep 2; done;";
   return {{"name", "init-pytorch"},
           {"image", "alpine:3.10"},
           {"imagePullPolicy", "IfNotPresent"},
           {"command", json::array({"sh", "-c", script})},
           {"resources",
-           {{"limits", {{"cpu", "100m"}, {"memory", "20Mi"}}}, {"requests", {{"cpu", "50m"}, {"memory", "10Mi"}}}}}};
+           {{"limits", {{"cpu", "100m"}, {"memory", "20Mi"}}},
+            {"requests", {{"cpu", "50m"}, {"memory", "10Mi"}}}}}};
 }
 
 }  // namespace
@@ -80,9 +80,8 @@ json init_container(const std::string& job, const Release& release) {
 json owner_reference(const json& job) {
   const auto md = job.find("metadata");
   const json metadata = md != job.end() && md->is_object() ? *md : json::object();
-  return {{"apiVersion", "kubeflow.org/v1"},    {"kind", "PyTorchJob"},
-          {"name", metadata.value("name", "")}, {"uid", metadata.value("uid", "")},
-          {"controller", true},                 {"blockOwnerDeletion", true}};
+  return {{"apiVersion", "kubeflow.org/v1"},  {"kind", "PyTorchJob"}, {"name", metadata.value("name", "")},
+          {"uid", metadata.value("uid", "")}, {"controller", true},   {"blockOwnerDeletion", true}};
 }
 
 json desired_pod(const json& job, const ReplicaPodPlan& plan, const EnvStyle& style) {
@@ -92,20 +91,24 @@ json desired_pod(const json& job, const ReplicaPodPlan& plan, const EnvStyle& st
                   ? replica["template"]
                   : json::object();
   json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}};
-  json metadata = tmpl.contains("metadata") && tmpl["metadata"].is_object() ? tmpl["metadata"] : json::object();
+  json metadata =
+      tmpl.contains("metadata") && tmpl["metadata"].is_object() ? tmpl["metadata"] : json::object();
   metadata.erase("generateName");
   metadata["name"] = plan.name;
   if (const auto md = job.find("metadata"); md != job.end() && md->is_object() && md->contains("namespace")) {
     metadata["namespace"] = (*md)["namespace"];
   }
-  json labels = metadata.contains("labels") && metadata["labels"].is_object() ? metadata["labels"] : json::object();
-  for (const auto& [k, v] : pod_labels(ref_for(job, plan, name), style)) labels[k] = v;  // ours win on collision
+  json labels =
+      metadata.contains("labels") && metadata["labels"].is_object() ? metadata["labels"] : json::object();
+  for (const auto& [k, v] : pod_labels(ref_for(job, plan, name), style))
+    labels[k] = v;  // ours win on collision
   metadata["labels"] = labels;
   metadata["ownerReferences"] = json::array({owner_reference(job)});
   pod["metadata"] = metadata;
 
   json spec = tmpl.contains("spec") && tmpl["spec"].is_object() ? tmpl["spec"] : json::object();
-  const std::string policy = replica.is_object() ? replica.value("restartPolicy", std::string("OnFailure")) : "";
+  const std::string policy =
+      replica.is_object() ? replica.value("restartPolicy", std::string("OnFailure")) : "";
   spec["restartPolicy"] = policy == "ExitCode" ? "Never" : policy;
   json& containers = spec["containers"];
   if (!containers.is_array()) containers = json::array();
@@ -116,7 +119,8 @@ json desired_pod(const json& job, const ReplicaPodPlan& plan, const EnvStyle& st
     if (!env.is_array()) env = json::array();
     for (const auto& v : plan.env) env.push_back({{"name", v.name}, {"value", v.value}});
   }
-  if (style.is_operator() && style.release.at_least(4) && plan.replica_type == "Worker" && job_has_master(job)) {
+  if (style.is_operator() && style.release.at_least(4) && plan.replica_type == "Worker" &&
+      job_has_master(job)) {
     json& init = spec["initContainers"];
     if (!init.is_array()) init = json::array();
     init.push_back(init_container(name, style.release));
@@ -127,7 +131,8 @@ json desired_pod(const json& job, const ReplicaPodPlan& plan, const EnvStyle& st
 
 json desired_service(const json& job, const ReplicaPodPlan& plan, const EnvStyle& style) {
   const Labels labels = service_labels(ref_for(job, plan, job_name(job)), style);
-  json metadata = {{"name", plan.service}, {"labels", labels}, {"ownerReferences", json::array({owner_reference(job)})}};
+  json metadata = {
+      {"name", plan.service}, {"labels", labels}, {"ownerReferences", json::array({owner_reference(job)})}};
   if (const auto md = job.find("metadata"); md != job.end() && md->is_object() && md->contains("namespace")) {
     metadata["namespace"] = (*md)["namespace"];
   }

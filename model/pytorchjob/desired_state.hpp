@@ -1,9 +1,9 @@
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-
 #include "model/pytorchjob/env.hpp"
 #include "model/pytorchjob/env_style.hpp"
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace kpt::model::pytorchjob {
 

@@ -1,10 +1,11 @@
 #include "model/pytorchjob/env.hpp"
 
-#include <charconv>
-#include <nlohmann/json.hpp>
-
 #include "model/pytorchjob/names.hpp"
 #include "util/strings.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
 
 namespace kpt::model::pytorchjob {
 
@@ -32,14 +33,16 @@ int nproc_int(const JobSpec& job) {
 int operator_rank(const std::string& type, int index) { return type == "Worker" ? index + 1 : index; }
 
 /// The elastic block of elastic.go, in its order. `name_nproc` is PET_N_PROC_PER_NODE in v1.4 (sic).
-Expected<void> add_elastic(Builder& b, const JobSpec& job, const std::string& default_host, const char* name_nproc) {
+Expected<void> add_elastic(Builder& b, const JobSpec& job, const std::string& default_host,
+                           const char* name_nproc) {
   const ElasticPolicy& e = *job.elastic;
   const ReplicaSpec* worker = job.find("Worker");
   if (!e.rdzv_port && worker == nullptr) {
     return make_error(ErrorCode::usage, "spec.elasticPolicy: needs a Worker replica for its rendezvous port");
   }
   const std::string host = e.rdzv_host.value_or(default_host);
-  b.add("PET_RDZV_ENDPOINT", host + ":" + std::to_string(e.rdzv_port.value_or(worker != nullptr ? worker->port : 0)));
+  b.add("PET_RDZV_ENDPOINT",
+        host + ":" + std::to_string(e.rdzv_port.value_or(worker != nullptr ? worker->port : 0)));
   b.add("PET_RDZV_BACKEND", e.rdzv_backend.value_or("c10d"));
   if (e.min_replicas && e.max_replicas) {
     b.add("PET_NNODES", std::to_string(*e.min_replicas) + ":" + std::to_string(*e.max_replicas));
@@ -67,12 +70,14 @@ Expected<std::vector<EnvVar>> operator_env(const JobSpec& job, const std::string
   if (!release.at_least(4)) {
     // v1.3 SetPodEnv reads the Master's port unconditionally: without a Master no pod is created.
     if (master == nullptr) {
-      return make_error(ErrorCode::usage,
-                        "operator v1.3.0 creates no pods for a job without a Master replica (it requires one)");
+      return make_error(
+          ErrorCode::usage,
+          "operator v1.3.0 creates no pods for a job without a Master replica (it requires one)");
     }
     if (type == "Master" && index != 0) {
-      return make_error(ErrorCode::usage, "operator v1.3.0 fails the job: there should be only a single master "
-                                          "with index=0");
+      return make_error(ErrorCode::usage,
+                        "operator v1.3.0 fails the job: there should be only a single master "
+                        "with index=0");
     }
     b.add("MASTER_PORT", master->port);
     b.add("MASTER_ADDR", type == "Master" ? std::string("localhost") : master_addr);
@@ -95,8 +100,9 @@ Expected<std::vector<EnvVar>> operator_env(const JobSpec& job, const std::string
     if (v17 && !v18) {
       // v1.7.0 dereferences spec.nprocPerNode here without a nil check.
       if (!job.nproc_per_node_defaulted) {
-        return make_error(ErrorCode::usage, "operator v1.7.0 crashes on this job: spec.nprocPerNode is unset while "
-                                            "spec.elasticPolicy.nProcPerNode is set");
+        return make_error(ErrorCode::usage,
+                          "operator v1.7.0 crashes on this job: spec.nprocPerNode is unset while "
+                          "spec.elasticPolicy.nProcPerNode is set");
       }
       b.add("PET_NPROC_PER_NODE", *job.nproc_per_node_defaulted);
     }
@@ -114,7 +120,8 @@ Expected<std::vector<EnvVar>> operator_env(const JobSpec& job, const std::string
 }
 
 /// Our styles: rank 0 is the Master if there is one, else Worker 0; ranks follow the plan order.
-Expected<std::vector<EnvVar>> style_env(const JobSpec& job, const std::string& type, int index, StyleKind kind) {
+Expected<std::vector<EnvVar>> style_env(const JobSpec& job, const std::string& type, int index,
+                                        StyleKind kind) {
   const ReplicaSpec& first = job.replica_specs.front();
   const std::string addr = replica_name(job.name, first.type, 0);
   const int port = first.port;
@@ -160,7 +167,8 @@ std::vector<EnvVar> user_env_of(const json& job, const ReplicaSpec& spec) {
   std::vector<EnvVar> out;
   const json* containers = nullptr;
   try {
-    containers = &job.at("spec").at("pytorchReplicaSpecs").at(spec.key).at("template").at("spec").at("containers");
+    containers =
+        &job.at("spec").at("pytorchReplicaSpecs").at(spec.key).at("template").at("spec").at("containers");
   } catch (const json::exception&) {
     return out;
   }
@@ -172,7 +180,8 @@ std::vector<EnvVar> user_env_of(const json& job, const ReplicaSpec& spec) {
     for (const auto& e : *env) {
       if (!e.is_object() || !e.contains("name") || !e["name"].is_string()) continue;
       const auto v = e.find("value");
-      out.push_back({e["name"].get<std::string>(), v != e.end() && v->is_string() ? v->get<std::string>() : ""});
+      out.push_back(
+          {e["name"].get<std::string>(), v != e.end() && v->is_string() ? v->get<std::string>() : ""});
     }
     break;
   }

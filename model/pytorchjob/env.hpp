@@ -1,14 +1,14 @@
 #pragma once
 
-#include <optional>
-#include <string>
-#include <vector>
-
-#include <nlohmann/json_fwd.hpp>
-
 #include "model/pytorchjob/env_style.hpp"
 #include "model/pytorchjob/job_spec.hpp"
 #include "util/expected.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
 
 namespace kpt::model::pytorchjob {
 
@@ -20,13 +20,13 @@ struct EnvVar {
 
 /// What one replica pod will be: its name, rank and the env the style injects.
 struct ReplicaPodPlan {
-  std::string name;               ///< <job>-<master|worker>-<i>
-  std::string replica_type;       ///< "Master" or "Worker"
+  std::string name;          ///< <job>-<master|worker>-<i>
+  std::string replica_type;  ///< "Master" or "Worker"
   int index = 0;
-  std::optional<int> rank;        ///< the RANK the style injects (node rank); none when it sets no RANK
-  std::string service;            ///< the pod's headless Service
-  std::vector<EnvVar> env;        ///< the vars the style injects, in pod-spec order (appended after the user's)
-  std::vector<EnvVar> user_env;   ///< the user's own env of the `pytorch` container (literal values only)
+  std::optional<int> rank;  ///< the RANK the style injects (node rank); none when it sets no RANK
+  std::string service;      ///< the pod's headless Service
+  std::vector<EnvVar> env;  ///< the vars the style injects, in pod-spec order (appended after the user's)
+  std::vector<EnvVar> user_env;  ///< the user's own env of the `pytorch` container (literal values only)
 };
 
 /// Every replica pod of the job: Master first, then Workers by index, then other types.

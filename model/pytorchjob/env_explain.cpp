@@ -8,12 +8,14 @@ namespace {
 
 std::optional<int> numeric_nproc(const JobSpec& job) {
   const auto& text = job.nproc_per_node;
-  if (!text || text->empty() || text->find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  if (!text || text->empty() || text->find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
   return std::stoi(*text);
 }
 
 std::string torchrun_flags() {
-  return "torchrun --nnodes=$WORLD_SIZE --node_rank=$RANK --master_addr=$MASTER_ADDR --master_port=$MASTER_PORT";
+  return "torchrun --nnodes=$WORLD_SIZE --node_rank=$RANK --master_addr=$MASTER_ADDR "
+         "--master_port=$MASTER_PORT";
 }
 
 void explain_operator(const JobSpec& job, const Release& r, std::vector<std::string>& out) {
@@ -21,8 +23,9 @@ void explain_operator(const JobSpec& job, const Release& r, std::vector<std::str
   const std::string rel = "operator " + r.to_string();
   if (!job.has_master()) {
     if (!r.at_least(4)) return;  // plan_replica_pods reports the error
-    out.push_back(rel + " sets no MASTER_ADDR, MASTER_PORT, RANK or WORLD_SIZE on a job without a Master "
-                        "(kubeflow/trainer#1991): init_process_group(\"env://\") fails");
+    out.push_back(rel +
+                  " sets no MASTER_ADDR, MASTER_PORT, RANK or WORLD_SIZE on a job without a Master "
+                  "(kubeflow/trainer#1991): init_process_group(\"env://\") fails");
     if (job.elastic) {
       out.push_back("the elastic block (PET_RDZV_*) lets a bare 'torchrun train.py' rendezvous at " +
                     job.elastic->rdzv_host.value_or(replica_name(job.name, "worker", 0)));
@@ -30,28 +33,33 @@ void explain_operator(const JobSpec& job, const Release& r, std::vector<std::str
       out.push_back("torchrun without flags cannot rendezvous either: no PET_NODE_RANK or PET_MASTER_ADDR");
     }
     if (r.at_least(8)) out.push_back("worker 0 carries the label job-role=master, but no env comes with it");
-    out.push_back("fix: add a Master replica (replicas: 1) and set Worker replicas to " + std::to_string(n - 1) +
-                  ", or use --style worker-only with the kubectl-pytorch controller");
+    out.push_back("fix: add a Master replica (replicas: 1) and set Worker replicas to " +
+                  std::to_string(n - 1) + ", or use --style worker-only with the kubectl-pytorch controller");
     return;
   }
   if (!r.at_least(4)) {
     out.push_back("MASTER_ADDR is 'localhost' on the master pod and '" + replica_name(job.name, "master", 0) +
                   "' on the workers");
   }
-  out.push_back("init_process_group(\"env://\") works with one process per pod: RANK is the pod's rank (master "
-                "0, worker i+1), WORLD_SIZE=" + std::to_string(r.at_least(7) ? n * numeric_nproc(job).value_or(1) : n));
+  out.push_back(
+      "init_process_group(\"env://\") works with one process per pod: RANK is the pod's rank (master "
+      "0, worker i+1), WORLD_SIZE=" +
+      std::to_string(r.at_least(7) ? n * numeric_nproc(job).value_or(1) : n));
   if (const auto k = numeric_nproc(job); k && *k > 1 && r.at_least(7)) {
-    out.push_back("nprocPerNode is '" + *job.nproc_per_node + "': WORLD_SIZE counts processes (" + std::to_string(n) +
-                  "x" + std::to_string(*k) + ") but RANK is the node rank, so 'python train.py' cannot form the "
+    out.push_back("nprocPerNode is '" + *job.nproc_per_node + "': WORLD_SIZE counts processes (" +
+                  std::to_string(n) + "x" + std::to_string(*k) +
+                  ") but RANK is the node rank, so 'python train.py' cannot form the "
                   "group; start it with torchrun, which sets RANK, LOCAL_RANK and WORLD_SIZE per process");
   }
   if (r.at_least(7)) {
-    out.push_back("a bare 'torchrun train.py' works: PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT "
-                  "and PET_NPROC_PER_NODE are set");
+    out.push_back(
+        "a bare 'torchrun train.py' works: PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT "
+        "and PET_NPROC_PER_NODE are set");
   } else if (!job.elastic) {
     out.push_back("torchrun needs flags (no PET_* vars in this release): " + torchrun_flags());
   }
-  out.push_back("LOCAL_RANK and NODE_RANK are never set by the operator; torchrun sets LOCAL_RANK for its workers");
+  out.push_back(
+      "LOCAL_RANK and NODE_RANK are never set by the operator; torchrun sets LOCAL_RANK for its workers");
 }
 
 }  // namespace
@@ -66,7 +74,8 @@ std::vector<std::string> explain_env(const JobSpec& job, const EnvStyle& style) 
   const int n = job.total_replicas();
   const auto& first = job.replica_specs.front();
   const std::string rank0 = replica_name(job.name, first.type, 0);
-  out.push_back("rank 0 is '" + rank0 + "' (" + (job.has_master() ? "the Master" : "Worker 0, no Master needed") +
+  out.push_back("rank 0 is '" + rank0 + "' (" +
+                (job.has_master() ? "the Master" : "Worker 0, no Master needed") +
                 "): MASTER_ADDR names its Service, MASTER_PORT=" + std::to_string(first.port));
   out.push_back("init_process_group(\"env://\") works with one process per pod: RANK is the pod's rank 0.." +
                 std::to_string(n - 1) + ", WORLD_SIZE=" + std::to_string(n));
@@ -74,14 +83,18 @@ std::vector<std::string> explain_env(const JobSpec& job, const EnvStyle& style) 
     out.push_back("torchrun needs flags (legacy sets no PET_* vars): " + torchrun_flags());
     return out;
   }
-  out.push_back("a bare 'torchrun train.py' works: it reads PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, "
-                "PET_MASTER_PORT and PET_NPROC_PER_NODE, and sets RANK, LOCAL_RANK and WORLD_SIZE for its workers");
+  out.push_back(
+      "a bare 'torchrun train.py' works: it reads PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, "
+      "PET_MASTER_PORT and PET_NPROC_PER_NODE, and sets RANK, LOCAL_RANK and WORLD_SIZE for its workers");
   if (const auto k = numeric_nproc(job); k && *k > 1) {
-    out.push_back("nprocPerNode is '" + *job.nproc_per_node + "': RANK and WORLD_SIZE describe one process per pod; "
-                  "to run " + std::to_string(*k) + " per pod use torchrun (world size " + std::to_string(n * *k) + ")");
+    out.push_back("nprocPerNode is '" + *job.nproc_per_node +
+                  "': RANK and WORLD_SIZE describe one process per pod; "
+                  "to run " +
+                  std::to_string(*k) + " per pod use torchrun (world size " + std::to_string(n * *k) + ")");
   } else if (!job.nproc_per_node) {
-    out.push_back("nprocPerNode is unset: torchrun's 'auto' starts one process per GPU, or per CPU without GPUs; "
-                  "set spec.nprocPerNode: \"1\" for one");
+    out.push_back(
+        "nprocPerNode is unset: torchrun's 'auto' starts one process per GPU, or per CPU without GPUs; "
+        "set spec.nprocPerNode: \"1\" for one");
   }
   return out;
 }

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "model/pytorchjob/release.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include "model/pytorchjob/release.hpp"
 
 namespace kpt::model::pytorchjob {
 

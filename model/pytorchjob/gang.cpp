@@ -1,5 +1,7 @@
 #include "model/pytorchjob/gang.hpp"
 
+#include "model/pytorchjob/desired_state.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cctype>
@@ -8,8 +10,6 @@
 #include <map>
 #include <optional>
 #include <vector>
-
-#include "model/pytorchjob/desired_state.hpp"
 
 namespace kpt::model::pytorchjob {
 
@@ -22,7 +22,8 @@ std::optional<long double> quantity(std::string_view text) {
   if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
   long double value = 0;
   bool digits = false;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9') value = value * 10 + (text[i++] - '0'), digits = true;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9')
+    value = value * 10 + (text[i++] - '0'), digits = true;
   if (i < text.size() && text[i] == '.') {
     long double scale = 0.1L;
     for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, scale /= 10) {
@@ -32,11 +33,22 @@ std::optional<long double> quantity(std::string_view text) {
   }
   if (!digits) return std::nullopt;
   const auto suffix = text.substr(i);
-  static const std::map<std::string_view, long double> k_suffixes = {
-      {"", 1.0L},        {"n", 1e-9L},      {"u", 1e-6L},         {"m", 1e-3L},         {"k", 1e3L},
-      {"M", 1e6L},       {"G", 1e9L},       {"T", 1e12L},         {"P", 1e15L},         {"E", 1e18L},
-      {"Ki", 1024.0L},   {"Mi", 1048576.0L}, {"Gi", 1073741824.0L}, {"Ti", 1099511627776.0L},
-      {"Pi", 1125899906842624.0L}, {"Ei", 1152921504606846976.0L}};
+  static const std::map<std::string_view, long double> k_suffixes = {{"", 1.0L},
+                                                                     {"n", 1e-9L},
+                                                                     {"u", 1e-6L},
+                                                                     {"m", 1e-3L},
+                                                                     {"k", 1e3L},
+                                                                     {"M", 1e6L},
+                                                                     {"G", 1e9L},
+                                                                     {"T", 1e12L},
+                                                                     {"P", 1e15L},
+                                                                     {"E", 1e18L},
+                                                                     {"Ki", 1024.0L},
+                                                                     {"Mi", 1048576.0L},
+                                                                     {"Gi", 1073741824.0L},
+                                                                     {"Ti", 1099511627776.0L},
+                                                                     {"Pi", 1125899906842624.0L},
+                                                                     {"Ei", 1152921504606846976.0L}};
   if (const auto it = k_suffixes.find(suffix); it != k_suffixes.end()) {
     value *= it->second;
   } else if (suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E')) {
@@ -73,12 +85,14 @@ const nlohmann::json& field(const nlohmann::json& obj, const char* key) {
 /// has no request for that name).
 std::map<std::string, std::string> pod_resources(const nlohmann::json& replica_spec) {
   std::map<std::string, std::string> sum;
-  const auto& containers = field(field(replica_spec, "template"), "spec").value("containers", nlohmann::json::array());
+  const auto& containers =
+      field(field(replica_spec, "template"), "spec").value("containers", nlohmann::json::array());
   for (const auto& c : containers) {
     const auto& res = field(c, "resources");
     std::map<std::string, std::string> own;
     for (const char* kind : {"limits", "requests"}) {  // requests last: they win
-      for (const auto& [name, q] : field(res, kind).items()) own[name] = q.is_string() ? q.get<std::string>() : q.dump();
+      for (const auto& [name, q] : field(res, kind).items())
+        own[name] = q.is_string() ? q.get<std::string>() : q.dump();
     }
     for (const auto& [name, q] : own) {
       const auto it = sum.find(name);
@@ -175,8 +189,12 @@ nlohmann::json desired_pod_group(const nlohmann::json& job, const GangScheduler&
   nlohmann::json pg_meta = {{"name", meta.value("name", std::string{})},
                             {"namespace", meta.value("namespace", std::string{})},
                             {"ownerReferences", nlohmann::json::array({owner_reference(job)})}};
-  if (meta.contains("annotations") && meta["annotations"].is_object()) pg_meta["annotations"] = meta["annotations"];
-  return {{"apiVersion", api.group + "/" + api.version}, {"kind", "PodGroup"}, {"metadata", pg_meta}, {"spec", spec}};
+  if (meta.contains("annotations") && meta["annotations"].is_object())
+    pg_meta["annotations"] = meta["annotations"];
+  return {{"apiVersion", api.group + "/" + api.version},
+          {"kind", "PodGroup"},
+          {"metadata", pg_meta},
+          {"spec", spec}};
 }
 
 void decorate_gang_pod(nlohmann::json& pod, const std::string& job_name, const std::string& replica_type,

@@ -1,10 +1,11 @@
 #include "model/pytorchjob/job_spec.hpp"
 
-#include <algorithm>
-#include <nlohmann/json.hpp>
-
 #include "model/pytorchjob/names.hpp"
 #include "util/strings.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace kpt::model::pytorchjob {
 
@@ -93,9 +94,10 @@ Expected<ElasticPolicy> parse_elastic(const json& value) {
   const std::string path = "spec.elasticPolicy";
   if (!value.is_object()) return field_error(path, "must be an object");
   ElasticPolicy e;
-  for (auto [key, target] : {std::pair{"minReplicas", &e.min_replicas}, std::pair{"maxReplicas", &e.max_replicas},
-                             std::pair{"rdzvPort", &e.rdzv_port}, std::pair{"nProcPerNode", &e.n_proc_per_node},
-                             std::pair{"maxRestarts", &e.max_restarts}}) {
+  for (auto [key, target] :
+       {std::pair{"minReplicas", &e.min_replicas}, std::pair{"maxReplicas", &e.max_replicas},
+        std::pair{"rdzvPort", &e.rdzv_port}, std::pair{"nProcPerNode", &e.n_proc_per_node},
+        std::pair{"maxRestarts", &e.max_restarts}}) {
     auto v = optional_int(value, key, path);
     if (!v) return v.error();
     *target = *v;
@@ -106,10 +108,12 @@ Expected<ElasticPolicy> parse_elastic(const json& value) {
   if (const auto conf = value.find("rdzvConf"); conf != value.end() && conf->is_array()) {
     for (const auto& kv : *conf) {
       if (!kv.is_object()) continue;
-      e.rdzv_conf.emplace_back(optional_string(kv, "key").value_or(""), optional_string(kv, "value").value_or(""));
+      e.rdzv_conf.emplace_back(optional_string(kv, "key").value_or(""),
+                               optional_string(kv, "value").value_or(""));
     }
   }
-  if (const auto s = value.find("standalone"); s != value.end() && s->is_boolean()) e.standalone = s->get<bool>();
+  if (const auto s = value.find("standalone"); s != value.end() && s->is_boolean())
+    e.standalone = s->get<bool>();
   return e;
 }
 
@@ -149,12 +153,14 @@ Expected<JobSpec> parse_job(const json& job) {
     auto r = parse_replica(key, value);
     if (!r) return r.error();
     if (out.find(r->type) != nullptr) {
-      return field_error("spec.pytorchReplicaSpecs", "'" + key + "' names the replica type '" + r->type + "' twice");
+      return field_error("spec.pytorchReplicaSpecs",
+                         "'" + key + "' names the replica type '" + r->type + "' twice");
     }
     out.replica_specs.push_back(std::move(*r));
   }
   std::stable_sort(out.replica_specs.begin(), out.replica_specs.end(), [](const auto& a, const auto& b) {
-    return type_order(a.type) != type_order(b.type) ? type_order(a.type) < type_order(b.type) : a.type < b.type;
+    return type_order(a.type) != type_order(b.type) ? type_order(a.type) < type_order(b.type)
+                                                    : a.type < b.type;
   });
 
   out.nproc_per_node = optional_string(*spec, "nprocPerNode");
@@ -172,7 +178,8 @@ Expected<JobSpec> parse_job(const json& job) {
   }
   // setDefaultNprocPerNode (v1.7+): "auto" unless the deprecated elasticPolicy.nProcPerNode is set.
   out.nproc_per_node_defaulted = out.nproc_per_node;
-  if (!out.nproc_per_node && (!out.elastic || !out.elastic->n_proc_per_node)) out.nproc_per_node_defaulted = "auto";
+  if (!out.nproc_per_node && (!out.elastic || !out.elastic->n_proc_per_node))
+    out.nproc_per_node_defaulted = "auto";
   return out;
 }
 

@@ -1,26 +1,26 @@
 #pragma once
 
+#include "util/expected.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
-
-#include "util/expected.hpp"
-
 namespace kpt::model::pytorchjob {
 
 /// One entry of spec.pytorchReplicaSpecs after in-memory defaulting.
 struct ReplicaSpec {
-  std::string type;                   ///< CamelCase key: "Master", "Worker" (other keys kept, CamelCased)
-  std::string key;                    ///< the key as written in the manifest
-  int replicas = 1;                   ///< defaulted to 1
-  bool replicas_set = false;          ///< whether the manifest gave replicas
+  std::string type;           ///< CamelCase key: "Master", "Worker" (other keys kept, CamelCased)
+  std::string key;            ///< the key as written in the manifest
+  int replicas = 1;           ///< defaulted to 1
+  bool replicas_set = false;  ///< whether the manifest gave replicas
   std::string restart_policy = "OnFailure";
-  int port = 23456;                   ///< pytorchjob-port of the `pytorch` container, else the default
-  bool port_set = false;              ///< whether the manifest gave that port
+  int port = 23456;       ///< pytorchjob-port of the `pytorch` container, else the default
+  bool port_set = false;  ///< whether the manifest gave that port
   bool has_pytorch_container = false;
 };
 
@@ -43,8 +43,8 @@ struct JobSpec {
   std::string name;
   std::string namespace_;
   std::string uid;
-  std::vector<ReplicaSpec> replica_specs;        ///< Master first, then Worker, then other keys by name
-  std::optional<std::string> nproc_per_node;     ///< spec.nprocPerNode as written
+  std::vector<ReplicaSpec> replica_specs;     ///< Master first, then Worker, then other keys by name
+  std::optional<std::string> nproc_per_node;  ///< spec.nprocPerNode as written
   std::optional<std::string> nproc_per_node_defaulted;  ///< after v1.7+ defaulting ("auto" when applicable)
   std::optional<ElasticPolicy> elastic;
 

@@ -38,7 +38,8 @@ Labels job_selector(std::string_view job, const EnvStyle& style) {
   const LabelKeys keys = keys_for(style);
   // v1.3 GenLabels has group-name + job-name; v1.4/v1.5 add operator-name + the new job-name.
   if (keys != LabelKeys::new_only) labels["group-name"] = "kubeflow.org";
-  if (keys != LabelKeys::old_only) labels[std::string(k_new_prefix) + "operator-name"] = std::string(k_operator_name);
+  if (keys != LabelKeys::old_only)
+    labels[std::string(k_new_prefix) + "operator-name"] = std::string(k_operator_name);
   put(labels, keys, "job-name", std::string(job));
   return labels;
 }

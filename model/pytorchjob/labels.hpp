@@ -1,10 +1,10 @@
 #pragma once
 
+#include "model/pytorchjob/env_style.hpp"
+
 #include <map>
 #include <string>
 #include <string_view>
-
-#include "model/pytorchjob/env_style.hpp"
 
 namespace kpt::model::pytorchjob {
 
@@ -15,7 +15,7 @@ struct ReplicaRef {
   std::string_view job;
   std::string_view replica_type;  ///< "Master" or "Worker" (any case)
   int index = 0;
-  bool job_has_master = true;     ///< decides the v1.8+ job-role rule for Worker 0
+  bool job_has_master = true;  ///< decides the v1.8+ job-role rule for Worker 0
 };
 
 /// The labels the operator (or our controller's style) puts on a replica pod, before they are

@@ -8,7 +8,8 @@ namespace kpt::model::pytorchjob {
 namespace {
 
 std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }
 
@@ -59,7 +60,8 @@ class Pass {
   }
   void delete_service(const std::string& name) {
     if (std::find(m_services.begin(), m_services.end(), name) != m_services.end() &&
-        std::find(m_d.delete_services.begin(), m_d.delete_services.end(), name) == m_d.delete_services.end()) {
+        std::find(m_d.delete_services.begin(), m_d.delete_services.end(), name) ==
+            m_d.delete_services.end()) {
       m_d.delete_services.push_back(name);
     }
   }
@@ -176,7 +178,8 @@ class Pass {
   /// Restarts what may restart, counting every restart and re-creation against backoffLimit.
   /// Returns true when the job failed.
   bool handle_failures() {
-    const auto backoff_message = job_text() + " has failed because it has reached the specified backoff limit";
+    const auto backoff_message =
+        job_text() + " has failed because it has reached the specified backoff limit";
     int retries = m_d.recreations;
     for (const auto& p : m_pods) {
       const auto it = m_job.replicas.find(p.replica_type);
@@ -297,14 +300,16 @@ bool is_finished(const JobStatus& status) {
 bool set_condition(JobStatus& status, const std::string& type, const std::string& cond_status,
                    const std::string& reason, const std::string& message, util::Time now) {
   if (has_true_condition(status, "Failed")) return false;  // once Failed, nothing else changes
-  if (const auto* c = find_condition(status, type); c != nullptr && c->status == cond_status && c->reason == reason) {
+  if (const auto* c = find_condition(status, type);
+      c != nullptr && c->status == cond_status && c->reason == reason) {
     return false;
   }
   const auto stamp = util::format_time(now);
   std::vector<Condition> kept;
   for (auto c : status.conditions) {
     if (c.type == type) continue;
-    if ((type == "Running" && c.type == "Restarting") || (type == "Restarting" && c.type == "Running")) continue;
+    if ((type == "Running" && c.type == "Restarting") || (type == "Restarting" && c.type == "Running"))
+      continue;
     if ((type == "Succeeded" || type == "Failed") && c.type == "Running" && c.status != "False") {
       c.status = "False";
       c.last_update_time = stamp;

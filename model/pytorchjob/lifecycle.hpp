@@ -1,10 +1,10 @@
 #pragma once
 
+#include "model/pytorchjob/lifecycle_types.hpp"
+
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "model/pytorchjob/lifecycle_types.hpp"
 
 namespace kpt::model::pytorchjob {
 
@@ -28,9 +28,9 @@ bool has_true_condition(const JobStatus& status, const std::string& type);
 /// Succeeded or Failed is True: nothing but clean-up and TTL happens any more.
 bool is_finished(const JobStatus& status);
 
-/// Sets a condition with the operator's rules (pkg/util/status.go setCondition): no change when type, status and
-/// reason are already there; Running and Restarting replace each other; Succeeded or Failed
-/// flip Running to False. Returns whether anything changed.
+/// Sets a condition with the operator's rules (pkg/util/status.go setCondition): no change when type, status
+/// and reason are already there; Running and Restarting replace each other; Succeeded or Failed flip Running
+/// to False. Returns whether anything changed.
 bool set_condition(JobStatus& status, const std::string& type, const std::string& cond_status,
                    const std::string& reason, const std::string& message, util::Time now);
 

@@ -86,7 +86,8 @@ JobStatus job_status_from_json(const nlohmann::json& status) {
     }
   }
   for (const auto& [rtype, rs] : child(status, "replicaStatuses").items()) {
-    s.replica_statuses[rtype] = {number<int>(rs, "active").value_or(0), number<int>(rs, "succeeded").value_or(0),
+    s.replica_statuses[rtype] = {number<int>(rs, "active").value_or(0),
+                                 number<int>(rs, "succeeded").value_or(0),
                                  number<int>(rs, "failed").value_or(0), str(rs, "selector")};
   }
   if (auto t = str(status, "startTime"); !t.empty()) s.start_time = t;

@@ -1,9 +1,10 @@
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
-#include <string>
-
 #include "model/pytorchjob/lifecycle_types.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
 
 namespace kpt::model::pytorchjob {
 

@@ -1,11 +1,11 @@
 #pragma once
 
+#include "util/time.hpp"
+
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "util/time.hpp"
 
 namespace kpt::model::pytorchjob {
 
@@ -66,10 +66,10 @@ struct PodObservation {
   std::string name;
   std::string replica_type;  ///< "Master" / "Worker"
   int index = 0;
-  std::string phase;                 ///< Pending, Running, Succeeded, Failed, Unknown
-  std::optional<int> exit_code;      ///< terminated exit code of the container named pytorch
-  int restart_count = 0;             ///< sum over containers and init containers
-  bool deleting = false;             ///< metadata.deletionTimestamp is set
+  std::string phase;             ///< Pending, Running, Succeeded, Failed, Unknown
+  std::optional<int> exit_code;  ///< terminated exit code of the container named pytorch
+  int restart_count = 0;         ///< sum over containers and init containers
+  bool deleting = false;         ///< metadata.deletionTimestamp is set
 };
 
 struct EventRecord {
@@ -81,12 +81,12 @@ struct EventRecord {
 
 /// What one reconcile pass must do, decided from values alone.
 struct LifecycleDecision {
-  JobStatus status;                        ///< the status to write (write only if != old)
-  bool create_missing = false;             ///< create missing Pods/Services
-  std::vector<std::string> delete_pods;    ///< pod names (their Services have the same names)
+  JobStatus status;                      ///< the status to write (write only if != old)
+  bool create_missing = false;           ///< create missing Pods/Services
+  std::vector<std::string> delete_pods;  ///< pod names (their Services have the same names)
   std::vector<std::string> delete_services;
-  int recreations = 0;                     ///< new value for the job's recreation count
-  bool delete_job = false;                 ///< ttlSecondsAfterFinished expired
+  int recreations = 0;                        ///< new value for the job's recreation count
+  bool delete_job = false;                    ///< ttlSecondsAfterFinished expired
   std::optional<long> requeue_after_seconds;  ///< next deadline or TTL check
   std::vector<EventRecord> events;
 };

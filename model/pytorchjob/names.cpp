@@ -1,8 +1,8 @@
 #include "model/pytorchjob/names.hpp"
 
-#include <algorithm>
-
 #include "util/strings.hpp"
+
+#include <algorithm>
 
 namespace kpt::model::pytorchjob {
 
@@ -18,7 +18,8 @@ std::string service_name(std::string_view job, std::string_view replica_type, in
 
 std::string camel_replica_type(std::string_view replica_type) {
   std::string out = util::to_lower(replica_type);
-  if (!out.empty() && out.front() >= 'a' && out.front() <= 'z') out.front() = static_cast<char>(out.front() - 'a' + 'A');
+  if (!out.empty() && out.front() >= 'a' && out.front() <= 'z')
+    out.front() = static_cast<char>(out.front() - 'a' + 'A');
   return out;
 }
 

@@ -5,7 +5,7 @@
 
 namespace kpt::model::pytorchjob {
 
-inline constexpr int k_default_port = 23456;                       ///< PyTorchJobDefaultPort
+inline constexpr int k_default_port = 23456;                        ///< PyTorchJobDefaultPort
 inline constexpr std::string_view k_port_name = "pytorchjob-port";  ///< DefaultPortName
 inline constexpr std::string_view k_container_name = "pytorch";     ///< DefaultContainerName
 inline constexpr std::string_view k_operator_name = "pytorchjob-controller";

@@ -21,8 +21,18 @@ struct Release {
 
 /// Every v1 release from v1.3.0 to v1.9.4, oldest first.
 inline constexpr std::array<Release, 12> k_releases{{
-    {1, 3, 0}, {1, 4, 0}, {1, 5, 0}, {1, 6, 0}, {1, 7, 0}, {1, 8, 0},
-    {1, 8, 1}, {1, 9, 0}, {1, 9, 1}, {1, 9, 2}, {1, 9, 3}, {1, 9, 4},
+    {1, 3, 0},
+    {1, 4, 0},
+    {1, 5, 0},
+    {1, 6, 0},
+    {1, 7, 0},
+    {1, 8, 0},
+    {1, 8, 1},
+    {1, 9, 0},
+    {1, 9, 1},
+    {1, 9, 2},
+    {1, 9, 3},
+    {1, 9, 4},
 }};
 inline constexpr Release k_newest_release{1, 9, 4};
 

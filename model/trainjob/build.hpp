@@ -1,15 +1,15 @@
 #pragma once
 
+#include "model/trainjob/release.hpp"
+#include "model/trainjob/torch_plugin.hpp"
+#include "util/expected.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "model/trainjob/release.hpp"
-#include "model/trainjob/torch_plugin.hpp"
-#include "util/expected.hpp"
 
 namespace kpt::model::trainjob {
 

@@ -2,15 +2,15 @@
 
 // The stages of the JobSet build shared by build_*.cpp; not part of the public API.
 
+#include "model/trainjob/build.hpp"
+#include "util/expected.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "model/trainjob/build.hpp"
-#include "util/expected.hpp"
 
 namespace kpt::model::trainjob::detail {
 

@@ -1,13 +1,13 @@
 // newRuntimeInfo and the override merges of each release
 // (kubeflow/trainer pkg/runtime/core/trainingruntime.go at v2.0.0, v2.1.0, v2.2.0 and v2.3.0).
 
-#include <algorithm>
-#include <map>
-
 #include "model/trainjob/build_detail.hpp"
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/json_access.hpp"
 #include "model/trainjob/strategic_merge.hpp"
+
+#include <algorithm>
+#include <map>
 
 namespace kpt::model::trainjob::detail {
 

@@ -1,14 +1,14 @@
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
-
 #include "model/trainjob/build.hpp"
 #include "model/trainjob/release.hpp"
 #include "util/expected.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace kpt::model::trainjob {
 

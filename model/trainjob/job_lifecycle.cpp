@@ -1,11 +1,11 @@
 // The Kubernetes Job controller for Indexed Jobs (pkg/controller/job/job_controller.go,
 // indexed_job_utils.go), reduced to what Trainer's pods need.
 
-#include <algorithm>
-#include <set>
-
 #include "model/trainjob/json_access.hpp"
 #include "model/trainjob/lifecycle.hpp"
+
+#include <algorithm>
+#include <set>
 
 namespace kpt::model::trainjob {
 

@@ -1,12 +1,12 @@
 // The JobSet controller's reconcile (kubernetes-sigs/jobset v0.12.0 pkg/controllers/jobset_controller.go,
 // failure_policy.go, success_policy.go, depends_on.go, ttl_after_finished.go) as a pure decision.
 
-#include <algorithm>
-#include <map>
-
 #include "model/trainjob/jobset_children.hpp"
 #include "model/trainjob/json_access.hpp"
 #include "model/trainjob/lifecycle.hpp"
+
+#include <algorithm>
+#include <map>
 
 namespace kpt::model::trainjob {
 
@@ -69,7 +69,8 @@ void set_condition(JobSetDecision& d, Condition c, const std::string& event_type
     d.events.push_back({event_type, reason, message});
 }
 
-void restarting_false(JobSetDecision& d, const std::string& reason, const std::string& message, util::Time now) {
+void restarting_false(JobSetDecision& d, const std::string& reason, const std::string& message,
+                      util::Time now) {
   set_condition(d, {"RestartingJobSet", "False", reason, message, ""}, "Normal", now);
 }
 

@@ -2,11 +2,11 @@
 
 // Small accessors over nlohmann::json objects shared by the TrainJob model's files.
 
+#include <nlohmann/json.hpp>
+
 #include <functional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 namespace kpt::model::trainjob::detail {
 

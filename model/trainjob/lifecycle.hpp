@@ -1,14 +1,14 @@
 #pragma once
 
+#include "model/trainjob/lifecycle_types.hpp"
+#include "model/trainjob/release.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "model/trainjob/lifecycle_types.hpp"
-#include "model/trainjob/release.hpp"
 
 namespace kpt::model::trainjob {
 
@@ -65,7 +65,8 @@ struct JobSetDecision {
 /// every Job under restart-attempt+1 up to maxRestarts, then Failed "ReachedMaxRestarts"; FailJobSet;
 /// RestartJobSetAndIgnoreMaxRestarts), the success policy (Completed "AllJobsCompleted"), dependsOn
 /// (a job is created once the jobs it depends on are Ready/Complete), suspend and resume, TTL.
-JobSetDecision decide_jobset(const nlohmann::json& jobset, const std::vector<JobObservation>& jobs, util::Time now);
+JobSetDecision decide_jobset(const nlohmann::json& jobset, const std::vector<JobObservation>& jobs,
+                             util::Time now);
 
 /// What the TrainJob controller sees of its JobSet.
 struct JobSetObservation {

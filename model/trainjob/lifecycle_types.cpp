@@ -1,8 +1,8 @@
 #include "model/trainjob/lifecycle_types.hpp"
 
-#include <charconv>
-
 #include "model/trainjob/json_access.hpp"
+
+#include <charconv>
 
 namespace kpt::model::trainjob {
 

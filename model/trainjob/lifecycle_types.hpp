@@ -1,13 +1,13 @@
 #pragma once
 
+#include "util/time.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "util/time.hpp"
 
 namespace kpt::model::trainjob {
 

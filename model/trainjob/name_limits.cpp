@@ -1,10 +1,10 @@
 #include "model/trainjob/name_limits.hpp"
 
-#include <algorithm>
-
 #include "model/trainjob/build.hpp"
 #include "model/trainjob/jobset_children.hpp"
 #include "model/trainjob/json_access.hpp"
+
+#include <algorithm>
 
 namespace kpt::model::trainjob {
 

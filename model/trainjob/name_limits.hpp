@@ -1,13 +1,13 @@
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
+#include "model/trainjob/release.hpp"
+#include "util/expected.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "model/trainjob/release.hpp"
-#include "util/expected.hpp"
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace kpt::model::trainjob {
 

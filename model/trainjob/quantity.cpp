@@ -1,11 +1,11 @@
 #include "model/trainjob/quantity.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cctype>
 #include <charconv>
 #include <limits>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace kpt::model::trainjob {
 

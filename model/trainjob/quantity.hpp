@@ -1,10 +1,10 @@
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
-
-#include <nlohmann/json_fwd.hpp>
 
 namespace kpt::model::trainjob {
 

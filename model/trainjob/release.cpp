@@ -1,8 +1,8 @@
 #include "model/trainjob/release.hpp"
 
-#include <charconv>
-
 #include "util/strings.hpp"
+
+#include <charconv>
 
 namespace kpt::model::trainjob {
 

@@ -1,13 +1,13 @@
 #pragma once
 
+#include "model/trainjob/release.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "model/trainjob/release.hpp"
 
 namespace kpt::model::trainjob {
 

@@ -1,14 +1,14 @@
 #pragma once
 
+#include "model/trainjob/release.hpp"
+#include "util/expected.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "model/trainjob/release.hpp"
-#include "util/expected.hpp"
 
 namespace kpt::model::trainjob {
 

@@ -1,11 +1,11 @@
 #include "model/trainjob/torch_plugin.hpp"
 
-#include <algorithm>
-
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/json_access.hpp"
 #include "model/trainjob/quantity.hpp"
 #include "util/strings.hpp"
+
+#include <algorithm>
 
 namespace kpt::model::trainjob {
 

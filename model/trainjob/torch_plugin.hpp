@@ -1,13 +1,13 @@
 #pragma once
 
+#include "model/trainjob/release.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "model/trainjob/release.hpp"
 
 namespace kpt::model::trainjob {
 

@@ -1,13 +1,13 @@
 // The torchtune side of the torch plugin (kubeflow/trainer pkg/runtime/framework/plugins/torch/
 // torchtune.go from v2.1.0, torch.go in v2.0.0): what it appends to `tune run`.
 
-#include <algorithm>
-
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/json_access.hpp"
 #include "model/trainjob/runtime_ref.hpp"
 #include "model/trainjob/torch_plugin.hpp"
 #include "util/strings.hpp"
+
+#include <algorithm>
 
 namespace kpt::model::trainjob {
 

@@ -68,7 +68,8 @@ void reconcile_deadline(TrainJobDecision& d, const json& trainjob, bool suspende
   std::optional<util::Time> start =
       util::parse_time(detail::string_at(detail::object_at(trainjob, "metadata"), "creationTimestamp"));
   const Condition* resumed = find_condition(d.status.conditions, "Suspended");
-  if (resumed != nullptr && resumed->status == "False") start = util::parse_time(resumed->last_transition_time);
+  if (resumed != nullptr && resumed->status == "False")
+    start = util::parse_time(resumed->last_transition_time);
   if (!start) return;
   const util::Time deadline = *start + std::chrono::seconds(seconds->get<std::int64_t>());
   if (now > deadline) {

@@ -1,11 +1,11 @@
 #include "model/trainjob/yaml_emit.hpp"
 
-#include <cctype>
-#include <cstdio>
+#include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include "util/strings.hpp"
+#include <cctype>
+#include <cstdio>
 
 namespace kpt::model::trainjob {
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json_fwd.hpp>
+
+#include <string>
 
 namespace kpt::model::trainjob {
 

@@ -1,8 +1,8 @@
 #pragma once
 
-#include <string_view>
-
 #include "schema/structural_schema.hpp"
+
+#include <string_view>
 
 namespace kpt::schema {
 

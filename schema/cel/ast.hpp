@@ -1,12 +1,12 @@
 #pragma once
 
+#include "schema/cel/builtins.hpp"
+#include "schema/cel/value.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "schema/cel/builtins.hpp"
-#include "schema/cel/value.hpp"
 
 namespace kpt::cel {
 

@@ -2,14 +2,14 @@
 
 // Internal to the parser: appends nodes to an AST under the limits, and keeps the first error.
 
+#include "schema/cel/ast.hpp"
+#include "schema/cel/compile_error.hpp"
+#include "schema/cel/limits.hpp"
+
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "schema/cel/ast.hpp"
-#include "schema/cel/compile_error.hpp"
-#include "schema/cel/limits.hpp"
 
 namespace kpt::cel {
 

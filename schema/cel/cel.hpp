@@ -7,16 +7,16 @@
 //   auto program = kpt::cel::Program::compile("self.minReplicas <= self.maxReplicas");
 //   kpt::cel::RuleResult r = program.evaluate(self);   // r.status: pass, fail, error, ...
 
+#include "schema/cel/compile_error.hpp"
+#include "schema/cel/limits.hpp"
+#include "schema/cel/value.hpp"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "schema/cel/compile_error.hpp"
-#include "schema/cel/limits.hpp"
-#include "schema/cel/value.hpp"
 
 namespace kpt::cel {
 

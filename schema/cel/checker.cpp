@@ -1,13 +1,13 @@
 #include "schema/cel/checker.hpp"
 
+#include "schema/cel/operators.hpp"
+#include "schema/cel/regex.hpp"
+
 #include <algorithm>
 #include <array>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "schema/cel/operators.hpp"
-#include "schema/cel/regex.hpp"
 
 namespace kpt::cel {
 namespace {

@@ -1,12 +1,12 @@
 #pragma once
 
+#include "schema/cel/ast.hpp"
+#include "schema/cel/compile_error.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include "schema/cel/ast.hpp"
-#include "schema/cel/compile_error.hpp"
 
 namespace kpt::cel {
 

@@ -1,9 +1,9 @@
+#include "schema/cel/functions.hpp"
+#include "schema/cel/operators.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <string>
-
-#include "schema/cel/functions.hpp"
-#include "schema/cel/operators.hpp"
 
 namespace kpt::cel {
 namespace {

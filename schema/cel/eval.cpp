@@ -1,9 +1,9 @@
 #include "schema/cel/eval.hpp"
 
-#include <optional>
-
 #include "schema/cel/functions.hpp"
 #include "schema/cel/operators.hpp"
+
+#include <optional>
 
 namespace kpt::cel {
 namespace {

@@ -2,11 +2,11 @@
 
 // Internal to kpt_cel: the tree-walking evaluator behind Program::evaluate.
 
-#include <vector>
-
 #include "schema/cel/ast.hpp"
 #include "schema/cel/cost.hpp"
 #include "schema/cel/value.hpp"
+
+#include <vector>
 
 namespace kpt::cel {
 

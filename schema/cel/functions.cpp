@@ -1,11 +1,11 @@
 #include "schema/cel/functions.hpp"
 
-#include <string>
-
 #include "schema/cel/ast.hpp"
 #include "schema/cel/operators.hpp"
 #include "schema/cel/regex.hpp"
 #include "schema/cel/utf8.hpp"
+
+#include <string>
 
 namespace kpt::cel {
 namespace {

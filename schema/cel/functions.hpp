@@ -3,12 +3,12 @@
 // Internal to the evaluator: the builtin functions. Arguments are never errors; a member call's
 // receiver is args[0], so x.size() and size(x) look the same here.
 
-#include <initializer_list>
-#include <vector>
-
 #include "schema/cel/builtins.hpp"
 #include "schema/cel/cost.hpp"
 #include "schema/cel/value.hpp"
+
+#include <initializer_list>
+#include <vector>
 
 namespace kpt::cel {
 

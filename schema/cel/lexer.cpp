@@ -1,9 +1,9 @@
 #include "schema/cel/lexer.hpp"
 
+#include "schema/cel/utf8.hpp"
+
 #include <charconv>
 #include <cmath>
-
-#include "schema/cel/utf8.hpp"
 
 namespace kpt::cel {
 namespace {

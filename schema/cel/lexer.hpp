@@ -1,13 +1,13 @@
 #pragma once
 
+#include "schema/cel/ast.hpp"
+#include "schema/cel/compile_error.hpp"
+
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "schema/cel/ast.hpp"
-#include "schema/cel/compile_error.hpp"
 
 namespace kpt::cel {
 

@@ -1,8 +1,8 @@
+#include "schema/cel/ast_builder.hpp"
+
 #include <algorithm>
 #include <iterator>
 #include <utility>
-
-#include "schema/cel/ast_builder.hpp"
 
 namespace kpt::cel {
 

@@ -3,14 +3,14 @@
 // Internal to the evaluator: CEL's operators on values. Operands are never errors (the
 // evaluator propagates those first); results may be.
 
+#include "schema/cel/ast.hpp"
+#include "schema/cel/cost.hpp"
+#include "schema/cel/value.hpp"
+
 #include <initializer_list>
 #include <optional>
 #include <string_view>
 #include <vector>
-
-#include "schema/cel/ast.hpp"
-#include "schema/cel/cost.hpp"
-#include "schema/cel/value.hpp"
 
 namespace kpt::cel {
 

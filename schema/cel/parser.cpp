@@ -1,10 +1,10 @@
 #include "schema/cel/parser.hpp"
 
-#include <algorithm>
-#include <limits>
-
 #include "schema/cel/ast_builder.hpp"
 #include "schema/cel/lexer.hpp"
+
+#include <algorithm>
+#include <limits>
 
 namespace kpt::cel {
 namespace {

@@ -1,11 +1,11 @@
 #pragma once
 
-#include <optional>
-#include <string_view>
-
 #include "schema/cel/ast.hpp"
 #include "schema/cel/compile_error.hpp"
 #include "schema/cel/limits.hpp"
+
+#include <optional>
+#include <string_view>
 
 namespace kpt::cel {
 

@@ -1,9 +1,9 @@
-#include <vector>
-
 #include "schema/cel/cel.hpp"
 #include "schema/cel/checker.hpp"
 #include "schema/cel/eval.hpp"
 #include "schema/cel/parser.hpp"
+
+#include <vector>
 
 namespace kpt::cel {
 

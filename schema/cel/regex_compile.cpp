@@ -1,7 +1,7 @@
-#include <string>
-
 #include "schema/cel/regex.hpp"
 #include "schema/cel/regex_syntax.hpp"
+
+#include <string>
 
 namespace kpt::cel::regex {
 namespace {

@@ -1,7 +1,7 @@
-#include <algorithm>
-
 #include "schema/cel/regex.hpp"
 #include "schema/cel/utf8.hpp"
+
+#include <algorithm>
 
 namespace kpt::cel::regex {
 namespace {

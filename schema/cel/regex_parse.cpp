@@ -1,8 +1,8 @@
-#include <algorithm>
-#include <string>
-
 #include "schema/cel/regex_syntax.hpp"
 #include "schema/cel/utf8.hpp"
+
+#include <algorithm>
+#include <string>
 
 namespace kpt::cel::regex {
 namespace {

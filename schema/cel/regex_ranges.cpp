@@ -1,7 +1,7 @@
-#include <algorithm>
-
 #include "schema/cel/regex_syntax.hpp"
 #include "schema/cel/utf8.hpp"
+
+#include <algorithm>
 
 // Character sets: the named classes, case folding and normalisation.
 

@@ -2,12 +2,12 @@
 
 // Internal to the regex matcher: the parsed form of a pattern, and the pieces of its parser.
 
+#include "schema/cel/regex.hpp"
+
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "schema/cel/regex.hpp"
 
 namespace kpt::cel::regex {
 

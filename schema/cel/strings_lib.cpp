@@ -2,13 +2,13 @@
 // strings are valid UTF-8 (the YAML reader and the lexer see to it), so byte searches that start
 // at code point boundaries find the same matches as cel-go's rune loops.
 
-#include <algorithm>
-#include <limits>
-#include <string>
-
 #include "schema/cel/functions.hpp"
 #include "schema/cel/operators.hpp"
 #include "schema/cel/utf8.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
 
 namespace kpt::cel {
 namespace {

@@ -1,7 +1,7 @@
+#include "schema/cel/lexer.hpp"
+
 #include <algorithm>
 #include <array>
-
-#include "schema/cel/lexer.hpp"
 
 namespace kpt::cel {
 

@@ -1,8 +1,8 @@
+#include "schema/cel/value.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
-
-#include "schema/cel/value.hpp"
 
 // Ordering and equality of values, and the key order behind Map's index.
 

@@ -1,9 +1,9 @@
+#include "schema/rules/lint_checks.hpp"
+#include "schema/rules/rules.hpp"
+
 #include <algorithm>
 #include <string>
 #include <utility>
-
-#include "schema/rules/lint_checks.hpp"
-#include "schema/rules/rules.hpp"
 
 namespace kpt::schema::rules {
 
@@ -22,9 +22,12 @@ bool same_place(const Diagnostic& a, const Diagnostic& b) {
 
 int rank(Severity s) {
   switch (s) {
-    case Severity::error: return 0;
-    case Severity::warning: return 1;
-    case Severity::info: break;
+    case Severity::error:
+      return 0;
+    case Severity::warning:
+      return 1;
+    case Severity::info:
+      break;
   }
   return 2;
 }

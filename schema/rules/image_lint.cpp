@@ -1,20 +1,20 @@
 // lint.image-placeholder: images copied from a guide (YOUR-IMAGE, <image>) and unpinned
 // images (`:latest` or no tag), which let the pods of one job run different code.
-#include <array>
-#include <string>
-#include <string_view>
-
 #include "schema/rules/lint_checks.hpp"
 #include "schema/rules/rule_helpers.hpp"
 #include "util/strings.hpp"
+
+#include <array>
+#include <string>
+#include <string_view>
 
 namespace kpt::schema::rules {
 
 namespace {
 
 constexpr std::array<std::string_view, 12> k_placeholder_words{
-    "your-", "your_", "yourimage", "<", ">", "${", "{{", "changeme", "change-me", "replace-me", "placeholder",
-    "example.com"};
+    "your-", "your_",    "yourimage", "<",          ">",           "${",
+    "{{",    "changeme", "change-me", "replace-me", "placeholder", "example.com"};
 
 bool looks_like_placeholder(std::string_view image) {
   const auto lower = util::to_lower(image);

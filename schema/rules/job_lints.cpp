@@ -1,11 +1,11 @@
 // Lints about how the job will run: each names what happens and how to fix it.
-#include <string>
-#include <vector>
-
 #include "schema/rules/launch_command.hpp"
 #include "schema/rules/lint_checks.hpp"
 #include "schema/rules/rule_helpers.hpp"
 #include "util/strings.hpp"
+
+#include <string>
+#include <vector>
 
 namespace kpt::schema::rules {
 
@@ -62,9 +62,8 @@ class JobLints {
     const yaml::Node* at = command != nullptr ? command : args;
     const std::string path = c->path + (command != nullptr ? ".command" : (args != nullptr ? ".args" : ""));
     const bool sure = launch.launcher == Launcher::plain_python && replicas_or(*m_worker, 1) > 1;
-    const std::string what = launch.launcher == Launcher::plain_python
-                                 ? util::quote(launch.shown) + " fails"
-                                 : "a script that calls it fails";
+    const std::string what = launch.launcher == Launcher::plain_python ? util::quote(launch.shown) + " fails"
+                                                                       : "a script that calls it fails";
     add(pos_or(at, pos_or(c->node, m_worker->key_pos)), sure ? Severity::error : Severity::warning, path,
         "lint.worker-only-no-master-env",
         "worker-only job: operator " + m_release.to_string() +
@@ -79,14 +78,16 @@ class JobLints {
   void torchrun_without_rendezvous(const ContainerEntry& c, const std::vector<std::string>& argv) {
     if (replicas_or(*m_worker, 1) < 2 || !is_absent(m_doc.root.at_path({"spec", "elasticPolicy"}))) return;
     for (const auto& a : argv) {
-      for (const char* flag : {"--rdzv", "--master-addr", "--master_addr", "--node-rank", "--node_rank", "$"}) {
+      for (const char* flag :
+           {"--rdzv", "--master-addr", "--master_addr", "--node-rank", "--node_rank", "$"}) {
         if (a.find(flag) != std::string::npos) return;  // set by hand, or from the environment
       }
     }
     const yaml::Node* command = c.node->find("command");
     const yaml::Node* at = command != nullptr ? command : c.node->find("args");
     const std::string path = c.path + (command != nullptr ? ".command" : (at != nullptr ? ".args" : ""));
-    add(pos_or(at, pos_or(c.node, m_worker->key_pos)), Severity::warning, path, "lint.worker-only-no-master-env",
+    add(pos_or(at, pos_or(c.node, m_worker->key_pos)), Severity::warning, path,
+        "lint.worker-only-no-master-env",
         "worker-only job without elasticPolicy: operator " + m_release.to_string() +
             " injects no PET_MASTER_ADDR or PET_NODE_RANK, so torchrun on every pod takes node rank 0 and "
             "rendezvous at 127.0.0.1 and the pods never form one job",
@@ -95,7 +96,8 @@ class JobLints {
   }
 
   void template_restart_policy() {
-    const char* event = m_release.at_least(8) ? "SetPodTemplateRestartPolicy" : "SettedPodTemplateRestartPolicy";
+    const char* event =
+        m_release.at_least(8) ? "SetPodTemplateRestartPolicy" : "SettedPodTemplateRestartPolicy";
     for (const auto& r : m_replicas) {
       if (r.spec == nullptr || !r.spec->is_map()) continue;
       const yaml::Node* pod_policy = r.spec->at_path({"template", "spec", "restartPolicy"});
@@ -105,7 +107,8 @@ class JobLints {
                                    ? util::quote(replica_policy->text)
                                    : "'OnFailure' (the default)";
       const std::string base = replica_path(r.type);
-      add(pod_policy->pos, Severity::warning, base + ".template.spec.restartPolicy", "lint.template-restart-policy",
+      add(pod_policy->pos, Severity::warning, base + ".template.spec.restartPolicy",
+          "lint.template-restart-policy",
           "the operator overrides the pod template's restartPolicy with the replica's " + used +
               " and records a " + event + " warning event",
           "set " + base + ".restartPolicy instead and remove this one");
@@ -116,15 +119,20 @@ class JobLints {
     if (m_master == nullptr || m_worker == nullptr || replicas_or(*m_worker, 1) < 1) return;
     const yaml::Node* spec = m_doc.root.find("spec");
     const yaml::Node* run_policy = spec != nullptr ? spec->find("runPolicy") : nullptr;
-    const yaml::Node* policy = run_policy != nullptr && run_policy->is_map() ? run_policy->find("cleanPodPolicy") : nullptr;
+    const yaml::Node* policy =
+        run_policy != nullptr && run_policy->is_map() ? run_policy->find("cleanPodPolicy") : nullptr;
     if (policy != nullptr && !(policy->is_string() && policy->text == "None")) return;
-    const yaml::Position at = policy != nullptr ? policy->pos : key_pos_or(spec, "runPolicy", m_master->key_pos);
-    const std::string path = policy != nullptr ? "spec.runPolicy.cleanPodPolicy"
-                                               : (run_policy != nullptr ? "spec.runPolicy" : replica_path("Master"));
+    const yaml::Position at =
+        policy != nullptr ? policy->pos : key_pos_or(spec, "runPolicy", m_master->key_pos);
+    const std::string path = policy != nullptr
+                                 ? "spec.runPolicy.cleanPodPolicy"
+                                 : (run_policy != nullptr ? "spec.runPolicy" : replica_path("Master"));
     add(at, Severity::warning, path, "lint.clean-pod-policy-none",
         std::string("the job succeeds as soon as the Master succeeds, and with cleanPodPolicy 'None'") +
-            (policy == nullptr ? " (the default)" : "") + " the Worker pods keep running (kubeflow/trainer#1982)",
-        "set spec.runPolicy.cleanPodPolicy: Running (or All) so the remaining pods are deleted when the job ends");
+            (policy == nullptr ? " (the default)" : "") +
+            " the Worker pods keep running (kubeflow/trainer#1982)",
+        "set spec.runPolicy.cleanPodPolicy: Running (or All) so the remaining pods are deleted when the job "
+        "ends");
   }
 
   void zero_workers() {
@@ -149,7 +157,8 @@ class JobLints {
     for (const auto& r : m_replicas) {
       if (r.type != "Master" && r.type != "Worker") continue;
       const auto n = replicas_or(r, 1);
-      const std::string pod = name->text + "-" + util::to_lower(r.type) + "-" + std::to_string(n > 0 ? n - 1 : 0);
+      const std::string pod =
+          name->text + "-" + util::to_lower(r.type) + "-" + std::to_string(n > 0 ? n - 1 : 0);
       if (pod.size() > longest.size()) longest = pod;
     }
     if (longest.empty()) return;
@@ -179,7 +188,8 @@ class JobLints {
         "nprocPerNode " + util::quote(v) +
             " is not 'auto', 'cpu', 'gpu' or a positive integer: the operator counts 1 process per node in "
             "WORLD_SIZE and passes it to torchrun as PET_NPROC_PER_NODE, which torchrun rejects",
-        guess ? "did you mean '" + *guess + "'?" : "use 'auto', 'cpu', 'gpu' or a number of processes such as '4'");
+        guess ? "did you mean '" + *guess + "'?"
+              : "use 'auto', 'cpu', 'gpu' or a number of processes such as '4'");
   }
 
   const yaml::Document& m_doc;

@@ -71,7 +71,8 @@ LaunchInfo classify_launch(const std::vector<std::string>& argv) {
       }
       if (w == "-c") return {Launcher::unknown, {}};
       if (!w.empty() && w.front() == '-') continue;
-      if (w.size() > 3 && w.substr(w.size() - 3) == ".py") return {Launcher::plain_python, words[i] + " " + w};
+      if (w.size() > 3 && w.substr(w.size() - 3) == ".py")
+        return {Launcher::plain_python, words[i] + " " + w};
       break;
     }
   }

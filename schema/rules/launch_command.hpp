@@ -1,9 +1,9 @@
 #pragma once
 
+#include "yaml/node.hpp"
+
 #include <string>
 #include <vector>
-
-#include "yaml/node.hpp"
 
 namespace kpt::schema::rules {
 

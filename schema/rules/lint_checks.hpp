@@ -1,7 +1,7 @@
 #pragma once
 
-#include "yaml/node.hpp"
 #include "schema/rules/rules.hpp"
+#include "yaml/node.hpp"
 
 // The lint groups check_lints() runs; each returns every finding, disabled or not.
 namespace kpt::schema::rules {

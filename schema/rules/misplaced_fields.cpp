@@ -1,35 +1,46 @@
 // lint.misplaced-field: a field the PyTorchJob has, written at the wrong level, as guides
 // often show (`spec.cleanPodPolicy` instead of `spec.runPolicy.cleanPodPolicy`). Only names
 // that are certainly not fields of the level they sit at are listed here.
+#include "schema/rules/lint_checks.hpp"
+#include "schema/rules/rule_helpers.hpp"
+
 #include <array>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "schema/rules/rule_helpers.hpp"
-#include "schema/rules/lint_checks.hpp"
 
 namespace kpt::schema::rules {
 
 namespace {
 
 constexpr std::array<std::string_view, 7> k_run_policy_fields{
-    "cleanPodPolicy", "ttlSecondsAfterFinished", "activeDeadlineSeconds", "backoffLimit",
-    "schedulingPolicy", "suspend", "managedBy"};
+    "cleanPodPolicy", "ttlSecondsAfterFinished", "activeDeadlineSeconds",
+    "backoffLimit",   "schedulingPolicy",        "suspend",
+    "managedBy"};
 constexpr std::array<std::string_view, 5> k_scheduling_fields{"minAvailable", "queue", "minResources",
                                                               "priorityClass", "scheduleTimeoutSeconds"};
-constexpr std::array<std::string_view, 10> k_elastic_fields{"minReplicas", "maxReplicas", "rdzvBackend",
-                                                            "rdzvPort",    "rdzvHost",    "rdzvId",
-                                                            "rdzvConf",    "standalone",  "maxRestarts",
-                                                            "metrics"};
+constexpr std::array<std::string_view, 10> k_elastic_fields{
+    "minReplicas", "maxReplicas", "rdzvBackend", "rdzvPort",    "rdzvHost",
+    "rdzvId",      "rdzvConf",    "standalone",  "maxRestarts", "metrics"};
 constexpr std::array<std::string_view, 3> k_replica_fields{"replicas", "restartPolicy", "template"};
 constexpr std::array<std::string_view, 4> k_spec_fields{"pytorchReplicaSpecs", "runPolicy", "elasticPolicy",
                                                         "nprocPerNode"};
-constexpr std::array<std::string_view, 16> k_pod_spec_fields{
-    "containers",   "initContainers",     "volumes",           "nodeSelector",  "tolerations",
-    "affinity",     "serviceAccountName", "imagePullSecrets",  "hostNetwork",   "schedulerName",
-    "priorityClassName", "securityContext", "dnsPolicy",       "runtimeClassName", "hostIPC",
-    "topologySpreadConstraints"};
+constexpr std::array<std::string_view, 16> k_pod_spec_fields{"containers",
+                                                             "initContainers",
+                                                             "volumes",
+                                                             "nodeSelector",
+                                                             "tolerations",
+                                                             "affinity",
+                                                             "serviceAccountName",
+                                                             "imagePullSecrets",
+                                                             "hostNetwork",
+                                                             "schedulerName",
+                                                             "priorityClassName",
+                                                             "securityContext",
+                                                             "dnsPolicy",
+                                                             "runtimeClassName",
+                                                             "hostIPC",
+                                                             "topologySpreadConstraints"};
 
 template <std::size_t N>
 bool in(const std::array<std::string_view, N>& set, std::string_view key) {
@@ -141,14 +152,16 @@ class MisplacedChecker {
     } else {
       hint = "move it into each replica spec:";
       for (std::size_t i = 0; i < m_types.size(); ++i) {
-        hint += (i == 0 ? " " : (i + 1 == m_types.size() ? " and " : ", ")) + replica_path(m_types[i]) + "." + rel;
+        hint += (i == 0 ? " " : (i + 1 == m_types.size() ? " and " : ", ")) + replica_path(m_types[i]) + "." +
+                rel;
       }
     }
     m_out.push_back(make_finding(m_doc, pos, m_severity, path, "lint.misplaced-field",
                                  "unknown field '" + leaf + "' (it belongs in each replica spec)", hint));
   }
 
-  void report(yaml::Position pos, const std::string& path, const std::string& parent, const std::string& target) {
+  void report(yaml::Position pos, const std::string& path, const std::string& parent,
+              const std::string& target) {
     const auto leaf = path.substr(path.rfind('.') + 1);
     m_out.push_back(make_finding(m_doc, pos, m_severity, path, "lint.misplaced-field",
                                  "unknown field '" + leaf + "' (it belongs in " + parent + ")",

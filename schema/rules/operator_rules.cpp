@@ -1,12 +1,12 @@
-// The operator's own validation, release by release (v1.3-v1.7 in Reconcile, v1.8+ in the webhook). Older releases
-// stop at the first failure in Go map order; we report every failure, each with the
-// message that release gives.
-#include <string>
-#include <vector>
-
+// The operator's own validation, release by release (v1.3-v1.7 in Reconcile, v1.8+ in the webhook). Older
+// releases stop at the first failure in Go map order; we report every failure, each with the message that
+// release gives.
 #include "schema/rules/rule_helpers.hpp"
 #include "schema/rules/rules.hpp"
 #include "util/strings.hpp"
+
+#include <string>
+#include <vector>
 
 namespace kpt::schema::rules {
 
@@ -42,12 +42,14 @@ class OperatorChecker {
   [[nodiscard]] std::string prefix() const {
     const auto v = m_release.to_string();
     switch (m_effect) {
-      case Effect::rejected: return "rejected by the operator " + v + " webhook: ";
+      case Effect::rejected:
+        return "rejected by the operator " + v + " webhook: ";
       case Effect::event: {
         const char* reason = m_release.at_least(7) ? "PyTorchJobFailedValidation" : "JobFailedValidation";
         return "operator " + v + " does not start the job (event " + reason + "): ";
       }
-      case Effect::logged: break;
+      case Effect::logged:
+        break;
     }
     return "operator " + v + " only logs: ";
   }
@@ -76,9 +78,11 @@ class OperatorChecker {
     const yaml::Node* spec = m_doc.root.find("spec");
     const yaml::Node* specs = spec != nullptr && spec->is_map() ? spec->find("pytorchReplicaSpecs") : nullptr;
     if (is_absent(specs)) {
-      const yaml::Position at = key_pos_or(spec, "pytorchReplicaSpecs", key_pos_or(&m_doc.root, "spec", m_doc.start));
+      const yaml::Position at =
+          key_pos_or(spec, "pytorchReplicaSpecs", key_pos_or(&m_doc.root, "spec", m_doc.start));
       add(at, "spec.pytorchReplicaSpecs", "operator.no-replica-specs",
-          webhook() ? "spec.pytorchReplicaSpecs: Required value: must be required" : "PyTorchJobSpec is not valid",
+          webhook() ? "spec.pytorchReplicaSpecs: Required value: must be required"
+                    : "PyTorchJobSpec is not valid",
           "add spec.pytorchReplicaSpecs with a Worker (and optionally a Master) replica spec");
       return;
     }
@@ -88,8 +92,8 @@ class OperatorChecker {
       if (r.type == "Master") has_master = true;
     }
     if (!m_release.at_least(4) && !has_master && specs->is_map()) {
-      add(key_pos_or(spec, "pytorchReplicaSpecs", m_doc.start), "spec.pytorchReplicaSpecs", "operator.master-required",
-          "Master ReplicaSpec must be present",
+      add(key_pos_or(spec, "pytorchReplicaSpecs", m_doc.start), "spec.pytorchReplicaSpecs",
+          "operator.master-required", "Master ReplicaSpec must be present",
           "add a Master replica spec with replicas: 1 (operator " + m_release.to_string() + " requires one)");
     }
   }
@@ -108,8 +112,9 @@ class OperatorChecker {
     if (r.type != "Master" && r.type != "Worker") {
       const auto guess = util::closest_match(r.type, {"Master", "Worker"});
       add(r.key_pos, path, "operator.replica-type",
-          webhook() ? go_path + ": Unsupported value: \"" + r.type + "\": supported values: \"Master\", \"Worker\""
-                    : "PyTorchReplicaType is " + r.type + " but must be one of [Master Worker]",
+          webhook()
+              ? go_path + ": Unsupported value: \"" + r.type + "\": supported values: \"Master\", \"Worker\""
+              : "PyTorchReplicaType is " + r.type + " but must be one of [Master Worker]",
           guess ? "did you mean '" + *guess + "'?" : "use 'Master' or 'Worker'");
     }
     if (containers != nullptr && containers->is_seq() && !containers->items.empty()) {
@@ -123,19 +128,22 @@ class OperatorChecker {
     bool has_pytorch = false;
     for (const auto& c : container_entries(r, "containers")) {
       const yaml::Node* image = c.node->find("image");
-      if (string_value(image).empty() && (image == nullptr || image->kind == yaml::NodeKind::null || image->is_string())) {
+      if (string_value(image).empty() &&
+          (image == nullptr || image->kind == yaml::NodeKind::null || image->is_string())) {
         const std::string idx = "[" + std::to_string(c.index) + "]";
         add(key_pos_or(c.node, "image", pos_or(c.node, r.key_pos)), c.path + ".image", "operator.no-image",
-            webhook() ? go_path + ".template.spec.containers" + idx + ".image: Required value: must be required"
-                      : "PyTorchJobSpec is not valid: Image is undefined in the container of " + r.type,
+            webhook()
+                ? go_path + ".template.spec.containers" + idx + ".image: Required value: must be required"
+                : "PyTorchJobSpec is not valid: Image is undefined in the container of " + r.type,
             "set the image of every container");
       }
       if (string_value(c.node->find("name")) == "pytorch") has_pytorch = true;
     }
     if (!has_pytorch) {
       add(containers.pos, path + ".template.spec.containers", "operator.no-pytorch-container",
-          webhook() ? go_path + ".template.spec.containers: Required value: must have at least one container with "
-                                "name pytorch"
+          webhook() ? go_path +
+                          ".template.spec.containers: Required value: must have at least one container with "
+                          "name pytorch"
                     : "PyTorchJobSpec is not valid: There is no container named pytorch in " + r.type,
           "name the training container 'pytorch': the operator takes its port and exit code from it");
     }
@@ -143,7 +151,8 @@ class OperatorChecker {
 
   void check_replica_count(const ReplicaEntry& r, const std::string& path, const std::string& go_path) {
     const yaml::Node* replicas = r.spec != nullptr && r.spec->is_map() ? r.spec->find("replicas") : nullptr;
-    const bool is_int = replicas != nullptr && replicas->kind == yaml::NodeKind::integer && !replicas->int_overflow;
+    const bool is_int =
+        replicas != nullptr && replicas->kind == yaml::NodeKind::integer && !replicas->int_overflow;
     if (r.type == "Master") {
       const bool bad = webhook() ? (is_absent(replicas) || (is_int && replicas->integer != 1))
                                  : (is_int && replicas->integer != 1);
@@ -204,7 +213,8 @@ class OperatorChecker {
   void check_managed_by() {
     const yaml::Node* managed = m_doc.root.at_path({"spec", "runPolicy", "managedBy"});
     if (managed == nullptr || !managed->is_string()) return;
-    static const std::vector<std::string> k_allowed{"kubeflow.org/training-operator", "kueue.x-k8s.io/multikueue"};
+    static const std::vector<std::string> k_allowed{"kubeflow.org/training-operator",
+                                                    "kueue.x-k8s.io/multikueue"};
     if (managed->text == k_allowed[0] || managed->text == k_allowed[1]) return;
     const auto guess = util::closest_match(managed->text, k_allowed);
     add(managed->pos, "spec.runPolicy.managedBy", "operator.managed-by",

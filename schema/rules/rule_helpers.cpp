@@ -71,8 +71,8 @@ std::int64_t replicas_or(const ReplicaEntry& replica, std::int64_t fallback) {
   return r->integer;
 }
 
-Diagnostic make_finding(const yaml::Document& doc, yaml::Position pos, Severity severity, std::string field_path,
-                        std::string rule_id, std::string message, std::string hint) {
+Diagnostic make_finding(const yaml::Document& doc, yaml::Position pos, Severity severity,
+                        std::string field_path, std::string rule_id, std::string message, std::string hint) {
   Diagnostic d;
   d.severity = severity;
   d.location = Location{doc.file, pos.line, pos.col};

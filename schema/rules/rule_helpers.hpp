@@ -1,18 +1,18 @@
 #pragma once
 
+#include "util/diagnostic.hpp"
+#include "yaml/node.hpp"
+
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "util/diagnostic.hpp"
-#include "yaml/node.hpp"
 
 namespace kpt::schema::rules {
 
 /// One entry of spec.pytorchReplicaSpecs, in source order.
 struct ReplicaEntry {
-  std::string type;        ///< the key as written ("Worker", "worker", "Chief")
-  yaml::Position key_pos;        ///< where the key starts
+  std::string type;                  ///< the key as written ("Worker", "worker", "Chief")
+  yaml::Position key_pos;            ///< where the key starts
   const yaml::Node* spec = nullptr;  ///< the replica spec (may be null or not a mapping)
 };
 
@@ -42,8 +42,8 @@ std::vector<ContainerEntry> container_entries(const ReplicaEntry& replica, std::
 /// The replica's integer `replicas`, or `fallback` when absent or not an integer.
 std::int64_t replicas_or(const ReplicaEntry& replica, std::int64_t fallback);
 
-Diagnostic make_finding(const yaml::Document& doc, yaml::Position pos, Severity severity, std::string field_path,
-                        std::string rule_id, std::string message, std::string hint);
+Diagnostic make_finding(const yaml::Document& doc, yaml::Position pos, Severity severity,
+                        std::string field_path, std::string rule_id, std::string message, std::string hint);
 
 /// apimachinery's IsDNS1035Label messages for `value` (empty when valid).
 std::vector<std::string> dns1035_label_errors(std::string_view value);

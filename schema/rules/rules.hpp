@@ -1,21 +1,22 @@
 #pragma once
 
+#include "model/pytorchjob/release.hpp"
+#include "util/diagnostic.hpp"
+#include "yaml/node.hpp"
+
 #include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "model/pytorchjob/release.hpp"
-#include "util/diagnostic.hpp"
-#include "yaml/node.hpp"
-
 namespace kpt::schema::rules {
 
 /// What the rules check against.
 struct RuleOptions {
-  model::pytorchjob::Release release = model::pytorchjob::k_newest_release;  ///< the operator release the job is meant for
-  bool strict = true;                                 ///< unknown fields are errors (kubectl --validate=strict)
-  std::set<std::string, std::less<>> disabled;        ///< lint ids turned off with --disable
+  model::pytorchjob::Release release =
+      model::pytorchjob::k_newest_release;      ///< the operator release the job is meant for
+  bool strict = true;                           ///< unknown fields are errors (kubectl --validate=strict)
+  std::set<std::string, std::less<>> disabled;  ///< lint ids turned off with --disable
 };
 
 /// Every lint id, for --disable and --help. Operator rules cannot be disabled: the operator applies them.

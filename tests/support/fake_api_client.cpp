@@ -78,7 +78,8 @@ Expected<kube::ListResult> FakeApiClient::list(const kube::ResourceRef& ref, con
   return out;
 }
 
-Expected<void> FakeApiClient::watch(const kube::ResourceRef& ref, const std::string& ns, const kube::ListOptions& opts,
+Expected<void> FakeApiClient::watch(const kube::ResourceRef& ref, const std::string& ns,
+                                    const kube::ListOptions& opts,
                                     const std::function<bool(const kube::WatchEvent&)>& on_event,
                                     const std::atomic<bool>* cancel) {
   std::unique_lock lock(m_mutex);
@@ -108,7 +109,8 @@ Expected<void> FakeApiClient::watch(const kube::ResourceRef& ref, const std::str
   }
 }
 
-void FakeApiClient::log_change(const std::string& resource, kube::WatchEvent::Type type, const nlohmann::json& obj) {
+void FakeApiClient::log_change(const std::string& resource, kube::WatchEvent::Type type,
+                               const nlohmann::json& obj) {
   m_changes.push_back({m_version, resource, type, obj});
   m_changed.notify_all();
 }
@@ -144,8 +146,10 @@ Expected<nlohmann::json> FakeApiClient::update(const kube::ResourceRef& ref, con
     return api_error(409, "Conflict", "the object has been modified");
   }
   auto stored = obj;
-  if (it->second.contains("status")) stored["status"] = it->second["status"];
-  else stored.erase("status");
+  if (it->second.contains("status"))
+    stored["status"] = it->second["status"];
+  else
+    stored.erase("status");
   stamp(stored);
   it->second = stored;
   log_change(ref.resource, kube::WatchEvent::Type::modified, stored);
@@ -170,14 +174,15 @@ Expected<nlohmann::json> FakeApiClient::update_status(const kube::ResourceRef& r
 }
 
 Expected<nlohmann::json> FakeApiClient::patch(const kube::ResourceRef& ref, const std::string& ns,
-                                              const std::string& name, kube::PatchType type, const std::string& body,
-                                              const kube::WriteOptions&) {
+                                              const std::string& name, kube::PatchType type,
+                                              const std::string& body, const kube::WriteOptions&) {
   std::lock_guard lock(m_mutex);
   record("patch", ref, ns, name);
   if (auto e = injected("patch")) return *e;
   const auto it = m_objects.find({ref.resource, ns, name});
   if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
-  if (type != kube::PatchType::merge) return api_error(415, "UnsupportedMediaType", "the fake does merge patches only");
+  if (type != kube::PatchType::merge)
+    return api_error(415, "UnsupportedMediaType", "the fake does merge patches only");
   auto patch_body = nlohmann::json::parse(body);
   patch_body.erase("status");
   it->second.merge_patch(patch_body);
@@ -186,8 +191,8 @@ Expected<nlohmann::json> FakeApiClient::patch(const kube::ResourceRef& ref, cons
   return it->second;
 }
 
-Expected<void> FakeApiClient::remove(const kube::ResourceRef& ref, const std::string& ns, const std::string& name,
-                                     const kube::DeleteOptions&) {
+Expected<void> FakeApiClient::remove(const kube::ResourceRef& ref, const std::string& ns,
+                                     const std::string& name, const kube::DeleteOptions&) {
   std::lock_guard lock(m_mutex);
   record("delete", ref, ns, name);
   if (auto e = injected("delete")) return *e;
@@ -211,7 +216,8 @@ Expected<std::string> FakeApiClient::get_raw(const std::string& path) {
   return api_error(404, "NotFound", "the fake serves no raw paths");
 }
 
-Expected<void> FakeApiClient::stream_raw(const std::string& path, const std::function<bool(std::string_view)>&,
+Expected<void> FakeApiClient::stream_raw(const std::string& path,
+                                         const std::function<bool(std::string_view)>&,
                                          const std::atomic<bool>*) {
   std::lock_guard lock(m_mutex);
   m_calls.push_back({"stream_raw", path, "", ""});
@@ -258,9 +264,11 @@ void FakeApiClient::merge(const std::string& resource, const std::string& ns, co
   log_change(resource, kube::WatchEvent::Type::modified, obj);
 }
 
-void FakeApiClient::fail_next(const std::string& verb, int http_status, const std::string& reason, int count) {
+void FakeApiClient::fail_next(const std::string& verb, int http_status, const std::string& reason,
+                              int count) {
   std::lock_guard lock(m_mutex);
-  for (int i = 0; i < count; ++i) m_faults[verb].push_back(api_error(http_status, reason, "injected " + reason));
+  for (int i = 0; i < count; ++i)
+    m_faults[verb].push_back(api_error(http_status, reason, "injected " + reason));
 }
 
 void FakeApiClient::set_graceful_delete(bool graceful) {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "kube/api_client.hpp"
+
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -7,8 +9,6 @@
 #include <string>
 #include <tuple>
 #include <vector>
-
-#include "kube/api_client.hpp"
 
 namespace kpt::testing {
 
@@ -27,16 +27,17 @@ struct RecordedCall {
 /// wait for new changes until cancelled or timed out.
 class FakeApiClient final : public kube::ApiClient {
  public:
-  Expected<nlohmann::json> get(const kube::ResourceRef& ref, const std::string& ns, const std::string& name) override;
+  Expected<nlohmann::json> get(const kube::ResourceRef& ref, const std::string& ns,
+                               const std::string& name) override;
   Expected<kube::ListResult> list(const kube::ResourceRef& ref, const std::string& ns,
                                   const kube::ListOptions& opts) override;
   Expected<void> watch(const kube::ResourceRef& ref, const std::string& ns, const kube::ListOptions& opts,
                        const std::function<bool(const kube::WatchEvent&)>& on_event,
                        const std::atomic<bool>* cancel) override;
-  Expected<nlohmann::json> create(const kube::ResourceRef& ref, const std::string& ns, const nlohmann::json& obj,
-                                  const kube::WriteOptions& opts = {}) override;
-  Expected<nlohmann::json> update(const kube::ResourceRef& ref, const std::string& ns, const nlohmann::json& obj,
-                                  const kube::WriteOptions& opts = {}) override;
+  Expected<nlohmann::json> create(const kube::ResourceRef& ref, const std::string& ns,
+                                  const nlohmann::json& obj, const kube::WriteOptions& opts = {}) override;
+  Expected<nlohmann::json> update(const kube::ResourceRef& ref, const std::string& ns,
+                                  const nlohmann::json& obj, const kube::WriteOptions& opts = {}) override;
   Expected<nlohmann::json> update_status(const kube::ResourceRef& ref, const std::string& ns,
                                          const nlohmann::json& obj) override;
   Expected<nlohmann::json> patch(const kube::ResourceRef& ref, const std::string& ns, const std::string& name,
@@ -45,7 +46,8 @@ class FakeApiClient final : public kube::ApiClient {
   Expected<void> remove(const kube::ResourceRef& ref, const std::string& ns, const std::string& name,
                         const kube::DeleteOptions& opts = {}) override;
   Expected<std::string> get_raw(const std::string& path_and_query) override;
-  Expected<void> stream_raw(const std::string& path_and_query, const std::function<bool(std::string_view)>& on_data,
+  Expected<void> stream_raw(const std::string& path_and_query,
+                            const std::function<bool(std::string_view)>& on_data,
                             const std::atomic<bool>* cancel) override;
   Expected<nlohmann::json> post_raw(const std::string& path, const nlohmann::json& body) override;
   std::vector<std::string> take_warnings() override { return {}; }
@@ -58,7 +60,8 @@ class FakeApiClient final : public kube::ApiClient {
   /// Names of stored objects of a resource in a namespace, sorted.
   std::vector<std::string> names(const std::string& resource, const std::string& ns) const;
   /// Sets fields of a stored object by merge patch (plays the kubelet: status.phase, exit codes).
-  void merge(const std::string& resource, const std::string& ns, const std::string& name, const nlohmann::json& patch);
+  void merge(const std::string& resource, const std::string& ns, const std::string& name,
+             const nlohmann::json& patch);
   /// The next `count` calls of `verb` fail with this HTTP status and reason.
   void fail_next(const std::string& verb, int http_status, const std::string& reason, int count = 1);
   /// When true, delete marks objects with a deletionTimestamp instead of removing them.
@@ -73,7 +76,8 @@ class FakeApiClient final : public kube::ApiClient {
 
  private:
   using Key = std::tuple<std::string, std::string, std::string>;  // resource, ns, name
-  void record(const std::string& verb, const kube::ResourceRef& ref, const std::string& ns, const std::string& name);
+  void record(const std::string& verb, const kube::ResourceRef& ref, const std::string& ns,
+              const std::string& name);
   std::optional<Error> injected(const std::string& verb);
   void stamp(nlohmann::json& obj);
   void log_change(const std::string& resource, kube::WatchEvent::Type type, const nlohmann::json& obj);

@@ -5,6 +5,17 @@
 // Without --exec the controller is the library, forked before the server starts (the child is
 // single-threaded at fork); with --exec it is `BINARY controller --kubeconfig ...` (the shipped
 // plugin), its writes read from its /metrics and its VmHWM from /proc/PID/status.
+#include "apiserver/api_server.hpp"
+#include "controller/controller_main.hpp"
+#include "controller/instrumented_client.hpp"
+#include "controller/logger.hpp"
+#include "controller/manifests.hpp"
+#include "kube/http_transport.hpp"
+#include "kube/rest_client.hpp"
+#include "kube/yaml_json.hpp"
+
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -16,19 +27,9 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 #include <vector>
-
-#include "apiserver/api_server.hpp"
-#include "controller/controller_main.hpp"
-#include "controller/instrumented_client.hpp"
-#include "controller/logger.hpp"
-#include "controller/manifests.hpp"
-#include "kube/http_transport.hpp"
-#include "kube/rest_client.hpp"
-#include "kube/yaml_json.hpp"
 
 namespace {
 
@@ -51,7 +52,8 @@ std::unique_ptr<kube::ApiClient> client_for(const std::string& url) {
 }
 
 nlohmann::json job(int i, int replicas) {
-  const auto tmpl = nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");
+  const auto tmpl =
+      nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");
   return {{"apiVersion", "kubeflow.org/v1"},
           {"kind", "PyTorchJob"},
           {"metadata", {{"name", "job" + std::to_string(i)}, {"namespace", "default"}}},
@@ -70,11 +72,14 @@ void wait_for_pods(kube::ApiClient& api, std::size_t want) {
     kube::ListOptions opts;
     opts.resource_version = rv;
     opts.timeout_seconds = 60;
-    (void)api.watch(kube::resources::pods(), "default", opts, [&](const kube::WatchEvent& ev) {
-      if (ev.type == kube::WatchEvent::Type::added) ++added;
-      if (ev.object.contains("metadata")) rv = ev.object["metadata"].value("resourceVersion", rv);
-      return added < want;
-    }, nullptr);
+    (void)api.watch(
+        kube::resources::pods(), "default", opts,
+        [&](const kube::WatchEvent& ev) {
+          if (ev.type == kube::WatchEvent::Type::added) ++added;
+          if (ev.object.contains("metadata")) rv = ev.object["metadata"].value("resourceVersion", rv);
+          return added < want;
+        },
+        nullptr);
   }
 }
 
@@ -136,8 +141,9 @@ int controller_child(int in, int out) {
   });
   const int code = controller::run_controller(client, config, clock, log, stop);
   stopper.join();
-  const std::string report = std::to_string(counted.api_writes()) + " " + std::to_string(proc_status_kb("VmHWM")) +
-                             " " + std::to_string(proc_status_kb("VmRSS")) + " " + std::to_string(hwm_at_start) + "\n";
+  const std::string report =
+      std::to_string(counted.api_writes()) + " " + std::to_string(proc_status_kb("VmHWM")) + " " +
+      std::to_string(proc_status_kb("VmRSS")) + " " + std::to_string(hwm_at_start) + "\n";
   (void)!::write(out, report.data(), report.size());
   return code;
 }
@@ -147,7 +153,8 @@ int controller_child(int in, int out) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string exec_binary;
-  if (const auto it = std::find(args.begin(), args.end(), "--exec"); it != args.end() && it + 1 != args.end()) {
+  if (const auto it = std::find(args.begin(), args.end(), "--exec");
+      it != args.end() && it + 1 != args.end()) {
     exec_binary = *(it + 1);
     args.erase(it, it + 2);
   }
@@ -176,7 +183,8 @@ int main(int argc, char** argv) {
   auto api = client_for(server.url());
   auto crd = kube::yaml_to_json("crd.yaml", controller::crd_manifest());
   if (!crd || !api->create(kube::resources::crds(), "", *crd)) return 2;
-  while (!api->list(kube::resources::pytorchjobs(), "default", {})) std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  while (!api->list(kube::resources::pytorchjobs(), "default", {}))
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
   for (int i = 0; i < jobs; ++i) {
     if (!api->create(kube::resources::pytorchjobs(), "default", job(i, replicas))) return 2;
   }
@@ -187,12 +195,21 @@ int main(int argc, char** argv) {
     char dir[] = "/tmp/bench-controller-XXXXXX";
     if (::mkdtemp(dir) == nullptr) return 2;
     const std::string kubeconfig = std::string(dir) + "/kubeconfig";
-    std::ofstream(kubeconfig) << "apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: "
-                              << server.url()
-                              << "\ncontexts:\n- name: bench\n  context:\n    cluster: bench\n    user: bench\n"
-                                 "    namespace: default\ncurrent-context: bench\nusers:\n- name: bench\n  user: {}\n";
-    command = {exec_binary, "controller", "--kubeconfig", kubeconfig, "--workers", "4", "--no-events",
-               "--metrics-addr", "127.0.0.1:" + std::to_string(metrics_port), "--log-format", "json"};
+    std::ofstream(kubeconfig)
+        << "apiVersion: v1\nkind: Config\nclusters:\n- name: bench\n  cluster:\n    server: " << server.url()
+        << "\ncontexts:\n- name: bench\n  context:\n    cluster: bench\n    user: bench\n"
+           "    namespace: default\ncurrent-context: bench\nusers:\n- name: bench\n  user: {}\n";
+    command = {exec_binary,
+               "controller",
+               "--kubeconfig",
+               kubeconfig,
+               "--workers",
+               "4",
+               "--no-events",
+               "--metrics-addr",
+               "127.0.0.1:" + std::to_string(metrics_port),
+               "--log-format",
+               "json"};
   }
   int log_fd = -1;  // the controller's log goes to a file beside the kubeconfig
   std::string log_path;
@@ -249,16 +266,19 @@ int main(int argc, char** argv) {
   server.stop();
 
   const int minimum = 2 * replicas + 1;  // Services + Pods + the Created status
-  std::printf("jobs %d x replicas %d: every pod existed after %.2f s (%.0f pods/s)\n", jobs, replicas, took.count(),
-              static_cast<double>(want) / took.count());
+  std::printf("jobs %d x replicas %d: every pod existed after %.2f s (%.0f pods/s)\n", jobs, replicas,
+              took.count(), static_cast<double>(want) / took.count());
   std::printf("API writes per job: %.2f (minimum %d: %d Services, %d Pods, 1 status)\n",
               static_cast<double>(writes) / jobs, minimum, replicas, replicas);
   if (exec_binary.empty()) {
-    std::printf("controller process (library, forked): peak RSS (VmHWM) %ld KB, RSS at the end %ld KB (%ld KB before it connected)\n",
-                hwm, rss, hwm_start);
+    std::printf(
+        "controller process (library, forked): peak RSS (VmHWM) %ld KB, RSS at the end %ld KB (%ld KB before "
+        "it connected)\n",
+        hwm, rss, hwm_start);
   } else {
-    std::printf("controller process ('%s controller'): peak RSS (VmHWM) %ld KB, RSS at the end %ld KB (log: %s)\n",
-                exec_binary.c_str(), hwm, rss, log_path.c_str());
+    std::printf(
+        "controller process ('%s controller'): peak RSS (VmHWM) %ld KB, RSS at the end %ld KB (log: %s)\n",
+        exec_binary.c_str(), hwm, rss, log_path.c_str());
   }
   std::printf("API server process (benchmark driver included): peak RSS %ld KB\n", server_hwm);
   return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;

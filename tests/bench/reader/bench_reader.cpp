@@ -20,8 +20,10 @@ std::string job(int i) {
     out += std::string("    ") + role + ":\n      replicas: " + (role[0] == 'M' ? "1" : "4") +
            "\n      restartPolicy: OnFailure\n      template:\n        metadata:\n          annotations:\n"
            "            sidecar.istio.io/inject: \"false\"\n        spec:\n          containers:\n"
-           "          - name: pytorch\n            image: registry.example.com/train:1." + n +
-           "\n            imagePullPolicy: IfNotPresent\n            command: [\"torchrun\", \"--nproc-per-node=8\","
+           "          - name: pytorch\n            image: registry.example.com/train:1." +
+           n +
+           "\n            imagePullPolicy: IfNotPresent\n            command: [\"torchrun\", "
+           "\"--nproc-per-node=8\","
            " \"train.py\"]\n            args:\n            - --epochs=10\n            - --lr=0.001\n"
            "            env:\n            - name: NCCL_DEBUG\n              value: INFO\n"
            "            - name: PYTHONUNBUFFERED\n              value: \"1\"\n            ports:\n"
@@ -41,11 +43,12 @@ void BM_ReadJobs(benchmark::State& state) {
   const std::shared_ptr<const std::string> shared = text;
   for (auto _ : state) {
     auto result = kpt::yaml::read_manifests("jobs.yaml", shared);
-    if (result.documents.size() != static_cast<std::size_t>(count)) state.SkipWithError("wrong document count");
+    if (result.documents.size() != static_cast<std::size_t>(count))
+      state.SkipWithError("wrong document count");
     benchmark::DoNotOptimize(result);
   }
-  state.counters["docs/s"] = benchmark::Counter(static_cast<double>(count) * static_cast<double>(state.iterations()),
-                                                benchmark::Counter::kIsRate);
+  state.counters["docs/s"] = benchmark::Counter(
+      static_cast<double>(count) * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.SetBytesProcessed(static_cast<std::int64_t>(text->size()) * state.iterations());
 }
 BENCHMARK(BM_ReadJobs)->Arg(2000)->Unit(benchmark::kMillisecond);

@@ -1,6 +1,9 @@
 // Usage: bench_structural CRD.yaml JOBS.yaml
 // Prints YAML parse and compile time of the CRD, the binary size, the load (deserialize) time
 // and the structural validation time per job, in wall and CPU time (the machine may be shared).
+#include "schema/structural_schema.hpp"
+#include "yaml/manifest_reader.hpp"
+
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -9,9 +12,6 @@
 #include <sstream>
 #include <string>
 
-#include "yaml/manifest_reader.hpp"
-#include "schema/structural_schema.hpp"
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -19,7 +19,9 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
-double cpu_ms_since(std::clock_t start) { return 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC; }
+double cpu_ms_since(std::clock_t start) {
+  return 1000.0 * static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+}
 
 std::shared_ptr<const std::string> slurp(const char* path) {
   std::ifstream in(path, std::ios::binary);
@@ -32,8 +34,8 @@ std::shared_ptr<const std::string> slurp(const char* path) {
 
 int main(int argc, char** argv) {
   using namespace kpt::schema;
-  using kpt::yaml::ReadLimits;
   using kpt::yaml::read_manifests;
+  using kpt::yaml::ReadLimits;
   if (argc != 3) {
     std::cerr << "usage: bench_structural CRD.yaml JOBS.yaml\n";
     return 2;
@@ -84,14 +86,15 @@ int main(int argc, char** argv) {
     }
   }
   const double per_job_us = validated == 0 ? 0 : 1000.0 * ms_since(start) / static_cast<double>(validated);
-  const double per_job_cpu_us = validated == 0 ? 0 : 1000.0 * cpu_ms_since(cpu) / static_cast<double>(validated);
+  const double per_job_cpu_us =
+      validated == 0 ? 0 : 1000.0 * cpu_ms_since(cpu) / static_cast<double>(validated);
   std::cout << "crd bytes            " << crd_text->size() << "\n"
             << "yaml parse           " << parse_ms << " ms\n"
             << "compile              " << compile_ms << " ms\n"
             << "binary size          " << bytes.size() << " bytes\n"
-            << "deserialize          " << load_us << " us wall, " << load_cpu_us << " us cpu (mean of " << k_loads
-            << ")\n"
-            << "validate per job     " << per_job_us << " us wall, " << per_job_cpu_us << " us cpu (" << validated
-            << " jobs, " << findings / k_rounds << " findings a round)\n";
+            << "deserialize          " << load_us << " us wall, " << load_cpu_us << " us cpu (mean of "
+            << k_loads << ")\n"
+            << "validate per job     " << per_job_us << " us wall, " << per_job_cpu_us << " us cpu ("
+            << validated << " jobs, " << findings / k_rounds << " findings a round)\n";
   return 0;
 }

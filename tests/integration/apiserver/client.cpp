@@ -1,14 +1,14 @@
 #include "client.hpp"
 
+#include "yaml/manifest_reader.hpp"
+#include "yaml/node_json.hpp"
+
 #include <httplib.h>
 #include <openssl/pem.h>
 
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-
-#include "yaml/manifest_reader.hpp"
-#include "yaml/node_json.hpp"
 
 namespace kpt::apiserver::testing {
 
@@ -101,7 +101,8 @@ std::vector<nlohmann::json> Client::watch(const std::string& path_and_query) {
   });
   if (!r) throw std::runtime_error("watch failed: " + httplib::to_string(r.error()));
   // An error answer (410 Gone before the stream starts) is one Status object, without a newline.
-  if (r->status != 200) events.push_back(nlohmann::json::parse(buffer.empty() ? r->body : buffer, nullptr, false));
+  if (r->status != 200)
+    events.push_back(nlohmann::json::parse(buffer.empty() ? r->body : buffer, nullptr, false));
   return events;
 }
 

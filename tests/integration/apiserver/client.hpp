@@ -1,19 +1,20 @@
 #pragma once
 
+#include "apiserver/api_server.hpp"
+
 #include <nlohmann/json.hpp>
+
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include "apiserver/api_server.hpp"
 
 namespace kpt::apiserver::testing {
 
 /// One HTTP answer, decoded.
 struct Reply {
   int status = 0;
-  nlohmann::json body;    ///< parsed JSON (null when the body is not JSON)
+  nlohmann::json body;  ///< parsed JSON (null when the body is not JSON)
   std::string raw;
   std::multimap<std::string, std::string> headers;
   [[nodiscard]] std::string header(const std::string& name) const;

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "client.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::apiserver::testing {
 namespace {
@@ -27,7 +27,8 @@ TEST(ApiServerCrd, ACreatedCrdIsEstablishedAndServedAtOnce) {
   CrdHarness h;
   auto crd = h.client->get(k_crds + "/pytorchjobs.kubeflow.org").body;
   std::vector<std::string> conditions;
-  for (const auto& c : crd["status"]["conditions"]) conditions.push_back(c["type"].get<std::string>() + "=" + c["status"].get<std::string>());
+  for (const auto& c : crd["status"]["conditions"])
+    conditions.push_back(c["type"].get<std::string>() + "=" + c["status"].get<std::string>());
   EXPECT_EQ(conditions, (std::vector<std::string>{"NamesAccepted=True", "Established=True"}));
   auto list = h.client->get("/apis/kubeflow.org/v1");
   ASSERT_EQ(list.status, 200);
@@ -133,9 +134,10 @@ TEST(ApiServerCrd, ACrdWithAWrongNameIsInvalid) {
   crd["metadata"]["name"] = "jobs.example.com";
   auto r = h.client->post(k_crds, crd);
   EXPECT_EQ(r.status, 422);
-  EXPECT_EQ(r.body["message"], "CustomResourceDefinition.apiextensions.k8s.io \"jobs.example.com\" is invalid: "
-                               "metadata.name: Invalid value: \"jobs.example.com\": must be "
-                               "spec.names.plural+\".\"+spec.group");
+  EXPECT_EQ(r.body["message"],
+            "CustomResourceDefinition.apiextensions.k8s.io \"jobs.example.com\" is invalid: "
+            "metadata.name: Invalid value: \"jobs.example.com\": must be "
+            "spec.names.plural+\".\"+spec.group");
 }
 
 }  // namespace

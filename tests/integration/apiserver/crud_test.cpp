@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "client.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::apiserver::testing {
 namespace {
@@ -52,8 +52,9 @@ TEST(ApiServerCrud, UpdateWithAStaleResourceVersionIsAConflict) {
   auto r = h.client->put(k_pods + "/a", stale);
   EXPECT_EQ(r.status, 409);
   EXPECT_EQ(r.body["reason"], "Conflict");
-  EXPECT_EQ(r.body["message"], "Operation cannot be fulfilled on pods \"a\": the object has been modified; please "
-                               "apply your changes to the latest version and try again");
+  EXPECT_EQ(r.body["message"],
+            "Operation cannot be fulfilled on pods \"a\": the object has been modified; please "
+            "apply your changes to the latest version and try again");
 }
 
 TEST(ApiServerCrud, GetOfAMissingObjectIsNotFound) {
@@ -69,7 +70,8 @@ TEST(ApiServerCrud, GetOfAMissingObjectIsNotFound) {
 TEST(ApiServerCrud, MergePatchJsonPatchAndServerSideApplyChangeTheObject) {
   Harness h;
   ASSERT_EQ(h.client->post(k_pods, pod("a")).status, 201);
-  auto merge = h.client->patch(k_pods + "/a", R"({"metadata":{"labels":{"m":"1"}}})", "application/merge-patch+json");
+  auto merge =
+      h.client->patch(k_pods + "/a", R"({"metadata":{"labels":{"m":"1"}}})", "application/merge-patch+json");
   ASSERT_EQ(merge.status, 200) << merge.raw;
   EXPECT_EQ(merge.body["metadata"]["labels"]["m"], "1");
   auto jp = h.client->patch(k_pods + "/a", R"([{"op":"add","path":"/metadata/labels/j","value":"2"}])",
@@ -80,7 +82,8 @@ TEST(ApiServerCrud, MergePatchJsonPatchAndServerSideApplyChangeTheObject) {
                              "application/json-patch+json");
   EXPECT_EQ(bad.status, 422);
 
-  auto apply_new = h.client->patch(k_pods + "/b?fieldManager=test", pod("b").dump(), "application/apply-patch+yaml");
+  auto apply_new =
+      h.client->patch(k_pods + "/b?fieldManager=test", pod("b").dump(), "application/apply-patch+yaml");
   EXPECT_EQ(apply_new.status, 201) << apply_new.raw;
   auto apply_again = h.client->patch(k_pods + "/b?fieldManager=test",
                                      "metadata:\n  name: b\n  labels:\n    applied: \"yes\"\n",
@@ -89,8 +92,9 @@ TEST(ApiServerCrud, MergePatchJsonPatchAndServerSideApplyChangeTheObject) {
   EXPECT_EQ(apply_again.body["metadata"]["labels"]["applied"], "yes");
   auto no_manager = h.client->patch(k_pods + "/b", "{}", "application/apply-patch+yaml");
   EXPECT_EQ(no_manager.status, 422);
-  EXPECT_EQ(no_manager.body["message"],
-            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch");
+  EXPECT_EQ(
+      no_manager.body["message"],
+      "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch");
 }
 
 TEST(ApiServerCrud, DryRunAllStoresNothing) {
@@ -154,11 +158,13 @@ TEST(ApiServerCrud, DeletingAnOwnerCollectsItsDependents) {
   for (const std::string policy : {"Background", "Foreground"}) {
     SCOPED_TRACE(policy);
     Harness h;
-    auto owner = h.client->post("/api/v1/namespaces/default/services",
-                                json{{"metadata", {{"name", "owner"}}}, {"spec", json::object()}}).body;
+    auto owner = h.client
+                     ->post("/api/v1/namespaces/default/services",
+                            json{{"metadata", {{"name", "owner"}}}, {"spec", json::object()}})
+                     .body;
     auto child = pod("child");
-    child["metadata"]["ownerReferences"] = {{{"apiVersion", "v1"}, {"kind", "Service"}, {"name", "owner"},
-                                             {"uid", owner["metadata"]["uid"]}}};
+    child["metadata"]["ownerReferences"] = {
+        {{"apiVersion", "v1"}, {"kind", "Service"}, {"name", "owner"}, {"uid", owner["metadata"]["uid"]}}};
     ASSERT_EQ(h.client->post(k_pods, child).status, 201);
     ASSERT_EQ(h.client->post(k_pods, pod("bystander")).status, 201);
     auto r = h.client->del("/api/v1/namespaces/default/services/owner",
@@ -171,9 +177,11 @@ TEST(ApiServerCrud, DeletingAnOwnerCollectsItsDependents) {
 
 TEST(ApiServerCrud, OrphanPropagationKeepsDependentsAndDropsTheirOwnerReference) {
   Harness h;
-  auto owner = h.client->post("/api/v1/namespaces/default/services", json{{"metadata", {{"name", "o"}}}}).body;
+  auto owner =
+      h.client->post("/api/v1/namespaces/default/services", json{{"metadata", {{"name", "o"}}}}).body;
   auto child = pod("child");
-  child["metadata"]["ownerReferences"] = {{{"kind", "Service"}, {"name", "o"}, {"uid", owner["metadata"]["uid"]}}};
+  child["metadata"]["ownerReferences"] = {
+      {{"kind", "Service"}, {"name", "o"}, {"uid", owner["metadata"]["uid"]}}};
   h.client->post(k_pods, child);
   h.client->del("/api/v1/namespaces/default/services/o?propagationPolicy=Orphan");
   auto got = h.client->get(k_pods + "/child");

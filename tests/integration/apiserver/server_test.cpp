@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "client.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::apiserver::testing {
 namespace {
@@ -34,17 +34,20 @@ TEST(ApiServerServer, DiscoveryListsTheBuiltInResources) {
   auto groups = h.client->get("/apis");
   std::vector<std::string> group_names;
   for (const auto& g : groups.body["groups"]) group_names.push_back(g["name"]);
-  EXPECT_EQ(group_names, (std::vector<std::string>{"coordination.k8s.io", "apps", "admissionregistration.k8s.io",
-                                                   "apiextensions.k8s.io", "authorization.k8s.io"}));
+  EXPECT_EQ(group_names,
+            (std::vector<std::string>{"coordination.k8s.io", "apps", "admissionregistration.k8s.io",
+                                      "apiextensions.k8s.io", "authorization.k8s.io"}));
   EXPECT_EQ(h.client->get("/apis/kubeflow.org/v1").status, 404);
   EXPECT_EQ(h.client->get("/version").body["gitVersion"], "v1.32.0-kubectl-pytorch");
 }
 
 TEST(ApiServerServer, SelfSubjectAccessReviewsAreAllowed) {
   Harness h;
-  auto r = h.client->post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
-                          json{{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SelfSubjectAccessReview"},
-                               {"spec", {{"resourceAttributes", {{"verb", "create"}, {"resource", "pods"}}}}}});
+  auto r =
+      h.client->post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                     json{{"apiVersion", "authorization.k8s.io/v1"},
+                          {"kind", "SelfSubjectAccessReview"},
+                          {"spec", {{"resourceAttributes", {{"verb", "create"}, {"resource", "pods"}}}}}});
   EXPECT_EQ(r.status, 201);
   EXPECT_EQ(r.body["status"]["allowed"], true);
 }

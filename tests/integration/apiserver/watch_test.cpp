@@ -1,11 +1,10 @@
+#include "apiserver/api_handler.hpp"
+#include "client.hpp"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
 #include <thread>
-
-#include "apiserver/api_handler.hpp"
-
-#include "client.hpp"
 
 namespace kpt::apiserver::testing {
 namespace {
@@ -17,8 +16,8 @@ std::vector<std::string> types_and_names(const std::vector<json>& events) {
   std::vector<std::string> out;
   for (const auto& e : events) {
     out.push_back(e["type"].get<std::string>() + " " +
-                  e["object"]["metadata"].value("name", std::string("rv=") +
-                                                             e["object"]["metadata"].value("resourceVersion", "")));
+                  e["object"]["metadata"].value(
+                      "name", std::string("rv=") + e["object"]["metadata"].value("resourceVersion", "")));
   }
   return out;
 }
@@ -77,7 +76,8 @@ TEST(ApiServerWatch, ACompactedResourceVersionIsGone) {
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0]["code"], 410);
   EXPECT_EQ(events[0]["reason"], "Expired");
-  EXPECT_EQ(events[0]["message"], "too old resource version: " + rv + " (" + std::to_string(std::stoi(rv) + 2) + ")");
+  EXPECT_EQ(events[0]["message"],
+            "too old resource version: " + rv + " (" + std::to_string(std::stoi(rv) + 2) + ")");
 }
 
 TEST(ApiServerWatch, ABoundedHistoryWindowCompactsOldEvents) {

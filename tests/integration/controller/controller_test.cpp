@@ -1,13 +1,14 @@
-#include <gtest/gtest.h>
-
 #include "tests/integration/controller/fixture.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::controller::integration {
 namespace {
 
 TEST_F(ControllerIntegration, EveryJobSucceedsWithOneServiceAndPodPerReplicaUnderInjectedFaults) {
   constexpr int k_jobs = 10;
-  for (int i = 0; i < k_jobs; ++i) ASSERT_TRUE(api->create(kube::resources::pytorchjobs(), "default", job(i)));
+  for (int i = 0; i < k_jobs; ++i)
+    ASSERT_TRUE(api->create(kube::resources::pytorchjobs(), "default", job(i)));
   apiserver::FaultPlan faults;
   faults.error_rate_500 = 0.05;
   faults.error_rate_429 = 0.05;
@@ -27,7 +28,8 @@ TEST_F(ControllerIntegration, EveryJobSucceedsWithOneServiceAndPodPerReplicaUnde
 
 TEST_F(ControllerIntegration, AControllerStoppedHalfWayConvergesWhenStartedAgain) {
   constexpr int k_jobs = 10;
-  for (int i = 0; i < k_jobs; ++i) ASSERT_TRUE(api->create(kube::resources::pytorchjobs(), "default", job(i)));
+  for (int i = 0; i < k_jobs; ++i)
+    ASSERT_TRUE(api->create(kube::resources::pytorchjobs(), "default", job(i)));
   auto controller_client = client_for(*server);
   {
     Running first(*controller_client, config());

@@ -3,13 +3,6 @@
 // The fixture the controller's integration suites share: an embedded API server over HTTP with
 // the PyTorchJob CRD, a client with fast retries, a kubelet played through the API, and a
 // controller run in a thread.
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-#include <map>
-#include <sstream>
-#include <thread>
-
 #include "apiserver/api_server.hpp"
 #include "controller/controller_main.hpp"
 #include "controller/logger.hpp"
@@ -17,6 +10,13 @@
 #include "kube/http_transport.hpp"
 #include "kube/rest_client.hpp"
 #include "kube/yaml_json.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <sstream>
+#include <thread>
 
 namespace kpt::controller::integration {
 
@@ -42,7 +42,8 @@ inline std::unique_ptr<kube::ApiClient> client_for(const apiserver::ApiServer& s
 }
 
 inline nlohmann::json job(int i, const std::string& restart = "OnFailure") {
-  const auto tmpl = nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");
+  const auto tmpl =
+      nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");
   return {{"apiVersion", "kubeflow.org/v1"},
           {"kind", "PyTorchJob"},
           {"metadata", {{"name", "job" + std::to_string(i)}, {"namespace", "default"}}},
@@ -64,7 +65,8 @@ class ControllerIntegration : public ::testing::Test {
     ASSERT_TRUE(crd.has_value());
     auto created = api->create(kube::resources::crds(), "", *crd);
     ASSERT_TRUE(created.has_value()) << created.error().message;
-    ASSERT_TRUE(eventually([&] { return api->list(kube::resources::pytorchjobs(), "default", {}).has_value(); }));
+    ASSERT_TRUE(
+        eventually([&] { return api->list(kube::resources::pytorchjobs(), "default", {}).has_value(); }));
   }
   void TearDown() override { server->stop(); }
 
@@ -74,10 +76,12 @@ class ControllerIntegration : public ::testing::Test {
     auto pods = api->list(kube::resources::pods(), "default", {});
     if (!pods) return;
     std::map<std::string, int> per_job;
-    for (const auto& pod : pods->items) ++per_job[pod["metadata"]["labels"].value("training.kubeflow.org/job-name", "")];
+    for (const auto& pod : pods->items)
+      ++per_job[pod["metadata"]["labels"].value("training.kubeflow.org/job-name", "")];
     for (auto pod : pods->items) {
       const auto phase = pod.value("status", nlohmann::json::object()).value("phase", "");
-      const bool gang_complete = per_job[pod["metadata"]["labels"].value("training.kubeflow.org/job-name", "")] == 3;
+      const bool gang_complete =
+          per_job[pod["metadata"]["labels"].value("training.kubeflow.org/job-name", "")] == 3;
       if (phase == "Succeeded" || (phase == "Running" && !gang_complete)) continue;
       pod["status"] = {{"phase", phase.empty() || phase == "Pending" ? "Running" : "Succeeded"}};
       (void)api->update_status(kube::resources::pods(), "default", pod);
@@ -104,7 +108,8 @@ class ControllerIntegration : public ::testing::Test {
 
 struct Running {
   Running(kube::ApiClient& client, ControllerConfig config) : log(out, LogFormat::text, clock) {
-    thread = std::thread([this, &client, config] { code = run_controller(client, config, clock, log, stop); });
+    thread =
+        std::thread([this, &client, config] { code = run_controller(client, config, clock, log, stop); });
   }
   ~Running() {
     stop = true;

@@ -1,10 +1,11 @@
+#include "model/pytorchjob/gang.hpp"
+
+#include "tests/integration/controller/fixture.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
-
-#include "model/pytorchjob/gang.hpp"
-#include "tests/integration/controller/fixture.hpp"
 
 namespace kpt::controller::integration {
 namespace {
@@ -48,7 +49,8 @@ TEST_F(GangScheduling, WithVolcanoPodsWaitForThePodGroupToBeAdmittedJoinItAndItG
   auto j = job(0);
   j["spec"]["runPolicy"] = {{"schedulingPolicy", {{"queue", "research"}}}};
   ASSERT_TRUE(api->create(kube::resources::pytorchjobs(), "default", j));
-  // Volcano has not admitted the group: Services, but no pods yet (as the operator's DelayPodCreationDueToPodGroup).
+  // Volcano has not admitted the group: Services, but no pods yet (as the operator's
+  // DelayPodCreationDueToPodGroup).
   ASSERT_TRUE(eventually([&] { return count(kube::resources::services()) == 3; }));
   auto pg = api->get(k_volcano, "default", "job0");
   ASSERT_TRUE(pg.has_value());

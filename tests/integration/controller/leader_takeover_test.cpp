@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "tests/integration/controller/fixture.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::controller::integration {
 namespace {

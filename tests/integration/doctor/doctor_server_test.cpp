@@ -1,16 +1,16 @@
 // doctor and live validate against the embedded API server: the fixtures of testdata/doctor are
 // created through our REST client, then detected and compiled as a user's cluster would be.
-#include <gtest/gtest.h>
-
-#include <filesystem>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
-
 #include "apiserver/api_server.hpp"
 #include "kube/rest_client.hpp"
 #include "plugin/doctor_gather.hpp"
 #include "plugin/live_schema.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace kpt::plugin {
 namespace {
@@ -22,8 +22,8 @@ kube::ResourceRef ref_of(const json& obj) {
   if (kind == "Namespace") return kube::resources::namespaces();
   if (kind == "Deployment") return kube::resources::deployments();
   if (kind == "CustomResourceDefinition") return kube::resources::crds();
-  return {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations", "ValidatingWebhookConfiguration",
-          false};
+  return {"admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations",
+          "ValidatingWebhookConfiguration", false};
 }
 
 class DoctorServer : public ::testing::Test {
@@ -39,8 +39,9 @@ class DoctorServer : public ::testing::Test {
     auto client = kube::make_client(flags, {{"HOME", "/nonexistent"}});
     ASSERT_TRUE(client) << client.error().message;
     m_api = std::move(*client);
-    m_cache = std::filesystem::temp_directory_path() /
-              ("kpt-doctor-it-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    m_cache =
+        std::filesystem::temp_directory_path() /
+        ("kpt-doctor-it-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(m_cache);
   }
   void TearDown() override {

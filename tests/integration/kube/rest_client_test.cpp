@@ -1,22 +1,23 @@
+#include "kube/rest_client.hpp"
+
+#include "kube/exec_credential.hpp"
+#include "test_server.hpp"
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <atomic>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-
-#include "kube/exec_credential.hpp"
-#include "kube/rest_client.hpp"
-#include "test_server.hpp"
 
 namespace kpt::kube {
 namespace {
 
+using nlohmann::json;
 using testing::Pki;
 using testing::TempDir;
 using testing::TestServer;
-using nlohmann::json;
 
 constexpr const char* k_token = "s3cr3t-bearer-token-abcdef";
 constexpr const char* k_exec_token = "exec-issued-token-987654";
@@ -42,9 +43,10 @@ std::unique_ptr<RestClient> plain_client(int port, Sleeps& sleeps, std::ostream*
   return std::make_unique<RestClient>(c, make_curl_transport({}), o);
 }
 
-std::string status_body(int code, const std::string& reason, const std::string& message, json details = nullptr) {
-  json s = {{"kind", "Status"}, {"apiVersion", "v1"}, {"status", "Failure"}, {"message", message},
-            {"reason", reason}, {"code", code}};
+std::string status_body(int code, const std::string& reason, const std::string& message,
+                        json details = nullptr) {
+  json s = {{"kind", "Status"},   {"apiVersion", "v1"}, {"status", "Failure"},
+            {"message", message}, {"reason", reason},   {"code", code}};
   if (!details.is_null()) s["details"] = details;
   return s.dump();
 }
@@ -106,9 +108,11 @@ TEST(RestClientTls, VerifiesTheServerAgainstTheCaAndUsesTlsServerName) {
 TEST(RestClientTls, PresentsClientCertificatesFromFilesAndFromData) {
   TempDir dir;
   const Pki pki = testing::make_pki(dir);
-  TestServer server(
-      std::make_unique<httplib::SSLServer>(pki.server_crt.c_str(), pki.server_key.c_str(), pki.ca_crt.c_str()));
-  server.http().Get("/version", [](const httplib::Request&, httplib::Response& res) { res.set_content("{}", "application/json"); });
+  TestServer server(std::make_unique<httplib::SSLServer>(pki.server_crt.c_str(), pki.server_key.c_str(),
+                                                         pki.ca_crt.c_str()));
+  server.http().Get("/version", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("{}", "application/json");
+  });
   server.start();
   Sleeps sleeps;
   auto get_with = [&](TransportOptions t) {
@@ -197,36 +201,44 @@ TEST(RestClientRetries, ConnectionRefusedIsRetriedEvenForCreates) {
   auto r = client.create(resources::pods(), "ns", json::object());
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().code, ErrorCode::http);
-  EXPECT_EQ(r.error().message, "POST http://127.0.0.1:1/api/v1/namespaces/ns/pods: Couldn't connect to server");
+  EXPECT_EQ(r.error().message,
+            "POST http://127.0.0.1:1/api/v1/namespaces/ns/pods: Couldn't connect to server");
   EXPECT_EQ(sleeps.waits.size(), 2u);
 }
 
 TEST(RestClientErrors, StatusErrorsBecomeMessagesAUserUnderstands) {
   TestServer server(std::make_unique<httplib::Server>());
-  server.http().Get(R"(/apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/(\w+))", [](const httplib::Request& req, httplib::Response& res) {
-    const std::string name = req.matches[1];
-    if (name == "missing") {
-      res.status = 404;
-      res.set_content(status_body(404, "NotFound", "pytorchjobs.kubeflow.org \"missing\" not found",
-                                  {{"name", "missing"}, {"group", "kubeflow.org"}, {"kind", "pytorchjobs"}}),
-                      "application/json");
-    } else if (name == "secret") {
-      res.status = 403;
-      res.set_content(status_body(403, "Forbidden",
-                                  "pytorchjobs.kubeflow.org \"secret\" is forbidden: User \"bob\" cannot get resource "
-                                  "\"pytorchjobs\" in API group \"kubeflow.org\" in the namespace \"ns\""),
-                      "application/json");
-    } else if (name == "invalid") {
-      res.status = 422;
-      res.set_content(status_body(422, "Invalid", "PyTorchJob.kubeflow.org \"invalid\" is invalid",
-                                  {{"causes", {{{"reason", "FieldValueInvalid"}, {"message", "Invalid value: -1"},
-                                                {"field", "spec.pytorchReplicaSpecs.Worker.replicas"}}}}}),
-                      "application/json");
-    } else {
-      res.status = 404;
-      res.set_content("404 page not found", "text/plain");
-    }
-  });
+  server.http().Get(
+      R"(/apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/(\w+))",
+      [](const httplib::Request& req, httplib::Response& res) {
+        const std::string name = req.matches[1];
+        if (name == "missing") {
+          res.status = 404;
+          res.set_content(
+              status_body(404, "NotFound", "pytorchjobs.kubeflow.org \"missing\" not found",
+                          {{"name", "missing"}, {"group", "kubeflow.org"}, {"kind", "pytorchjobs"}}),
+              "application/json");
+        } else if (name == "secret") {
+          res.status = 403;
+          res.set_content(
+              status_body(
+                  403, "Forbidden",
+                  "pytorchjobs.kubeflow.org \"secret\" is forbidden: User \"bob\" cannot get resource "
+                  "\"pytorchjobs\" in API group \"kubeflow.org\" in the namespace \"ns\""),
+              "application/json");
+        } else if (name == "invalid") {
+          res.status = 422;
+          res.set_content(status_body(422, "Invalid", "PyTorchJob.kubeflow.org \"invalid\" is invalid",
+                                      {{"causes",
+                                        {{{"reason", "FieldValueInvalid"},
+                                          {"message", "Invalid value: -1"},
+                                          {"field", "spec.pytorchReplicaSpecs.Worker.replicas"}}}}}),
+                          "application/json");
+        } else {
+          res.status = 404;
+          res.set_content("404 page not found", "text/plain");
+        }
+      });
   server.start();
   Sleeps sleeps;
   auto client = plain_client(server.port(), sleeps);
@@ -238,10 +250,12 @@ TEST(RestClientErrors, StatusErrorsBecomeMessagesAUserUnderstands) {
   } cases[] = {
       {"missing", 404, "NotFound", "pytorchjobs.kubeflow.org \"missing\" not found"},
       {"secret", 403, "Forbidden",
-       "pytorchjobs.kubeflow.org \"secret\" is forbidden: User \"bob\" cannot get resource \"pytorchjobs\" in API "
+       "pytorchjobs.kubeflow.org \"secret\" is forbidden: User \"bob\" cannot get resource \"pytorchjobs\" "
+       "in API "
        "group \"kubeflow.org\" in the namespace \"ns\""},
       {"invalid", 422, "Invalid",
-       "PyTorchJob.kubeflow.org \"invalid\" is invalid: spec.pytorchReplicaSpecs.Worker.replicas: Invalid value: -1"},
+       "PyTorchJob.kubeflow.org \"invalid\" is invalid: spec.pytorchReplicaSpecs.Worker.replicas: Invalid "
+       "value: -1"},
       {"plain", 404, "NotFound", "the server could not find the requested resource"},
   };
   for (const auto& c : cases) {
@@ -296,15 +310,20 @@ TEST(RestClientList, FollowsContinueTokensAcrossPages) {
 TEST(RestClientWatch, DeliversEventsAndBookmarksThenReportsGoneAs410) {
   TestServer server(std::make_unique<httplib::Server>());
   std::string query;
-  server.http().Get("/apis/kubeflow.org/v1/namespaces/ns/pytorchjobs", [&](const httplib::Request& req, httplib::Response& res) {
+  server.http().Get("/apis/kubeflow.org/v1/namespaces/ns/pytorchjobs", [&](const httplib::Request& req,
+                                                                           httplib::Response& res) {
     query = "watch=" + req.get_param_value("watch") + " rv=" + req.get_param_value("resourceVersion") +
             " bookmarks=" + req.get_param_value("allowWatchBookmarks");
     res.set_chunked_content_provider("application/json", [](size_t, httplib::DataSink& sink) {
       const std::string events =
-          R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"11"}}})" "\n"
-          R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"12"}}})" "\n"
-          R"({"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"13"}}})" "\n"
-          R"J({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 10 (13)","reason":"Expired","code":410}})J" "\n";
+          R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"11"}}})"
+          "\n"
+          R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"12"}}})"
+          "\n"
+          R"({"type":"MODIFIED","object":{"metadata":{"name":"a","resourceVersion":"13"}}})"
+          "\n"
+          R"J({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","message":"too old resource version: 10 (13)","reason":"Expired","code":410}})J"
+          "\n";
       // Split mid-line to prove events are reassembled across chunks.
       sink.write(events.data(), 30);
       sink.write(events.data() + 30, events.size() - 30);
@@ -318,10 +337,14 @@ TEST(RestClientWatch, DeliversEventsAndBookmarksThenReportsGoneAs410) {
   std::vector<std::string> seen;
   ListOptions opts;
   opts.resource_version = "10";
-  auto r = client->watch(resources::pytorchjobs(), "ns", opts, [&](const WatchEvent& ev) {
-    seen.push_back(std::to_string(static_cast<int>(ev.type)) + ":" + ev.object["metadata"].value("resourceVersion", ""));
-    return true;
-  }, nullptr);
+  auto r = client->watch(
+      resources::pytorchjobs(), "ns", opts,
+      [&](const WatchEvent& ev) {
+        seen.push_back(std::to_string(static_cast<int>(ev.type)) + ":" +
+                       ev.object["metadata"].value("resourceVersion", ""));
+        return true;
+      },
+      nullptr);
   ASSERT_FALSE(r);
   EXPECT_TRUE(is_gone(r.error()));
   EXPECT_EQ(r.error().reason, "Expired");
@@ -334,14 +357,17 @@ TEST(RestClientWatch, StopsWhenTheCallbackSaysSo) {
   TestServer server(std::make_unique<httplib::Server>());
   server.http().Get("/api/v1/namespaces/ns/pods", [&](const httplib::Request&, httplib::Response& res) {
     res.set_chunked_content_provider("application/json", [](size_t, httplib::DataSink& sink) {
-      const std::string ev = R"({"type":"ADDED","object":{"metadata":{"name":"a"}}})" "\n";
+      const std::string ev = R"({"type":"ADDED","object":{"metadata":{"name":"a"}}})"
+                             "\n";
       return sink.write(ev.data(), ev.size());  // endless stream
     });
   });
   server.start();
   Sleeps sleeps;
   int n = 0;
-  auto r = plain_client(server.port(), sleeps)->watch(resources::pods(), "ns", {}, [&](const WatchEvent&) { return ++n < 5; }, nullptr);
+  auto r = plain_client(server.port(), sleeps)
+               ->watch(
+                   resources::pods(), "ns", {}, [&](const WatchEvent&) { return ++n < 5; }, nullptr);
   EXPECT_TRUE(r);
   EXPECT_EQ(n, 5);
 }
@@ -360,13 +386,15 @@ TEST(RestClientWatch, CancellationEndsAnIdleStream) {
   Sleeps sleeps;
   std::atomic<bool> cancel{false};
   std::string got;
-  auto r = plain_client(server.port(), sleeps)->stream_raw("/api/v1/namespaces/ns/pods/p/log?follow=true",
-                                                            [&](std::string_view data) {
-                                                              got.append(data);
-                                                              cancel = true;  // e.g. Ctrl-C after the first line
-                                                              return true;
-                                                            },
-                                                            &cancel);
+  auto r = plain_client(server.port(), sleeps)
+               ->stream_raw(
+                   "/api/v1/namespaces/ns/pods/p/log?follow=true",
+                   [&](std::string_view data) {
+                     got.append(data);
+                     cancel = true;  // e.g. Ctrl-C after the first line
+                     return true;
+                   },
+                   &cancel);
   finished = true;
   EXPECT_TRUE(r);
   EXPECT_EQ(got, "line 1\n");
@@ -379,7 +407,8 @@ TEST(RestClientHttp, AsksForGzipAndCollectsWarnings) {
   server.http().Get("/apis/kubeflow.org/v1", [&](const httplib::Request& req, httplib::Response& res) {
     accept_encoding = req.get_header_value("Accept-Encoding");
     res.set_header("Warning", "299 - \"kubeflow.org/v1 PyTorchJob is \\\"deprecated\\\"\"");
-    res.set_content(json{{"kind", "APIResourceList"}, {"padding", std::string(4096, 'x')}}.dump(), "application/json");
+    res.set_content(json{{"kind", "APIResourceList"}, {"padding", std::string(4096, 'x')}}.dump(),
+                    "application/json");
   });
   server.start();
   Sleeps sleeps;
@@ -388,7 +417,8 @@ TEST(RestClientHttp, AsksForGzipAndCollectsWarnings) {
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_NE(accept_encoding.find("gzip"), std::string::npos);
   EXPECT_EQ(json::parse(*r)["padding"].get<std::string>().size(), 4096u);
-  EXPECT_EQ(client->take_warnings(), (std::vector<std::string>{"kubeflow.org/v1 PyTorchJob is \"deprecated\""}));
+  EXPECT_EQ(client->take_warnings(),
+            (std::vector<std::string>{"kubeflow.org/v1 PyTorchJob is \"deprecated\""}));
   EXPECT_TRUE(client->take_warnings().empty());
 }
 
@@ -403,10 +433,11 @@ TEST(RestClientHttp, WritesCarryPatchTypesFieldManagerDryRunAndValidation) {
   };
   server.http().Patch(R"(/apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j)", record);
   server.http().Put(R"(/apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j(/status)?)", record);
-  server.http().Delete(R"(/apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j)", [&](const httplib::Request& req, httplib::Response& res) {
-    seen.push_back("DELETE " + req.body);
-    res.set_content(R"({"kind":"Status","status":"Success"})", "application/json");
-  });
+  server.http().Delete(R"(/apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j)",
+                       [&](const httplib::Request& req, httplib::Response& res) {
+                         seen.push_back("DELETE " + req.body);
+                         res.set_content(R"({"kind":"Status","status":"Success"})", "application/json");
+                       });
   server.start();
   Sleeps sleeps;
   auto c = plain_client(server.port(), sleeps);
@@ -423,13 +454,15 @@ TEST(RestClientHttp, WritesCarryPatchTypesFieldManagerDryRunAndValidation) {
   DeleteOptions del;
   del.propagation_policy = "Foreground";
   EXPECT_TRUE(c->remove(job, "ns", "j", del));
-  EXPECT_EQ(seen, (std::vector<std::string>{
-                      "PATCH /apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j?All,Strict,kubectl-pytorch,true application/apply-patch+yaml",
-                      "PATCH /apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j?,,, application/merge-patch+json",
-                      "PATCH /apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j?,,, application/json-patch+json",
-                      "PUT /apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j?,,, application/json",
-                      "PUT /apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j/status?,,, application/json",
-                      R"(DELETE {"apiVersion":"v1","kind":"DeleteOptions","propagationPolicy":"Foreground"})"}));
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{
+                "PATCH /apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j?All,Strict,kubectl-pytorch,true "
+                "application/apply-patch+yaml",
+                "PATCH /apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j?,,, application/merge-patch+json",
+                "PATCH /apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j?,,, application/json-patch+json",
+                "PUT /apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j?,,, application/json",
+                "PUT /apis/kubeflow.org/v1/namespaces/ns/pytorchjobs/j/status?,,, application/json",
+                R"(DELETE {"apiVersion":"v1","kind":"DeleteOptions","propagationPolicy":"Foreground"})"}));
 }
 
 /// An exec plugin stand-in that issues a new token per run.
@@ -439,7 +472,8 @@ class FakeRunner final : public ProcessRunner {
                               const std::map<std::string, std::string>& env, bool) override {
     ++runs;
     last_exec_info = env.at("KUBERNETES_EXEC_INFO");
-    json out = {{"apiVersion", "client.authentication.k8s.io/v1"}, {"kind", "ExecCredential"},
+    json out = {{"apiVersion", "client.authentication.k8s.io/v1"},
+                {"kind", "ExecCredential"},
                 {"status", {{"token", std::string(k_exec_token) + std::to_string(runs)}}}};
     return ProcessResult{0, out.dump()};
   }
@@ -457,8 +491,9 @@ TEST(RestClientExec, ReRunsThePluginOnceOn401AndNeverLogsSecrets) {
       res.set_content(status_body(401, "Unauthorized", "Unauthorized"), "application/json");
       return;
     }
-    res.set_content(R"({"metadata":{"name":"p"},"data":{"echo":")" + req.get_header_value("Authorization") + "\"}}",
-                    "application/json");
+    res.set_content(
+        R"({"metadata":{"name":"p"},"data":{"echo":")" + req.get_header_value("Authorization") + "\"}}",
+        "application/json");
   });
   server.start();
   ResolvedConfig c;
@@ -501,7 +536,8 @@ TEST(RestClientLogging, NoSecretAppearsAtVerbosity8OnAnyPath) {
       res.set_content(status_body(403, "Forbidden", "token " + auth + " may not"), "application/json");
       return;
     }
-    res.set_content(json{{"metadata", {{"name", auth}}}, {"items", json::array()}}.dump(), "application/json");
+    res.set_content(json{{"metadata", {{"name", auth}}}, {"items", json::array()}}.dump(),
+                    "application/json");
   };
   server.http().Get(R"(/.*)", echo);
   server.http().Post(R"(/.*)", echo);

@@ -1,6 +1,7 @@
 #include "test_server.hpp"
 
 #include <gtest/gtest.h>
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -36,7 +37,8 @@ std::string read_file(const std::string& path) {
 Pki make_pki(const TempDir& dir) {
   const std::string d = dir.path().string();
   const std::string script =
-      "set -e; cd '" + d + "'; "
+      "set -e; cd '" + d +
+      "'; "
       "K='-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes'; "
       "openssl req -x509 $K -keyout ca.key -out ca.crt -days 1 -subj /CN=test-ca 2>/dev/null; "
       "openssl req $K -keyout server.key -out server.csr -subj /CN=kube.test 2>/dev/null; "
@@ -47,8 +49,14 @@ Pki make_pki(const TempDir& dir) {
       "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out client.crt -days 1 "
       "2>/dev/null";
   if (std::system(script.c_str()) != 0) throw std::runtime_error("openssl failed in " + d);
-  Pki p{dir.file("ca.crt"), dir.file("server.crt"), dir.file("server.key"), dir.file("client.crt"),
-        dir.file("client.key"), {}, {}, {}};
+  Pki p{dir.file("ca.crt"),
+        dir.file("server.crt"),
+        dir.file("server.key"),
+        dir.file("client.crt"),
+        dir.file("client.key"),
+        {},
+        {},
+        {}};
   p.ca_pem = read_file(p.ca_crt);
   p.client_crt_pem = read_file(p.client_crt);
   p.client_key_pem = read_file(p.client_key);

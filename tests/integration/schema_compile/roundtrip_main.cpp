@@ -1,10 +1,10 @@
 // Loads the schema kpt_schema_compile embedded and validates a broken job with it.
+#include "schema/structural_schema.hpp"
+#include "yaml/manifest_reader.hpp"
+
 #include <iostream>
 #include <memory>
 #include <string>
-
-#include "yaml/manifest_reader.hpp"
-#include "schema/structural_schema.hpp"
 
 namespace kpt::schema {
 std::string_view mini_schema_bytes();
@@ -27,8 +27,8 @@ int main() {
       "    Worker:\n      replica: 2\n      template:\n        spec:\n          containers: [{name: a}]\n");
   const auto read = kpt::yaml::read_manifests("job.yaml", text);
   const auto findings = validate_structure(read.documents.at(0), *schema, {});
-  if (findings.size() != 1 || findings[0].message != "unknown field 'replica'" || findings[0].location.line != 8 ||
-      findings[0].hint != "did you mean 'replicas'?") {
+  if (findings.size() != 1 || findings[0].message != "unknown field 'replica'" ||
+      findings[0].location.line != 8 || findings[0].hint != "did you mean 'replicas'?") {
     std::cerr << "FAIL: expected one unknown-field finding at line 8, got " << findings.size() << "\n";
     return 1;
   }

@@ -1,7 +1,7 @@
-#include <gtest/gtest.h>
-
 #include "apiserver/log_provider.hpp"
 #include "apiserver/patch.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::apiserver {
 namespace {
@@ -17,14 +17,16 @@ TEST(ApplyPatch, MergeDeletesWithNullAndReplacesLists) {
 
 TEST(ApplyPatch, StrategicPatchesDropTheirDirectives) {
   const json base = {{"metadata", {{"labels", {{"a", "1"}}}}}};
-  auto out = apply_patch(PatchKind::strategic, base,
-                         json{{"metadata", {{"labels", {{"b", "2"}}}, {"$setElementOrder/x", json::array()}}}});
+  auto out =
+      apply_patch(PatchKind::strategic, base,
+                  json{{"metadata", {{"labels", {{"b", "2"}}}, {"$setElementOrder/x", json::array()}}}});
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(out.value(), (json{{"metadata", {{"labels", {{"a", "1"}, {"b", "2"}}}}}}));
 }
 
 TEST(ApplyPatch, AFailedJsonPatchTestIsInvalid) {
-  auto out = apply_patch(PatchKind::json, json{{"a", 1}}, json::parse(R"([{"op":"test","path":"/a","value":2}])"));
+  auto out =
+      apply_patch(PatchKind::json, json{{"a", 1}}, json::parse(R"([{"op":"test","path":"/a","value":2}])"));
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.error().code, 422);
 }
@@ -50,12 +52,10 @@ TEST(LimitLog, TailsLinesThenLimitsBytes) {
     std::string want;
   };
   const std::string text = "a\nb\nc\n";
-  const std::vector<Case> cases = {{"all", std::nullopt, std::nullopt, text},
-                                   {"tail 2", 2, std::nullopt, "b\nc\n"},
-                                   {"tail 0", 0, std::nullopt, ""},
-                                   {"tail more than there is", 10, std::nullopt, text},
-                                   {"limit", std::nullopt, 3, "a\nb"},
-                                   {"tail then limit", 2, 1, "b"}};
+  const std::vector<Case> cases = {
+      {"all", std::nullopt, std::nullopt, text}, {"tail 2", 2, std::nullopt, "b\nc\n"},
+      {"tail 0", 0, std::nullopt, ""},           {"tail more than there is", 10, std::nullopt, text},
+      {"limit", std::nullopt, 3, "a\nb"},        {"tail then limit", 2, 1, "b"}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(limit_log(text, c.tail, c.limit), c.want);
@@ -63,7 +63,8 @@ TEST(LimitLog, TailsLinesThenLimitsBytes) {
 }
 
 TEST(ResolveContainer, NeedsANameWhenThePodHasSeveral) {
-  const json pod = {{"metadata", {{"name", "p"}}}, {"spec", {{"containers", {{{"name", "a"}}, {{"name", "b"}}}}}}};
+  const json pod = {{"metadata", {{"name", "p"}}},
+                    {"spec", {{"containers", {{{"name", "a"}}, {{"name", "b"}}}}}}};
   LogRequest req;
   auto none = resolve_container(req, pod);
   ASSERT_FALSE(none.ok());

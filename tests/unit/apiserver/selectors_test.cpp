@@ -1,7 +1,6 @@
 #include "apiserver/selectors.hpp"
 
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 namespace kpt::apiserver {

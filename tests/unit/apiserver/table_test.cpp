@@ -12,10 +12,20 @@ TEST(HumanDuration, FollowsKubernetesRounding) {
     std::int64_t seconds;
     std::string want;
   };
-  const std::vector<Case> cases = {{-5, "<invalid>"}, {-1, "0s"},        {0, "0s"},          {119, "119s"},
-                                   {120, "2m"},       {200, "3m20s"},    {600, "10m"},       {3 * 3600, "3h"},
-                                   {3 * 3600 + 60 * 7, "3h7m"},          {47 * 3600, "47h"}, {50 * 3600, "2d2h"},
-                                   {10 * 86400, "10d"}, {800 * 86400, "2y70d"}, {9 * 365 * 86400, "9y"}};
+  const std::vector<Case> cases = {{-5, "<invalid>"},
+                                   {-1, "0s"},
+                                   {0, "0s"},
+                                   {119, "119s"},
+                                   {120, "2m"},
+                                   {200, "3m20s"},
+                                   {600, "10m"},
+                                   {3 * 3600, "3h"},
+                                   {3 * 3600 + 60 * 7, "3h7m"},
+                                   {47 * 3600, "47h"},
+                                   {50 * 3600, "2d2h"},
+                                   {10 * 86400, "10d"},
+                                   {800 * 86400, "2y70d"},
+                                   {9 * 365 * 86400, "9y"}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.seconds);
     EXPECT_EQ(human_duration(c.seconds), c.want);

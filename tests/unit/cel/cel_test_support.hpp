@@ -1,12 +1,12 @@
 #pragma once
 
+#include "schema/cel/cel.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "schema/cel/cel.hpp"
 
 namespace kpt::cel::testing {
 

@@ -3,9 +3,9 @@
 // Training Operator v1.9.4 PyTorchJob CRD, written out here, each with values that pass and
 // values that fail as the API server would decide.
 
-#include <gtest/gtest.h>
-
 #include "tests/unit/cel/cel_test_support.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::cel {
 namespace {

@@ -2,9 +2,9 @@
 // limit reported as unsupported. No test here measures time; each would hang or exhaust memory
 // without the bound it checks.
 
-#include <gtest/gtest.h>
-
 #include "tests/unit/cel/cel_test_support.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::cel {
 namespace {

@@ -1,6 +1,6 @@
-#include <gtest/gtest.h>
-
 #include "tests/unit/cel/cel_test_support.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::cel {
 namespace {

@@ -1,8 +1,8 @@
 #include "schema/cel/parser.hpp"
 
-#include <gtest/gtest.h>
-
 #include "tests/unit/cel/cel_test_support.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::cel {
 namespace {

@@ -2,11 +2,11 @@
 // and replaced bytes, drawn from a fixed seed so a failure reproduces) never crash, throw or
 // hang it. A libFuzzer target over the same entry point explores further.
 
+#include "tests/unit/cel/cel_test_support.hpp"
+
 #include <gtest/gtest.h>
 
 #include <random>
-
-#include "tests/unit/cel/cel_test_support.hpp"
 
 namespace kpt::cel {
 namespace {

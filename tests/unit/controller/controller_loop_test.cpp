@@ -1,15 +1,14 @@
 #include "controller/controller_main.hpp"
+#include "controller/logger.hpp"
+#include "tests/support/fake_api_client.hpp"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
-
-#include "controller/logger.hpp"
-#include "tests/support/fake_api_client.hpp"
 
 namespace kpt::controller {
 namespace {
@@ -28,19 +27,25 @@ bool eventually(F done) {
 }
 
 nlohmann::json job(int i) {
-  const auto tmpl = nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");
-  return {{"apiVersion", "kubeflow.org/v1"},
-          {"kind", "PyTorchJob"},
-          {"metadata", {{"name", "job" + std::to_string(i)}, {"namespace", "ns"}, {"uid", "uid-job" + std::to_string(i)}}},
-          {"spec",
-           {{"pytorchReplicaSpecs",
-             {{"Master", {{"replicas", 1}, {"template", tmpl}}}, {"Worker", {{"replicas", 2}, {"template", tmpl}}}}}}}};
+  const auto tmpl =
+      nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");
+  return {
+      {"apiVersion", "kubeflow.org/v1"},
+      {"kind", "PyTorchJob"},
+      {"metadata",
+       {{"name", "job" + std::to_string(i)}, {"namespace", "ns"}, {"uid", "uid-job" + std::to_string(i)}}},
+      {"spec",
+       {{"pytorchReplicaSpecs",
+         {{"Master", {{"replicas", 1}, {"template", tmpl}}},
+          {"Worker", {{"replicas", 2}, {"template", tmpl}}}}}}}};
 }
 
 /// A controller run in a thread, stopped (as by SIGTERM) on destruction.
 struct RunningController {
   RunningController(kube::ApiClient& api, ControllerConfig config) : log(out, LogFormat::json, clock) {
-    thread = std::thread([this, &api, config] { code = run_controller(api, config, clock, log, stop, [this](int p) { port = p; }); });
+    thread = std::thread([this, &api, config] {
+      code = run_controller(api, config, clock, log, stop, [this](int p) { port = p; });
+    });
   }
   ~RunningController() { halt(); }
   void halt() {
@@ -75,7 +80,8 @@ struct Kubelet {
         const auto gang = std::count_if(names.begin(), names.end(),
                                         [&](const std::string& n) { return n.rfind(job + "-", 0) == 0; });
         if (phase.empty()) m_api.merge("pods", "ns", name, {{"status", {{"phase", "Running"}}}});
-        if (phase == "Running" && gang == 3) m_api.merge("pods", "ns", name, {{"status", {{"phase", "Succeeded"}}}});
+        if (phase == "Running" && gang == 3)
+          m_api.merge("pods", "ns", name, {{"status", {{"phase", "Succeeded"}}}});
       }
       std::this_thread::sleep_for(std::chrono::milliseconds{5});
     }
@@ -88,7 +94,8 @@ struct Kubelet {
 bool all_succeeded(const FakeApiClient& api, int jobs) {
   for (int i = 0; i < jobs; ++i) {
     const auto j = api.object("pytorchjobs", "ns", "job" + std::to_string(i));
-    const auto& conditions = j.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array());
+    const auto& conditions =
+        j.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array());
     if (conditions.empty() || conditions.back().value("type", "") != "Succeeded") return false;
   }
   return true;
@@ -160,7 +167,8 @@ TEST(ControllerLoop, OnlyTheLeaderWritesAndTheStandbyTakesOverWhenItStops) {
   auto config_b = config;
   config_b.lease.identity = "b";
   auto leader = std::make_unique<RunningController>(api, config_a);
-  ASSERT_TRUE(eventually([&] { return !api.object("leases", "ns", "kubectl-pytorch-controller").is_null(); }));
+  ASSERT_TRUE(
+      eventually([&] { return !api.object("leases", "ns", "kubectl-pytorch-controller").is_null(); }));
   RunningController standby(api, config_b);
   api.put(kube::resources::pytorchjobs(), job(0));
   ASSERT_TRUE(eventually([&] { return api.names("pods", "ns").size() == 3; }));
@@ -185,26 +193,34 @@ TEST(ControllerLoop, ServesHealthReadinessAndPrometheusMetrics) {
   const auto health = http.Get("/healthz");
   ASSERT_TRUE(health);
   EXPECT_EQ(health->status, 200);
-  ASSERT_TRUE(eventually([&] { auto r = http.Get("/readyz"); return r && r->status == 200; }));
+  ASSERT_TRUE(eventually([&] {
+    auto r = http.Get("/readyz");
+    return r && r->status == 200;
+  }));
   const auto metrics = http.Get("/metrics");
   ASSERT_TRUE(metrics);
-  EXPECT_NE(metrics->body.find("kpt_controller_api_requests_total{verb=\"create\",code=\"200\"}"), std::string::npos);
-  EXPECT_NE(metrics->body.find("kpt_controller_reconcile_duration_seconds_bucket{le=\"+Inf\"}"), std::string::npos);
+  EXPECT_NE(metrics->body.find("kpt_controller_api_requests_total{verb=\"create\",code=\"200\"}"),
+            std::string::npos);
+  EXPECT_NE(metrics->body.find("kpt_controller_reconcile_duration_seconds_bucket{le=\"+Inf\"}"),
+            std::string::npos);
   EXPECT_NE(metrics->body.find("kpt_controller_jobs{state=\"Created\"} 1"), std::string::npos);
 }
 
 TEST(ControllerLoop, RefusesToRunBesideATrainingOperatorUnlessToldWhichJobsAreOurs) {
   FakeApiClient api;
   api.put(kube::resources::deployments(),
-          {{"metadata", {{"name", "training-operator"}, {"namespace", "kubeflow"},
-                         {"labels", {{"control-plane", "kubeflow-training-operator"}}}}}});
+          {{"metadata",
+            {{"name", "training-operator"},
+             {"namespace", "kubeflow"},
+             {"labels", {{"control-plane", "kubeflow-training-operator"}}}}}});
   util::RealClock clock;
   std::ostringstream out;
   Logger log(out, LogFormat::text, clock);
   std::atomic<bool> stop{false};
   EXPECT_EQ(run_controller(api, quiet_config(), clock, log, stop), 1);
-  EXPECT_NE(out.str().find("a Training Operator is running in this cluster ('kubeflow/training-operator'); refusing "
-                           "to reconcile its jobs: pass --managed-by or --job-selector to say which jobs are ours"),
+  EXPECT_NE(out.str().find(
+                "a Training Operator is running in this cluster ('kubeflow/training-operator'); refusing "
+                "to reconcile its jobs: pass --managed-by or --job-selector to say which jobs are ours"),
             std::string::npos);
 }
 

@@ -1,10 +1,9 @@
 #include "controller/leader_election.hpp"
 
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-
 #include "tests/support/fake_api_client.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace kpt::controller {
 namespace {

@@ -1,17 +1,17 @@
 #include "controller/manifests.hpp"
 
+#include "plugin/plugin.hpp"
+#include "schema/structural_schema.hpp"
+#include "yaml/manifest_reader.hpp"
+#include "yaml/node_json.hpp"
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <map>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <sstream>
-
-#include "plugin/plugin.hpp"
-#include "yaml/manifest_reader.hpp"
-#include "yaml/node_json.hpp"
-#include "schema/structural_schema.hpp"
 
 namespace kpt::controller {
 namespace {

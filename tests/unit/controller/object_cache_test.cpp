@@ -1,15 +1,14 @@
 #include "controller/object_cache.hpp"
 
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-
-#include "util/clock.hpp"
 #include "controller/expectations.hpp"
 #include "controller/metrics.hpp"
-#include "model/pytorchjob/lifecycle_json.hpp"
 #include "controller/reconciler.hpp"
+#include "model/pytorchjob/lifecycle_json.hpp"
 #include "tests/support/fake_api_client.hpp"
+#include "util/clock.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace kpt::controller {
 namespace {
@@ -18,14 +17,18 @@ using Type = kube::WatchEvent::Type;
 
 nlohmann::json child(const std::string& name, const std::string& job, const std::string& phase = "Running",
                      const std::string& rv = "1") {
-  return {{"metadata",
-           {{"name", name},
-            {"namespace", "ns"},
-            {"resourceVersion", rv},
-            {"labels", {{"training.kubeflow.org/replica-type", "worker"}, {"training.kubeflow.org/replica-index", "1"}}},
-            {"ownerReferences", {{{"kind", "PyTorchJob"}, {"name", job}, {"uid", job + "-uid"}, {"controller", true}}}}}},
-          {"spec", {{"containers", {{{"name", "pytorch"}, {"env", nlohmann::json::array({{{"name", "RANK"}}})}}}}}},
-          {"status", {{"phase", phase}}}};
+  return {
+      {"metadata",
+       {{"name", name},
+        {"namespace", "ns"},
+        {"resourceVersion", rv},
+        {"labels",
+         {{"training.kubeflow.org/replica-type", "worker"}, {"training.kubeflow.org/replica-index", "1"}}},
+        {"ownerReferences",
+         {{{"kind", "PyTorchJob"}, {"name", job}, {"uid", job + "-uid"}, {"controller", true}}}}}},
+      {"spec",
+       {{"containers", {{{"name", "pytorch"}, {"env", nlohmann::json::array({{{"name", "RANK"}}})}}}}}},
+      {"status", {{"phase", phase}}}};
 }
 
 TEST(ChildCache, KeepsATrimmedViewOfEachPodIndexedByItsJob) {
@@ -71,8 +74,9 @@ TEST(ChildCache, AListInPagesDropsWhatItNoLongerShows) {
 }
 
 nlohmann::json job_with_rv(const std::string& rv, const std::string& state) {
-  return {{"metadata", {{"name", "j"}, {"namespace", "ns"}, {"resourceVersion", rv}, {"managedFields", {1, 2}}}},
-          {"status", {{"state", state}}}};
+  return {
+      {"metadata", {{"name", "j"}, {"namespace", "ns"}, {"resourceVersion", rv}, {"managedFields", {1, 2}}}},
+      {"status", {{"state", state}}}};
 }
 
 TEST(JobCache, AnOlderResourceVersionNeverReplacesANewerOne) {
@@ -103,12 +107,14 @@ class CachedReconcilerTest : public ::testing::Test {
   CachedReconcilerTest() : clock(std::chrono::sys_days{std::chrono::year{2026} / 11 / 29}) {}
 
   nlohmann::json job() {
-    const auto tmpl = nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");
-    return api.put(kube::resources::pytorchjobs(),
-                   {{"apiVersion", "kubeflow.org/v1"},
-                    {"kind", "PyTorchJob"},
-                    {"metadata", {{"name", "mnist"}, {"namespace", "ns"}, {"uid", "job-uid"}}},
-                    {"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", 2}, {"template", tmpl}}}}}}}});
+    const auto tmpl =
+        nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");
+    return api.put(
+        kube::resources::pytorchjobs(),
+        {{"apiVersion", "kubeflow.org/v1"},
+         {"kind", "PyTorchJob"},
+         {"metadata", {{"name", "mnist"}, {"namespace", "ns"}, {"uid", "job-uid"}}},
+         {"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", 2}, {"template", tmpl}}}}}}}});
   }
   /// Plays the informers: every pod and Service the fake holds goes into the caches.
   void sync() {
@@ -172,7 +178,9 @@ TEST_F(CachedReconcilerTest, ARestartIsCountedOnceWhileTheCacheStillShowsTheDele
   ASSERT_FALSE(reconciler.reconcile("ns/mnist").error.has_value());
   EXPECT_EQ(api.count("create", "pods"), 1);
   EXPECT_EQ(api.count("patch"), 0);
-  EXPECT_EQ(api.object("pytorchjobs", "ns", "mnist")["metadata"]["annotations"][model::pytorchjob::k_recreations_annotation], "1");
+  EXPECT_EQ(api.object("pytorchjobs", "ns",
+                       "mnist")["metadata"]["annotations"][model::pytorchjob::k_recreations_annotation],
+            "1");
 }
 
 TEST_F(CachedReconcilerTest, AJobGoneFromTheCacheIsNotAnError) {

@@ -1,11 +1,10 @@
 #include "controller/reconciler.hpp"
 
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-
 #include "controller/metrics.hpp"
 #include "tests/support/fake_api_client.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace kpt::controller {
 namespace {
@@ -16,7 +15,8 @@ using std::chrono::seconds;
 nlohmann::json job_json(const std::string& run_policy = "{}", const std::string& restart = "OnFailure",
                         bool master = true) {
   auto replicas = nlohmann::json::object();
-  const auto tmpl = nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");
+  const auto tmpl =
+      nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");
   if (master) replicas["Master"] = {{"replicas", 1}, {"restartPolicy", restart}, {"template", tmpl}};
   replicas["Worker"] = {{"replicas", 2}, {"restartPolicy", restart}, {"template", tmpl}};
   return {{"apiVersion", "kubeflow.org/v1"},
@@ -27,7 +27,8 @@ nlohmann::json job_json(const std::string& run_policy = "{}", const std::string&
 
 class ReconcilerTest : public ::testing::Test {
  protected:
-  ReconcilerTest() : clock(std::chrono::sys_days{std::chrono::year{2026} / 11 / 29} + std::chrono::hours{12}) {}
+  ReconcilerTest()
+      : clock(std::chrono::sys_days{std::chrono::year{2026} / 11 / 29} + std::chrono::hours{12}) {}
 
   void add_job(const nlohmann::json& job) { api.put(kube::resources::pytorchjobs(), job); }
   ReconcileResult pass() { return reconciler.reconcile("ns/mnist"); }
@@ -39,8 +40,9 @@ class ReconcilerTest : public ::testing::Test {
   void set_phase(const std::string& pod, const std::string& phase, std::optional<int> exit_code = {}) {
     nlohmann::json status = {{"phase", phase}};
     if (exit_code) {
-      status["containerStatuses"] = {
-          {{"name", "pytorch"}, {"restartCount", 0}, {"state", {{"terminated", {{"exitCode", *exit_code}}}}}}};
+      status["containerStatuses"] = {{{"name", "pytorch"},
+                                      {"restartCount", 0},
+                                      {"state", {{"terminated", {{"exitCode", *exit_code}}}}}}};
     }
     api.merge("pods", "ns", pod, {{"status", status}});
   }
@@ -150,7 +152,8 @@ TEST_F(ReconcilerTest, ExitCodePolicyFailsOnPermanentExitCodes) {
   set_phase("mnist-worker-1", "Failed", 2);
   ASSERT_FALSE(pass().error.has_value());
   EXPECT_EQ(state(), "Failed");
-  EXPECT_EQ(status()["conditions"].back()["message"], "PyTorchJob mnist is failed because 1 Worker replica(s) failed.");
+  EXPECT_EQ(status()["conditions"].back()["message"],
+            "PyTorchJob mnist is failed because 1 Worker replica(s) failed.");
 }
 
 TEST_F(ReconcilerTest, DeadlineIsEnforcedOnTimeThroughRequeueAfter) {
@@ -161,7 +164,8 @@ TEST_F(ReconcilerTest, DeadlineIsEnforcedOnTimeThroughRequeueAfter) {
   clock.advance(seconds{30});
   ASSERT_FALSE(pass().error.has_value());
   EXPECT_EQ(state(), "Failed");
-  EXPECT_EQ(status()["conditions"].back()["message"], "PyTorchJob mnist was active longer than specified deadline");
+  EXPECT_EQ(status()["conditions"].back()["message"],
+            "PyTorchJob mnist was active longer than specified deadline");
 }
 
 TEST_F(ReconcilerTest, TtlDeletesTheFinishedJob) {
@@ -209,9 +213,10 @@ TEST_F(ReconcilerTest, RecordsEventsForWhatItDoes) {
     reasons.push_back(api.object("events", "ns", name)["reason"]);
   }
   std::sort(reasons.begin(), reasons.end());
-  EXPECT_EQ(reasons, (std::vector<std::string>{"PyTorchJobCreated", "SuccessfulCreatePod", "SuccessfulCreatePod",
-                                               "SuccessfulCreatePod", "SuccessfulCreateService",
-                                               "SuccessfulCreateService", "SuccessfulCreateService"}));
+  EXPECT_EQ(reasons,
+            (std::vector<std::string>{"PyTorchJobCreated", "SuccessfulCreatePod", "SuccessfulCreatePod",
+                                      "SuccessfulCreatePod", "SuccessfulCreateService",
+                                      "SuccessfulCreateService", "SuccessfulCreateService"}));
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 #include "controller/work_queue.hpp"
 
-#include <gtest/gtest.h>
-
 #include "controller/expectations.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::controller {
 namespace {

@@ -1,8 +1,8 @@
 #include "kube/exec_credential.hpp"
+
 #include "util/time.hpp"
 
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 namespace kpt::kube {
@@ -122,7 +122,8 @@ TEST(ExecCredential, InteractiveModeDecidesWhetherStdinIsPassed) {
     }
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(runner.calls.at(0).with_stdin, c.expect_stdin);
-    EXPECT_EQ(json::parse(runner.calls[0].env.at("KUBERNETES_EXEC_INFO"))["spec"]["interactive"], c.expect_stdin);
+    EXPECT_EQ(json::parse(runner.calls[0].env.at("KUBERNETES_EXEC_INFO"))["spec"]["interactive"],
+              c.expect_stdin);
   }
 }
 
@@ -139,12 +140,14 @@ TEST(ExecCredential, FailuresAreReportedAsClientGoWordsThem) {
       {"non-zero exit", "", 3, false, "exec: executable cred-helper failed with exit code 3"},
       {"not json", "hello", 0, false, "decoding stdout: the exec plugin did not print JSON"},
       {"wrong version", credential("t", "", "client.authentication.k8s.io/v1beta1"), 0, false,
-       "exec plugin is configured to use API version client.authentication.k8s.io/v1, plugin returned version "
+       "exec plugin is configured to use API version client.authentication.k8s.io/v1, plugin returned "
+       "version "
        "client.authentication.k8s.io/v1beta1"},
       {"no status", R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"})", 0, false,
        "exec plugin didn't return a status field"},
-      {"empty status", R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{}})", 0,
-       false, "exec plugin didn't return a token or cert/key pair"},
+      {"empty status",
+       R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{}})", 0, false,
+       "exec plugin didn't return a token or cert/key pair"},
       {"cert without key",
        R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"clientCertificateData":"C"}})",
        0, false, "exec plugin returned only certificate or key, not both"},
@@ -166,7 +169,8 @@ TEST(ExecCredential, FailuresAreReportedAsClientGoWordsThem) {
 
 TEST(ExecCredential, RealRunnerRunsAProgramWithTheGivenEnvironment) {
   RealProcessRunner runner;
-  auto r = runner.run("sh", {"-c", "printf '%s' \"$GREETING\""}, {{"PATH", "/usr/bin:/bin"}, {"GREETING", "hi"}}, false);
+  auto r = runner.run("sh", {"-c", "printf '%s' \"$GREETING\""},
+                      {{"PATH", "/usr/bin:/bin"}, {"GREETING", "hi"}}, false);
   ASSERT_TRUE(r) << r.error().message;
   EXPECT_EQ(r->exit_code, 0);
   EXPECT_EQ(r->out, "hi");

@@ -1,8 +1,8 @@
 #include "kube/kubeconfig.hpp"
 
-#include <gtest/gtest.h>
-
 #include "kube/base64.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::kube {
 namespace {
@@ -98,14 +98,17 @@ TEST(Kubeconfig, WithoutFlagOrEnvTheHomeConfigIsUsedAndItsAbsenceIsEmpty) {
 }
 
 TEST(Kubeconfig, DataFieldsAreDecodedAndExecIsParsed) {
-  const std::string text = "clusters:\n- name: c\n  cluster:\n    server: https://x\n"
-                           "    certificate-authority-data: " + base64_encode("PEM-CA") + "\n"
-                           "    extensions:\n    - name: client.authentication.k8s.io/exec\n"
-                           "      extension: {audience: x}\n"
-                           "users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
-                           "      command: ./bin/cred\n      args: [get, --json]\n"
-                           "      env: [{name: A, value: b}]\n      interactiveMode: Never\n"
-                           "      provideClusterInfo: true\n      installHint: install it\n";
+  const std::string text =
+      "clusters:\n- name: c\n  cluster:\n    server: https://x\n"
+      "    certificate-authority-data: " +
+      base64_encode("PEM-CA") +
+      "\n"
+      "    extensions:\n    - name: client.authentication.k8s.io/exec\n"
+      "      extension: {audience: x}\n"
+      "users:\n- name: u\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n"
+      "      command: ./bin/cred\n      args: [get, --json]\n"
+      "      env: [{name: A, value: b}]\n      interactiveMode: Never\n"
+      "      provideClusterInfo: true\n      installHint: install it\n";
   auto k = parse_kubeconfig("/cfg/k.yaml", text);
   ASSERT_TRUE(k) << k.error().message;
   EXPECT_EQ(k->clusters.at("c").certificate_authority_data, "PEM-CA");
@@ -126,17 +129,23 @@ TEST(Kubeconfig, MalformedFilesGiveKubectlsPrefixAndThePlaceOfTheProblem) {
     const char* text;
     const char* message;
   } cases[] = {
-      {"yaml syntax", "clusters: [\n", "error loading config file \"/k.yaml\": '/k.yaml' line 2, column 1: did not find expected node content (while parsing a flow node at line 2)"},
+      {"yaml syntax", "clusters: [\n",
+       "error loading config file \"/k.yaml\": '/k.yaml' line 2, column 1: did not find expected node "
+       "content (while parsing a flow node at line 2)"},
       {"duplicate key", "current-context: a\ncurrent-context: b\n",
-       "error loading config file \"/k.yaml\": '/k.yaml' line 2, column 1: duplicate key 'current-context' (first at line 1)"},
-      {"alias bomb", "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
-                     "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
-                     "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
-       "error loading config file \"/k.yaml\": '/k.yaml' line 6, column 36: alias '*e' expands the document past 1000000 nodes"},
+       "error loading config file \"/k.yaml\": '/k.yaml' line 2, column 1: duplicate key 'current-context' "
+       "(first at line 1)"},
+      {"alias bomb",
+       "a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+       "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+       "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\nf: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e, *e]\n",
+       "error loading config file \"/k.yaml\": '/k.yaml' line 6, column 36: alias '*e' expands the document "
+       "past 1000000 nodes"},
       {"wrong type", "users:\n- name: u\n  user: {password: yes}\n",
        "error loading config file \"/k.yaml\": users[0].user.password: expected a string"},
       {"bad base64", "clusters:\n- name: c\n  cluster: {certificate-authority-data: '%%%'}\n",
-       "error loading config file \"/k.yaml\": clusters[0].cluster.certificate-authority-data: expected base64 data"},
+       "error loading config file \"/k.yaml\": clusters[0].cluster.certificate-authority-data: expected "
+       "base64 data"},
       {"not a mapping", "- a\n", "error loading config file \"/k.yaml\": expected a mapping at the top"},
   };
   for (const auto& c : cases) {

@@ -76,14 +76,78 @@ TEST(ResolveConfig, FlagsOverrideContextClusterUserNamespaceAndServer) {
     AuthKind auth;
     bool insecure;
   } cases[] = {
-      {"--context", {.context = "prod"}, "https://prod.example", "default", "basic-user", "", "", AuthKind::basic, true},
-      {"--cluster", {.cluster = "prod-cluster"}, "https://prod.example", "team-a", "dev-user", "", "", AuthKind::token, true},
-      {"--user", {.user = "file-user"}, "https://dev.example:6443", "team-a", "file-user", "/cfg/ca.pem", "dev.internal", AuthKind::token_file, false},
-      {"-n", {.namespace_ = "other"}, "https://dev.example:6443", "other", "dev-user", "/cfg/ca.pem", "dev.internal", AuthKind::token, false},
-      {"--server clears tls-server-name", {.server = "https://1.2.3.4"}, "https://1.2.3.4", "team-a", "dev-user", "/cfg/ca.pem", "", AuthKind::token, false},
-      {"--server with --tls-server-name", {.server = "https://1.2.3.4", .tls_server_name = "n"}, "https://1.2.3.4", "team-a", "dev-user", "/cfg/ca.pem", "n", AuthKind::token, false},
-      {"--insecure clears the ca", {.insecure_skip_tls_verify = true}, "https://dev.example:6443", "team-a", "dev-user", "", "dev.internal", AuthKind::token, true},
-      {"--certificate-authority clears insecure", {.context = "prod", .certificate_authority = "ca.pem"}, "https://prod.example", "default", "basic-user", "/work/ca.pem", "", AuthKind::basic, false},
+      {"--context",
+       {.context = "prod"},
+       "https://prod.example",
+       "default",
+       "basic-user",
+       "",
+       "",
+       AuthKind::basic,
+       true},
+      {"--cluster",
+       {.cluster = "prod-cluster"},
+       "https://prod.example",
+       "team-a",
+       "dev-user",
+       "",
+       "",
+       AuthKind::token,
+       true},
+      {"--user",
+       {.user = "file-user"},
+       "https://dev.example:6443",
+       "team-a",
+       "file-user",
+       "/cfg/ca.pem",
+       "dev.internal",
+       AuthKind::token_file,
+       false},
+      {"-n",
+       {.namespace_ = "other"},
+       "https://dev.example:6443",
+       "other",
+       "dev-user",
+       "/cfg/ca.pem",
+       "dev.internal",
+       AuthKind::token,
+       false},
+      {"--server clears tls-server-name",
+       {.server = "https://1.2.3.4"},
+       "https://1.2.3.4",
+       "team-a",
+       "dev-user",
+       "/cfg/ca.pem",
+       "",
+       AuthKind::token,
+       false},
+      {"--server with --tls-server-name",
+       {.server = "https://1.2.3.4", .tls_server_name = "n"},
+       "https://1.2.3.4",
+       "team-a",
+       "dev-user",
+       "/cfg/ca.pem",
+       "n",
+       AuthKind::token,
+       false},
+      {"--insecure clears the ca",
+       {.insecure_skip_tls_verify = true},
+       "https://dev.example:6443",
+       "team-a",
+       "dev-user",
+       "",
+       "dev.internal",
+       AuthKind::token,
+       true},
+      {"--certificate-authority clears insecure",
+       {.context = "prod", .certificate_authority = "ca.pem"},
+       "https://prod.example",
+       "default",
+       "basic-user",
+       "/work/ca.pem",
+       "",
+       AuthKind::basic,
+       false},
   };
   for (auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -128,16 +192,31 @@ TEST(ResolveConfig, ValidationErrorsAreWordedAsKubectlWordsThem) {
     ConnectionFlags flags;
     const char* message;
   } cases[] = {
-      {"missing context", {.context = "nope"}, "error in configuration: context was not found for specified context: nope"},
+      {"missing context",
+       {.context = "nope"},
+       "error in configuration: context was not found for specified context: nope"},
       {"missing cluster", {.cluster = "nope"}, "no server found for cluster \"nope\""},
       {"missing user", {.user = "nope"}, "auth info \"nope\" does not exist"},
-      {"two methods", {.user = "both"}, "more than one authentication method found for both; found [token basicAuth], only one is allowed"},
-      {"cert without key", {.user = "cert-no-key"},
-       "error in configuration: client-key-data or client-key must be specified for cert-no-key to use the clientCert authentication method.; "
-       "unable to read client-cert /cfg/missing.pem for cert-no-key due to open /cfg/missing.pem: no such file or directory"},
-      {"groups without as", {.user = "extra-no-as"}, "requesting uid, groups or user-extra for extra-no-as without impersonating a user"},
-      {"unreadable ca", {.certificate_authority = "/nope.pem"}, "unable to read certificate-authority /nope.pem for dev-cluster due to open /nope.pem: no such file or directory"},
-      {"bad timeout", {.request_timeout = "3x"}, "invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)"},
+      {"two methods",
+       {.user = "both"},
+       "more than one authentication method found for both; found [token basicAuth], only one is allowed"},
+      {"cert without key",
+       {.user = "cert-no-key"},
+       "error in configuration: client-key-data or client-key must be specified for cert-no-key to use the "
+       "clientCert authentication method.; "
+       "unable to read client-cert /cfg/missing.pem for cert-no-key due to open /cfg/missing.pem: no such "
+       "file or directory"},
+      {"groups without as",
+       {.user = "extra-no-as"},
+       "requesting uid, groups or user-extra for extra-no-as without impersonating a user"},
+      {"unreadable ca",
+       {.certificate_authority = "/nope.pem"},
+       "unable to read certificate-authority /nope.pem for dev-cluster due to open /nope.pem: no such file "
+       "or directory"},
+      {"bad timeout",
+       {.request_timeout = "3x"},
+       "invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a "
+       "corresponding time unit (e.g. 1s | 2m | 3h)"},
   };
   for (auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -154,7 +233,8 @@ TEST(ResolveConfig, ValidationErrorsAreWordedAsKubectlWordsThem) {
 TEST(ResolveConfig, InClusterConfigIsUsedWhenNothingIsConfiguredAndAServiceAccountIsMounted) {
   Fixture f;
   f.in.flags.kubeconfig.clear();
-  f.in.env = {{"HOME", "/home/none"}, {"KUBERNETES_SERVICE_HOST", "fd00::1"}, {"KUBERNETES_SERVICE_PORT", "443"}};
+  f.in.env = {
+      {"HOME", "/home/none"}, {"KUBERNETES_SERVICE_HOST", "fd00::1"}, {"KUBERNETES_SERVICE_PORT", "443"}};
   f.fs.add("/sa/token", "sa-token");
   f.fs.add("/sa/ca.crt", "CA");
   f.fs.add("/sa/namespace", "training\n");
@@ -179,7 +259,8 @@ TEST(ResolveConfig, NothingConfiguredAndNoServiceAccountIsAnError) {
   auto c = f.resolve();
   ASSERT_FALSE(c);
   EXPECT_EQ(c.error().message,
-            "invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER environment variable");
+            "invalid configuration: no configuration has been provided, try setting KUBERNETES_MASTER "
+            "environment variable");
 }
 
 TEST(ResolveConfig, RequestTimeoutAcceptsSecondsAndUnits) {
@@ -200,9 +281,10 @@ TEST(ResolveConfig, RequestTimeoutRefusesWhatIsNotADurationWithoutThrowing) {
     SCOPED_TRACE(text);
     auto d = parse_duration(text);
     ASSERT_FALSE(d);
-    EXPECT_EQ(d.error().message,
-              "invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a "
-              "corresponding time unit (e.g. 1s | 2m | 3h)");
+    EXPECT_EQ(
+        d.error().message,
+        "invalid timeout value. Timeout must be a single integer in seconds, or an integer followed by a "
+        "corresponding time unit (e.g. 1s | 2m | 3h)");
   }
 }
 

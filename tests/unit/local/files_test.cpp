@@ -1,10 +1,10 @@
+#include "local/hosts_file.hpp"
+#include "local/log_store.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
-
-#include "local/hosts_file.hpp"
-#include "local/log_store.hpp"
 
 namespace kpt::local {
 namespace {

@@ -1,7 +1,6 @@
 #include "local/pod_run.hpp"
 
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 namespace kpt::local {
@@ -13,7 +12,8 @@ using namespace std::chrono_literals;
 json pod(const std::string& policy, bool with_init = false) {
   json spec = {{"restartPolicy", policy},
                {"containers", json::array({{{"name", "pytorch"}, {"command", json::array({"true"})}}})}};
-  if (with_init) spec["initContainers"] = json::array({{{"name", "init"}, {"command", json::array({"true"})}}});
+  if (with_init)
+    spec["initContainers"] = json::array({{{"name", "init"}, {"command", json::array({"true"})}}});
   return {{"metadata", {{"name", "p"}, {"namespace", "default"}, {"uid", "u"}}}, {"spec", spec}};
 }
 

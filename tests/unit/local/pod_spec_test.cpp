@@ -1,7 +1,6 @@
 #include "local/pod_spec.hpp"
 
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 namespace kpt::local {
@@ -10,8 +9,11 @@ namespace {
 using nlohmann::json;
 
 json pod_with(json container) {
-  return json{{"metadata", {{"name", "job-worker-1"}, {"namespace", "ml"}, {"uid", "u-1"},
-                            {"labels", {{"training.kubeflow.org/replica-index", "1"}}}}},
+  return json{{"metadata",
+               {{"name", "job-worker-1"},
+                {"namespace", "ml"},
+                {"uid", "u-1"},
+                {"labels", {{"training.kubeflow.org/replica-index", "1"}}}}},
               {"spec", {{"containers", json::array({container})}}}};
 }
 
@@ -25,16 +27,18 @@ NodeEnvironment node() {
 }
 
 TEST(PlanLaunches, BuildsEnvInOrderWithFieldRefsAndNameResolutionLast) {
-  const json c = {{"name", "pytorch"},
-                  {"command", json::array({"python3", "train.py"})},
-                  {"args", json::array({"--rank=$(RANK)"})},
-                  {"env", json::array({{{"name", "RANK"}, {"value", "1"}},
-                                       {{"name", "POD"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
-                                       {{"name", "IDX"},
-                                        {"valueFrom",
-                                         {{"fieldRef",
-                                           {{"fieldPath", "metadata.labels['training.kubeflow.org/replica-index']"}}}}}},
-                                       {{"name", "RANK"}, {"value", "2"}}})}};
+  const json c = {
+      {"name", "pytorch"},
+      {"command", json::array({"python3", "train.py"})},
+      {"args", json::array({"--rank=$(RANK)"})},
+      {"env",
+       json::array(
+           {{{"name", "RANK"}, {"value", "1"}},
+            {{"name", "POD"}, {"valueFrom", {{"fieldRef", {{"fieldPath", "metadata.name"}}}}}},
+            {{"name", "IDX"},
+             {"valueFrom",
+              {{"fieldRef", {{"fieldPath", "metadata.labels['training.kubeflow.org/replica-index']"}}}}}},
+            {{"name", "RANK"}, {"value", "2"}}})}};
   auto launches = plan_launches(pod_with(c), node());
   ASSERT_TRUE(launches) << launches.error().message;
   ASSERT_EQ(launches->size(), 1u);
@@ -76,9 +80,12 @@ TEST(PlanLaunches, RunsInTheAnnotatedWorkdirUnlessTheContainerNamesAnAbsoluteOne
 
 TEST(ExpandReferences, FollowsKubernetesRules) {
   const std::map<std::string, std::string> vars{{"A", "1"}, {"B", "two"}};
-  struct Case { const char* in; const char* out; };
-  const Case cases[] = {{"$(A)", "1"},     {"x$(B)y", "xtwoy"}, {"$$(A)", "$(A)"},
-                        {"$(C)", "$(C)"},  {"$(A", "$(A"},      {"cost $5", "cost $5"}};
+  struct Case {
+    const char* in;
+    const char* out;
+  };
+  const Case cases[] = {{"$(A)", "1"},    {"x$(B)y", "xtwoy"}, {"$$(A)", "$(A)"},
+                        {"$(C)", "$(C)"}, {"$(A", "$(A"},      {"cost $5", "cost $5"}};
   for (const auto& c : cases) {
     SCOPED_TRACE(c.in);
     EXPECT_EQ(expand_references(c.in, vars), c.out);

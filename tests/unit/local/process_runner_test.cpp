@@ -1,6 +1,7 @@
 #include "local/process_runner.hpp"
 
 #include <gtest/gtest.h>
+
 #include <signal.h>
 
 #include <filesystem>
@@ -44,7 +45,9 @@ TEST_F(ProcessRunnerTest, RunsWithExactlyTheGivenEnvAndWorkdirAndLogsBothStreams
   auto runner = make_posix_runner();
   const std::string log = (m_dir / "out.log").string();
   auto pid = runner->start({{"sh", "-c", "echo \"$GREETING from $(pwd)\"; echo oops >&2; exit 3"},
-                            {"PATH=/usr/bin:/bin", "GREETING=hello"}, m_dir.string(), log});
+                            {"PATH=/usr/bin:/bin", "GREETING=hello"},
+                            m_dir.string(),
+                            log});
   ASSERT_TRUE(pid) << pid.error().message;
   const auto exit = wait_for(*runner, *pid);
   EXPECT_EQ(exit.exit_code, 3);
@@ -54,8 +57,8 @@ TEST_F(ProcessRunnerTest, RunsWithExactlyTheGivenEnvAndWorkdirAndLogsBothStreams
 
 TEST_F(ProcessRunnerTest, ReportsACommandThatIsNotThere) {
   auto runner = make_posix_runner();
-  auto pid = runner->start({{"no-such-command-kpt"}, {"PATH=/usr/bin:/bin"}, m_dir.string(),
-                            (m_dir / "out.log").string()});
+  auto pid = runner->start(
+      {{"no-such-command-kpt"}, {"PATH=/usr/bin:/bin"}, m_dir.string(), (m_dir / "out.log").string()});
   ASSERT_TRUE(pid);
   const auto exit = wait_for(*runner, *pid);
   EXPECT_TRUE(exit.start_failed);
@@ -66,7 +69,9 @@ TEST_F(ProcessRunnerTest, ReportsACommandThatIsNotThere) {
 TEST_F(ProcessRunnerTest, SignalsTheWholeProcessGroup) {
   auto runner = make_posix_runner();
   // The shell starts a child; TERM to the group must end both.
-  auto pid = runner->start({{"sh", "-c", "sleep 30 & wait"}, {"PATH=/usr/bin:/bin"}, m_dir.string(),
+  auto pid = runner->start({{"sh", "-c", "sleep 30 & wait"},
+                            {"PATH=/usr/bin:/bin"},
+                            m_dir.string(),
                             (m_dir / "out.log").string()});
   ASSERT_TRUE(pid);
   std::this_thread::sleep_for(std::chrono::milliseconds(100));

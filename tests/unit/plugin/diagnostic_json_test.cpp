@@ -16,17 +16,25 @@ std::string reference_json(const Report& report) {
   auto files = nlohmann::ordered_json::array();
   auto diags = nlohmann::ordered_json::array();
   const auto add = [&diags](const Diagnostic& d) {
-    diags.push_back({{"file", d.location.file}, {"line", d.location.line}, {"column", d.location.col},
+    diags.push_back({{"file", d.location.file},
+                     {"line", d.location.line},
+                     {"column", d.location.col},
                      {"severity", d.severity == Severity::error     ? "error"
                                   : d.severity == Severity::warning ? "warning"
-                                                                            : "info"},
-                     {"field", d.field_path}, {"rule", d.rule_id}, {"message", d.message}, {"hint", d.hint}});
+                                                                    : "info"},
+                     {"field", d.field_path},
+                     {"rule", d.rule_id},
+                     {"message", d.message},
+                     {"hint", d.hint}});
   };
   for (const auto& f : report.files) {
     Report one;
     one.files.push_back(f);
     const auto s = summarize(one);
-    files.push_back({{"name", f.name}, {"documents", s.documents}, {"skipped", s.skipped}, {"errors", s.errors},
+    files.push_back({{"name", f.name},
+                     {"documents", s.documents},
+                     {"skipped", s.skipped},
+                     {"errors", s.errors},
                      {"warnings", s.warnings}});
     for (const auto& d : f.file_findings) add(d);
     for (const auto& doc : f.documents) {
@@ -37,8 +45,12 @@ std::string reference_json(const Report& report) {
   nlohmann::ordered_json root{{"version", 1},
                               {"files", std::move(files)},
                               {"summary",
-                               {{"errors", s.errors}, {"warnings", s.warnings}, {"infos", s.infos},
-                                {"documents", s.documents}, {"skipped", s.skipped}, {"files", s.files}}},
+                               {{"errors", s.errors},
+                                {"warnings", s.warnings},
+                                {"infos", s.infos},
+                                {"documents", s.documents},
+                                {"skipped", s.skipped},
+                                {"files", s.files}}},
                               {"diagnostics", std::move(diags)}};
   return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
@@ -54,9 +66,13 @@ std::string written(const Report& r) {
 }
 
 TEST(DiagnosticJson, WritesTheBytesNlohmannWouldForEveryKindOfString) {
-  const std::vector<std::string> texts = {
-      "plain", "", "quote \" backslash \\ slash /", "controls \b\f\n\r\t \x01\x1f \x7f",
-      "utf-8 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "invalid \xff\xfe and cut \xe2\x82", "nul \0 inside"};
+  const std::vector<std::string> texts = {"plain",
+                                          "",
+                                          "quote \" backslash \\ slash /",
+                                          "controls \b\f\n\r\t \x01\x1f \x7f",
+                                          "utf-8 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+                                          "invalid \xff\xfe and cut \xe2\x82",
+                                          "nul \0 inside"};
   Report r;
   for (std::size_t i = 0; i < texts.size(); ++i) {
     FileReport f;

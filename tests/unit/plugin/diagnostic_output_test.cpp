@@ -29,11 +29,14 @@ Report one_file_report() {
   doc.kind = "PyTorchJob";
   doc.name = "mnist-dp";
   doc.line = 1;
-  doc.findings.push_back(Diagnostic{Severity::error, {"jobs/a.yaml", 6, 3}, "spec.cleanPodPolicy",
-                                    "lint.misplaced-field", "unknown field 'cleanPodPolicy' (it belongs in spec.runPolicy)",
+  doc.findings.push_back(Diagnostic{Severity::error,
+                                    {"jobs/a.yaml", 6, 3},
+                                    "spec.cleanPodPolicy",
+                                    "lint.misplaced-field",
+                                    "unknown field 'cleanPodPolicy' (it belongs in spec.runPolicy)",
                                     "move it to spec.runPolicy.cleanPodPolicy"});
-  doc.findings.push_back(Diagnostic{Severity::warning, {"jobs/a.yaml", 4, 9}, "metadata.name", "lint.x",
-                                    "a <warning> & more", ""});
+  doc.findings.push_back(Diagnostic{
+      Severity::warning, {"jobs/a.yaml", 4, 9}, "metadata.name", "lint.x", "a <warning> & more", ""});
   f.documents.push_back(doc);
   DocumentReport other;
   other.index = 1;
@@ -74,7 +77,8 @@ TEST(DiagnosticOutput, QuietShowsOnlyErrorsAndNoSummary) {
 
 TEST(DiagnosticOutput, ColourWrapsLocationSeverityAndCaret) {
   const Diagnostic d{Severity::error, {"a.yaml", 6, 3}, "spec.x", "r", "m", ""};
-  EXPECT_EQ(format_finding(d, nullptr, true), "\033[1ma.yaml:6:3:\033[0m \033[1;31merror:\033[0m spec.x: m [r]\n");
+  EXPECT_EQ(format_finding(d, nullptr, true),
+            "\033[1ma.yaml:6:3:\033[0m \033[1;31merror:\033[0m spec.x: m [r]\n");
   const std::string src = k_source;
   EXPECT_EQ(format_finding(d, &src, true),
             "\033[1ma.yaml:6:3:\033[0m \033[1;31merror:\033[0m spec.x: m [r]\n  cleanPodPolicy: All\n"
@@ -82,8 +86,9 @@ TEST(DiagnosticOutput, ColourWrapsLocationSeverityAndCaret) {
 }
 
 TEST(DiagnosticOutput, FindingWithoutPositionHasNoCaret) {
-  const Diagnostic d{Severity::error, {"<stdin>", 0, 0}, "", "input.too-large", "input is larger than 10 bytes",
-                     "raise --max-bytes"};
+  const Diagnostic d{
+      Severity::error,    {"<stdin>", 0, 0}, "", "input.too-large", "input is larger than 10 bytes",
+      "raise --max-bytes"};
   const std::string src = "x";
   EXPECT_EQ(format_finding(d, &src, false),
             "<stdin>: error: input is larger than 10 bytes [input.too-large]\n  hint: raise --max-bytes\n");
@@ -102,10 +107,12 @@ TEST(DiagnosticOutput, LongLinesAreCutAroundTheColumn) {
       {"short line kept whole", "  key: value", 8, "  key: value", "       ^"},
       {"tabs become spaces", "\tkey: v", 2, " key: v", " ^"},
       {"cut at the end", digits + digits, 5, (digits + digits).substr(0, 20) + "...", "    ^"},
-      {"cut at both ends", digits + digits + digits, 60, "..." + (digits + digits + digits).substr(49, 20) + "...",
-       std::string(13, ' ') + "^"},
-      {"cut at the start", digits + digits, 80, "..." + (digits + digits).substr(60), std::string(22, ' ') + "^"},
-      {"utf-8 counts characters", "name: \xc3\xa9t\xc3\xa9 x", 11, "name: \xc3\xa9t\xc3\xa9 x", "          ^"},
+      {"cut at both ends", digits + digits + digits, 60,
+       "..." + (digits + digits + digits).substr(49, 20) + "...", std::string(13, ' ') + "^"},
+      {"cut at the start", digits + digits, 80, "..." + (digits + digits).substr(60),
+       std::string(22, ' ') + "^"},
+      {"utf-8 counts characters", "name: \xc3\xa9t\xc3\xa9 x", 11, "name: \xc3\xa9t\xc3\xa9 x",
+       "          ^"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -166,24 +173,25 @@ TEST(DiagnosticOutput, JsonHasTheDocumentedStableShape) {
 TEST(DiagnosticOutput, JunitHasASuitePerFileACasePerDocumentAndAFailurePerError) {
   std::ostringstream out;
   write_junit(one_file_report(), out);
-  EXPECT_EQ(out.str(),
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-            "<testsuites name=\"kubectl-pytorch validate\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\">\n"
-            "  <testsuite name=\"jobs/a.yaml\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\">\n"
-            "    <testcase classname=\"jobs/a.yaml\" name=\"PyTorchJob/mnist-dp (document 1, line 1)\">\n"
-            "      <failure message=\"spec.cleanPodPolicy: unknown field &apos;cleanPodPolicy&apos; (it belongs in "
-            "spec.runPolicy)\" type=\"lint.misplaced-field\">jobs/a.yaml:6:3: error: spec.cleanPodPolicy: unknown "
-            "field &apos;cleanPodPolicy&apos; (it belongs in spec.runPolicy) [lint.misplaced-field]\n"
-            "  hint: move it to spec.runPolicy.cleanPodPolicy\n"
-            "</failure>\n"
-            "      <system-out>jobs/a.yaml:4:9: warning: metadata.name: a &lt;warning&gt; &amp; more [lint.x]\n"
-            "</system-out>\n"
-            "    </testcase>\n"
-            "    <testcase classname=\"jobs/a.yaml\" name=\"ConfigMap (document 2, line 0)\">\n"
-            "      <skipped message=\"document of another kind\"/>\n"
-            "    </testcase>\n"
-            "  </testsuite>\n"
-            "</testsuites>\n");
+  EXPECT_EQ(
+      out.str(),
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+      "<testsuites name=\"kubectl-pytorch validate\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\">\n"
+      "  <testsuite name=\"jobs/a.yaml\" tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\">\n"
+      "    <testcase classname=\"jobs/a.yaml\" name=\"PyTorchJob/mnist-dp (document 1, line 1)\">\n"
+      "      <failure message=\"spec.cleanPodPolicy: unknown field &apos;cleanPodPolicy&apos; (it belongs in "
+      "spec.runPolicy)\" type=\"lint.misplaced-field\">jobs/a.yaml:6:3: error: spec.cleanPodPolicy: unknown "
+      "field &apos;cleanPodPolicy&apos; (it belongs in spec.runPolicy) [lint.misplaced-field]\n"
+      "  hint: move it to spec.runPolicy.cleanPodPolicy\n"
+      "</failure>\n"
+      "      <system-out>jobs/a.yaml:4:9: warning: metadata.name: a &lt;warning&gt; &amp; more [lint.x]\n"
+      "</system-out>\n"
+      "    </testcase>\n"
+      "    <testcase classname=\"jobs/a.yaml\" name=\"ConfigMap (document 2, line 0)\">\n"
+      "      <skipped message=\"document of another kind\"/>\n"
+      "    </testcase>\n"
+      "  </testsuite>\n"
+      "</testsuites>\n");
 }
 
 TEST(DiagnosticOutput, SummaryLineCountsInWords) {

@@ -1,10 +1,10 @@
 #include "plugin/doctor_detect.hpp"
 
+#include "schema/crd_fingerprint.hpp"
+
 #include <gtest/gtest.h>
 
 #include <map>
-
-#include "schema/crd_fingerprint.hpp"
 
 namespace kpt::plugin {
 namespace {
@@ -21,10 +21,10 @@ TEST(DoctorDetect, EveryImageOfTheDeploymentTableMapsToItsRelease) {
     std::string releases;
   };
   const std::vector<Case> cases = {
-      {"public.ecr.aws/j1r0q0g6/training/training-operator:760ac1171dd30039a7363ffa03c77454bd714da5", Kind::release,
-       "v1.3.0"},
-      {"public.ecr.aws/j1r0q0g6/training/training-operator:174e8813666951ded505daf334a37f60fd50c18d", Kind::release,
-       "v1.4.0"},
+      {"public.ecr.aws/j1r0q0g6/training/training-operator:760ac1171dd30039a7363ffa03c77454bd714da5",
+       Kind::release, "v1.3.0"},
+      {"public.ecr.aws/j1r0q0g6/training/training-operator:174e8813666951ded505daf334a37f60fd50c18d",
+       Kind::release, "v1.4.0"},
       {"kubeflow/training-operator:v1-e1434f6", Kind::release, "v1.5.0"},
       {"kubeflow/training-operator:v1-5a5f92d", Kind::release, "v1.6.0"},
       {"kubeflow/training-operator:v1-855e096", Kind::release, "v1.7.0"},
@@ -58,7 +58,8 @@ TEST(DoctorDetect, ImageReferencesAreParsedWhateverTheRegistryPortTagFormOrDiges
       {"kubeflow/training-operator@sha256:0123abcd", Kind::digest, "", ""},
       {"kubeflow/training-operator:v1-93c5489@sha256:0123abcd", Kind::release, "v1.9.4", "v1-93c5489"},
       {"kubeflow/training-operator:v1-855e0961234", Kind::release, "v1.7.0", "v1-855e0961234"},
-      {"public.ecr.aws/j1r0q0g6/training/training-operator:v1-760ac11", Kind::release, "v1.3.0", "v1-760ac11"},
+      {"public.ecr.aws/j1r0q0g6/training/training-operator:v1-760ac11", Kind::release, "v1.3.0",
+       "v1-760ac11"},
       {"kubeflow/training-operator:v1.7.0", Kind::unknown, "", "v1.7.0"},
       {"kubeflow/training-operator:v1-abcdef0", Kind::unknown, "", "v1-abcdef0"},
       {"kubeflow/training-operator:v1-855", Kind::unknown, "", "v1-855"},
@@ -73,7 +74,8 @@ TEST(DoctorDetect, ImageReferencesAreParsedWhateverTheRegistryPortTagFormOrDiges
 }
 
 TEST(DoctorDetect, TrainerV2VersionComesFromASemverTag) {
-  EXPECT_EQ(trainer_version_from_image("ghcr.io/kubeflow/trainer/trainer-controller-manager:v2.1.0"), "v2.1.0");
+  EXPECT_EQ(trainer_version_from_image("ghcr.io/kubeflow/trainer/trainer-controller-manager:v2.1.0"),
+            "v2.1.0");
   EXPECT_EQ(trainer_version_from_image("ghcr.io/kubeflow/trainer/trainer-controller-manager"), "");
   EXPECT_EQ(trainer_version_from_image("ghcr.io/kubeflow/trainer/trainer-controller-manager:latest"), "");
 }
@@ -84,7 +86,7 @@ TEST(DoctorDetect, ControllerGenVersionsMapToReleaseRanges) {
     std::string releases;
   };
   const std::vector<Case> cases = {
-      {"v0.6.0", "v1.3.0-v1.5.0"}, {"v0.10.0", "v1.6.0"},        {"v0.12.0", "v1.7.0"},
+      {"v0.6.0", "v1.3.0-v1.5.0"},  {"v0.10.0", "v1.6.0"},        {"v0.12.0", "v1.7.0"},
       {"v0.14.0", "v1.8.0-v1.8.1"}, {"v0.16.5", "v1.9.0-v1.9.4"}, {"v0.17.0", ""},
   };
   for (const auto& c : cases) {
@@ -114,49 +116,77 @@ TEST(DoctorDetect, CombiningImageCrdAndWebhookFollowsTheRules) {
   const std::vector<Case> cases = {
       {"image and CRD agree on one release",
        {image("kubeflow/training-operator:v1-855e096"), std::vector<Release>{{1, 7, 0}}, false, std::nullopt},
-       Verdict::Kind::agree, "v1.7.0", "operator v1.7.0: the image and the CRD agree", {}},
+       Verdict::Kind::agree,
+       "v1.7.0",
+       "operator v1.7.0: the image and the CRD agree",
+       {}},
       {"an untagged image inside the CRD's range picks v1.9.1",
        {image("kubeflow/training-operator"), v19, true, std::nullopt},
-       Verdict::Kind::agree, "v1.9.1", "operator v1.9.1: the image and the CRD agree",
+       Verdict::Kind::agree,
+       "v1.9.1",
+       "operator v1.9.1: the image and the CRD agree",
        {"the operator image has no tag: v1.9.1's manifests deploy it so (#2583), but it is whatever 'latest' "
         "was when the pod started"}},
       {"a new image with an old CRD disagrees and uses the image's release",
-       {image("ghcr.io/kubeflow/training-v1/training-operator:v1-93c5489"), std::vector<Release>{{1, 5, 0}}, true, std::nullopt},
-       Verdict::Kind::disagree, "v1.9.4",
-       "the image says v1.9.4 but the CRD says v1.5.0: the CRD was not upgraded with the operator; using v1.9.4",
+       {image("ghcr.io/kubeflow/training-v1/training-operator:v1-93c5489"), std::vector<Release>{{1, 5, 0}},
+        true, std::nullopt},
+       Verdict::Kind::disagree,
+       "v1.9.4",
+       "the image says v1.9.4 but the CRD says v1.5.0: the CRD was not upgraded with the operator; using "
+       "v1.9.4",
        {}},
       {"an old image with a new CRD disagrees the other way",
        {image("kubeflow/training-operator:v1-855e096"), std::vector<Release>{{1, 9, 4}}, true, std::nullopt},
-       Verdict::Kind::disagree, "v1.7.0",
+       Verdict::Kind::disagree,
+       "v1.7.0",
        "the image says v1.7.0 but the CRD says v1.9.4: the CRD is newer than the operator; using v1.7.0",
        {"a validating webhook 'validator.training-operator.kubeflow.org' exists, which only v1.8+ installs"}},
       {"only the image speaks when the CRD cannot be read",
        {image("kubeflow/training-operator:v1-04f9f13"), std::nullopt, std::nullopt, std::nullopt},
-       Verdict::Kind::image, "v1.8.1", "operator v1.8.1 from the image (the CRD says nothing)", {}},
+       Verdict::Kind::image,
+       "v1.8.1",
+       "operator v1.8.1 from the image (the CRD says nothing)",
+       {}},
       {"only the CRD speaks when no Deployment is found, newest of its range used",
        {std::nullopt, v19, std::nullopt, std::nullopt},
-       Verdict::Kind::crd, "v1.9.3",
-       "operator v1.9.0-v1.9.3 from the CRD (no operator Deployment found); using v1.9.3", {}},
+       Verdict::Kind::crd,
+       "v1.9.3",
+       "operator v1.9.0-v1.9.3 from the CRD (no operator Deployment found); using v1.9.3",
+       {}},
       {"a 'latest' image leaves the CRD to speak",
        {image("kubeflow/training-operator:latest"), std::vector<Release>{{1, 6, 0}}, false, std::nullopt},
-       Verdict::Kind::crd, "v1.6.0", "operator v1.6.0 from the CRD (the image says nothing)",
+       Verdict::Kind::crd,
+       "v1.6.0",
+       "operator v1.6.0 from the CRD (the image says nothing)",
        {"the operator image tag 'latest' names no release"}},
       {"a v1.8+ release without its webhook gets a note",
-       {image("kubeflow/training-operator:v1-9e52eb7"), std::vector<Release>{{1, 8, 0}, {1, 8, 1}}, false, std::nullopt},
-       Verdict::Kind::agree, "v1.8.0", "operator v1.8.0: the image and the CRD agree",
-       {"no validating webhook 'validator.training-operator.kubeflow.org', which v1.8.0 installs: invalid jobs "
+       {image("kubeflow/training-operator:v1-9e52eb7"), std::vector<Release>{{1, 8, 0}, {1, 8, 1}}, false,
+        std::nullopt},
+       Verdict::Kind::agree,
+       "v1.8.0",
+       "operator v1.8.0: the image and the CRD agree",
+       {"no validating webhook 'validator.training-operator.kubeflow.org', which v1.8.0 installs: invalid "
+        "jobs "
         "are not rejected when created"}},
       {"a hand-edited CRD and an unknown tag leave the release unknown",
        {image("my/operator:dev"), std::vector<Release>{}, false, std::nullopt},
-       Verdict::Kind::unknown, "", "the operator release is unknown",
+       Verdict::Kind::unknown,
+       "",
+       "the operator release is unknown",
        {"the operator image tag 'dev' is in no release's manifests",
         "the PyTorchJob CRD matches no release's schema (edited by hand, or from a fork)"}},
       {"a digest-pinned image says nothing",
        {image("kubeflow/training-operator@sha256:00ff"), std::nullopt, std::nullopt, std::nullopt},
-       Verdict::Kind::unknown, "", "the operator release is unknown",
+       Verdict::Kind::unknown,
+       "",
+       "the operator release is unknown",
        {"the operator image is pinned by digest only: no tag to map to a release"}},
-      {"nothing installed", {std::nullopt, std::nullopt, false, std::nullopt}, Verdict::Kind::unknown, "",
-       "no Training Operator v1 found", {}},
+      {"nothing installed",
+       {std::nullopt, std::nullopt, false, std::nullopt},
+       Verdict::Kind::unknown,
+       "",
+       "no Training Operator v1 found",
+       {}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -175,7 +205,8 @@ TEST(DoctorDetect, JobPodLabelsNameTheReleasesThatMakeThem) {
     std::string releases;
   };
   const std::vector<Case> cases = {
-      {"v1.3: only the old keys", {{"group-name", "kubeflow.org"}, {"job-name", "j"}, {"replica-type", "master"}},
+      {"v1.3: only the old keys",
+       {{"group-name", "kubeflow.org"}, {"job-name", "j"}, {"replica-type", "master"}},
        "v1.3.0"},
       {"v1.4-v1.5: old and new keys",
        {{"group-name", "kubeflow.org"}, {"training.kubeflow.org/operator-name", "pytorchjob-controller"}},
@@ -192,7 +223,8 @@ TEST(DoctorDetect, JobPodLabelsNameTheReleasesThatMakeThem) {
         {"training.kubeflow.org/job-role", "master"}},
        "v1.8.0-v1.9.4"},
       {"our controller's pods say nothing",
-       {{"training.kubeflow.org/operator-name", "pytorchjob-controller"}, {"app.kubernetes.io/name", "j"}}, ""},
+       {{"training.kubeflow.org/operator-name", "pytorchjob-controller"}, {"app.kubernetes.io/name", "j"}},
+       ""},
       {"a group-name of another project says nothing", {{"group-name", "example.com"}}, ""},
   };
   for (const auto& c : cases) {
@@ -207,8 +239,9 @@ TEST(DoctorDetect, JobPodsOfAnotherReleaseAddANoteAndChangeNothingElse) {
   const auto v = combine(in);
   EXPECT_EQ(v.kind, Verdict::Kind::agree);
   EXPECT_EQ(v.release->to_string(), "v1.7.0");
-  EXPECT_EQ(v.notes, (std::vector<std::string>{"pods of existing jobs carry the labels of v1.4.0-v1.5.0, not of "
-                                               "v1.7.0: another release made them (before an upgrade?)"}));
+  EXPECT_EQ(v.notes,
+            (std::vector<std::string>{"pods of existing jobs carry the labels of v1.4.0-v1.5.0, not of "
+                                      "v1.7.0: another release made them (before an upgrade?)"}));
   in.pod_labels = std::vector<Release>{{1, 6, 0}, {1, 7, 0}};
   EXPECT_TRUE(combine(in).notes.empty());
 }
@@ -221,10 +254,11 @@ TEST(DoctorDetect, EnvStyleIsTheDetectedOperatorRelease) {
 
 TEST(DoctorDetect, AddOnsAreRecognisedFromCrdNames) {
   const auto none = add_ons_from_crd_names({"pytorchjobs.kubeflow.org", "foos.example.com"});
-  EXPECT_FALSE(none.trainer_v2 || none.v1_9_0_trainjob || none.volcano || none.scheduler_plugins || none.kueue);
-  const auto all = add_ons_from_crd_names({"trainjobs.trainer.kubeflow.org", "trainjobs.kubeflow.org",
-                                           "podgroups.scheduling.volcano.sh", "podgroups.scheduling.sigs.k8s.io",
-                                           "podgroups.scheduling.x-k8s.io", "workloads.kueue.x-k8s.io"});
+  EXPECT_FALSE(none.trainer_v2 || none.v1_9_0_trainjob || none.volcano || none.scheduler_plugins ||
+               none.kueue);
+  const auto all = add_ons_from_crd_names(
+      {"trainjobs.trainer.kubeflow.org", "trainjobs.kubeflow.org", "podgroups.scheduling.volcano.sh",
+       "podgroups.scheduling.sigs.k8s.io", "podgroups.scheduling.x-k8s.io", "workloads.kueue.x-k8s.io"});
   EXPECT_TRUE(all.trainer_v2 && all.v1_9_0_trainjob && all.volcano && all.scheduler_plugins && all.kueue);
   EXPECT_EQ(all.scheduler_plugins_group, "scheduling.x-k8s.io");
   EXPECT_EQ(add_ons_from_crd_names({"podgroups.scheduling.sigs.k8s.io"}).scheduler_plugins_group,

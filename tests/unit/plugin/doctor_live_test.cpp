@@ -1,17 +1,17 @@
 // doctor's gathering, live schemas and server dry runs against a scripted ApiClient.
-#include <gtest/gtest.h>
-
-#include <filesystem>
-#include <nlohmann/json.hpp>
-#include <sstream>
-
 #include "plugin/context.hpp"
 #include "plugin/doctor_gather.hpp"
 #include "plugin/live_schema.hpp"
 #include "plugin/live_validate.hpp"
 #include "plugin/server_dry_run.hpp"
-#include "yaml/manifest_reader.hpp"
 #include "tests/unit/plugin/doctor_fake_client.hpp"
+#include "yaml/manifest_reader.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <sstream>
 
 namespace kpt::plugin {
 namespace {
@@ -43,15 +43,19 @@ json crd(const std::string& rv, bool with_managed_by) {
             {"scope", "Namespaced"},
             {"names", {{"kind", "PyTorchJob"}, {"plural", "pytorchjobs"}, {"singular", "pytorchjob"}}},
             {"versions",
-             {{{"name", "v1"}, {"served", true}, {"storage", true},
+             {{{"name", "v1"},
+               {"served", true},
+               {"storage", true},
                {"schema", {{"openAPIV3Schema", pytorchjob_schema(with_managed_by)}}}}}}}}};
 }
 
 std::string openapi_doc() {
   json s = pytorchjob_schema(true);
   s["properties"]["metadata"] = {{"allOf", {{{"$ref", "#/components/schemas/io.k8s.ObjectMeta"}}}}};
-  s["x-kubernetes-group-version-kind"] = {{{"group", "kubeflow.org"}, {"version", "v1"}, {"kind", "PyTorchJob"}}};
-  return json{{"openapi", "3.0.0"}, {"components", {{"schemas", {{"org.kubeflow.v1.PyTorchJob", s}}}}}}.dump();
+  s["x-kubernetes-group-version-kind"] = {
+      {{"group", "kubeflow.org"}, {"version", "v1"}, {"kind", "PyTorchJob"}}};
+  return json{{"openapi", "3.0.0"}, {"components", {{"schemas", {{"org.kubeflow.v1.PyTorchJob", s}}}}}}
+      .dump();
 }
 
 json deployment(const std::string& ns, const std::string& name, const std::string& image) {
@@ -86,7 +90,8 @@ yaml::Document parse(const std::string& yaml) {
 
 TEST(DoctorGather, AForbiddenCheckSaysSoAndTheReportGoesOn) {
   ScriptedClient api;
-  api.lists.emplace("deployments", ScriptedClient::error(403, "deployments.apps is forbidden: user 'u' cannot list"));
+  api.lists.emplace("deployments",
+                    ScriptedClient::error(403, "deployments.apps is forbidden: user 'u' cannot list"));
   api.objects.emplace("customresourcedefinitions/pytorchjobs.kubeflow.org", crd("5", false));
   api.lists.emplace("customresourcedefinitions", ScriptedClient::error(403, "crds are forbidden"));
   api.allowed = false;
@@ -109,14 +114,16 @@ TEST(DoctorGather, AForbiddenCheckSaysSoAndTheReportGoesOn) {
                            "get validatingwebhookconfigurations/validator.training-operator.kubeflow.org",
                            "list customresourcedefinitions",
                            "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pytorchjobs",
-                           "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pods", "list pods", "list pods"}));
+                           "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pods", "list pods",
+                           "list pods"}));
 }
 
 TEST(DoctorGather, TheImageSpeaksWhenTheCrdMayNotBeRead) {
   ScriptedClient api;
-  api.lists.emplace("deployments", kube::ListResult{{deployment("ops", "training-operator",
-                                                                "kubeflow/training-operator:v1-855e096")},
-                                                    "1", ""});
+  api.lists.emplace(
+      "deployments",
+      kube::ListResult{
+          {deployment("ops", "training-operator", "kubeflow/training-operator:v1-855e096")}, "1", ""});
   api.objects.emplace("customresourcedefinitions/pytorchjobs.kubeflow.org", ScriptedClient::error(403, "no"));
   auto r = gather_doctor_report(api, "https://k", "default");
   ASSERT_TRUE(r);
@@ -129,9 +136,10 @@ TEST(DoctorGather, TheImageSpeaksWhenTheCrdMayNotBeRead) {
 TEST(DoctorGather, WhenDeploymentsMayNotBeListedEverywhereTheInstallNamespacesAreTried) {
   ScriptedClient api;
   api.lists.emplace("deployments", ScriptedClient::error(403, "deployments.apps is forbidden"));
-  api.lists.emplace("deployments@kubeflow",
-                    kube::ListResult{{deployment("kubeflow", "training-operator", "kubeflow/training-operator:v1-04f9f13")},
-                                     "1", ""});
+  api.lists.emplace(
+      "deployments@kubeflow",
+      kube::ListResult{
+          {deployment("kubeflow", "training-operator", "kubeflow/training-operator:v1-04f9f13")}, "1", ""});
   auto r = gather_doctor_report(api, "https://k", "default");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->operator_deployment.state, CheckState::found);
@@ -143,10 +151,12 @@ TEST(DoctorGather, WhenDeploymentsMayNotBeListedEverywhereTheInstallNamespacesAr
 
 TEST(DoctorGather, TrainerV2IsFoundByNameAndItsVersionReadFromItsConfigMapWhenTheTagSaysNothing) {
   ScriptedClient api;
-  api.lists.emplace("deployments",
-                    kube::ListResult{{deployment("kubeflow-system", "kubeflow-trainer-controller-manager",
-                                                 "ghcr.io/kubeflow/trainer/trainer-controller-manager:latest")},
-                                     "1", ""});
+  api.lists.emplace(
+      "deployments",
+      kube::ListResult{{deployment("kubeflow-system", "kubeflow-trainer-controller-manager",
+                                   "ghcr.io/kubeflow/trainer/trainer-controller-manager:latest")},
+                       "1",
+                       ""});
   api.objects.emplace("configmaps/kubeflow-trainer-public",
                       json{{"data", {{"kubeflow_trainer_version", "v2.2.0"}}}});
   auto r = gather_doctor_report(api, "https://k", "default");
@@ -159,7 +169,8 @@ TEST(DoctorGather, TrainerV2IsFoundByNameAndItsVersionReadFromItsConfigMapWhenTh
 
 TEST(DoctorGather, OnlyAnUnreachableClusterIsAnError) {
   ScriptedClient api;
-  api.lists.emplace("deployments", ScriptedClient::error(0, "GET https://k/apis: Couldn't connect", ErrorCode::http));
+  api.lists.emplace("deployments",
+                    ScriptedClient::error(0, "GET https://k/apis: Couldn't connect", ErrorCode::http));
   auto r = gather_doctor_report(api, "https://k", "default");
   ASSERT_FALSE(r);
   EXPECT_EQ(r.error().message, "GET https://k/apis: Couldn't connect");
@@ -237,7 +248,8 @@ TEST(ServerDryRun, StatusMessagesAreSplitIntoCausesWithTheirFields) {
   };
   const std::vector<Case> cases = {
       {R"(PyTorchJob in version "v1" cannot be handled as a PyTorchJob: strict decoding error: unknown field "spec.foo", unknown field "spec.runPolicy.bar")",
-       {{"spec.foo", "unknown field 'spec.foo'"}, {"spec.runPolicy.bar", "unknown field 'spec.runPolicy.bar'"}}},
+       {{"spec.foo", "unknown field 'spec.foo'"},
+        {"spec.runPolicy.bar", "unknown field 'spec.runPolicy.bar'"}}},
       {R"(PyTorchJob.kubeflow.org "j" is invalid: [spec.pytorchReplicaSpecs[Worker].replicas: Invalid value: "string": must be integer, spec.runPolicy.schedulingPolicy.queue: Invalid value: "string": queue is immutable])",
        {{"spec.pytorchReplicaSpecs[Worker].replicas", "invalid value: \"string\": must be integer"},
         {"spec.runPolicy.schedulingPolicy.queue", "invalid value: \"string\": queue is immutable"}}},
@@ -248,7 +260,8 @@ TEST(ServerDryRun, StatusMessagesAreSplitIntoCausesWithTheirFields) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.message);
     std::vector<std::pair<std::string, std::string>> got;
-    for (const auto& cause : causes_from_status_message(c.message)) got.emplace_back(cause.field, cause.message);
+    for (const auto& cause : causes_from_status_message(c.message))
+      got.emplace_back(cause.field, cause.message);
     EXPECT_EQ(got, c.causes);
   }
 }
@@ -297,7 +310,8 @@ TEST(ServerDryRun, NamedJobsAreAppliedWithDryRunAndStrictValidationAndTheVerdict
       "spec:\n"
       "  foo: 1\n");
   ScriptedClient api;
-  api.write_error = ScriptedClient::error(422, R"(PyTorchJob.kubeflow.org "j" is invalid: spec.foo: unknown field 'foo')");
+  api.write_error =
+      ScriptedClient::error(422, R"(PyTorchJob.kubeflow.org "j" is invalid: spec.foo: unknown field 'foo')");
   api.write_warnings = {"spec.bar is deprecated"};
   const auto found = server_dry_run(api, doc, "team");
   EXPECT_EQ(api.calls, std::vector<std::string>{"apply pytorchjobs team/j dryRun Strict"});

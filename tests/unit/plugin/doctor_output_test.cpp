@@ -1,8 +1,8 @@
 #include "plugin/doctor_output.hpp"
 
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
+
 #include <sstream>
 
 namespace kpt::plugin {
@@ -12,7 +12,8 @@ DoctorReport sample() {
   DoctorReport r;
   r.server = "https://k:6443";
   r.ns = "team";
-  r.operator_deployment = {CheckState::found, "", "kubeflow", "training-operator", "kubeflow/training-operator:v1-855e096"};
+  r.operator_deployment = {CheckState::found, "", "kubeflow", "training-operator",
+                           "kubeflow/training-operator:v1-855e096"};
   r.operator_image = match_operator_image(r.operator_deployment.image);
   r.crd.state = CheckState::forbidden;
   r.crd.message = "customresourcedefinitions is forbidden";
@@ -39,7 +40,8 @@ TEST(DoctorOutput, TheTableIsAlignedAndEndsWithTheVerdict) {
       "pytorchjob CRD                   not allowed to read  customresourcedefinitions is forbidden\n"
       "validating webhook               not installed        validator.training-operator.kubeflow.org\n"
       "job pods                         none\n"
-      "env style                        operator@v1.7.0      MASTER_*, RANK, WORLD_SIZE (x nprocPerNode) and PET_* "
+      "env style                        operator@v1.7.0      MASTER_*, RANK, WORLD_SIZE (x nprocPerNode) and "
+      "PET_* "
       "only with a Master replica; worker-only jobs get PET_NNODES and no MASTER_ADDR\n"
       "trainer v2                       not installed\n"
       "volcano                          found                podgroups.scheduling.volcano.sh\n"
@@ -58,7 +60,8 @@ TEST(DoctorOutput, ColourOnlyWhenAskedAndItDoesNotBreakTheColumns) {
   EXPECT_EQ(plain.str().find('\033'), std::string::npos);
   std::ostringstream coloured;
   write_doctor_table(coloured, sample(), true);
-  EXPECT_NE(coloured.str().find("\033[31mnot allowed to read\033[0m  customresourcedefinitions"), std::string::npos);
+  EXPECT_NE(coloured.str().find("\033[31mnot allowed to read\033[0m  customresourcedefinitions"),
+            std::string::npos);
   EXPECT_NE(coloured.str().find("\033[32mfound\033[0m                kubeflow/"), std::string::npos);
 }
 
@@ -66,7 +69,8 @@ TEST(DoctorOutput, JsonCarriesStatesMessagesAndTheVerdict) {
   std::ostringstream out;
   write_doctor_json(out, sample());
   const auto j = nlohmann::json::parse(out.str());
-  EXPECT_EQ(j["crd"], nlohmann::json({{"state", "forbidden"}, {"message", "customresourcedefinitions is forbidden"}}));
+  EXPECT_EQ(j["crd"],
+            nlohmann::json({{"state", "forbidden"}, {"message", "customresourcedefinitions is forbidden"}}));
   EXPECT_EQ(j["operator"]["imageReleases"], nlohmann::json::array({"v1.7.0"}));
   EXPECT_EQ(j["gangScheduling"]["volcano"], true);
   EXPECT_EQ(j["permissions"][1]["allowed"], false);

@@ -1,7 +1,6 @@
 #include "plugin/env_live.hpp"
 
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 namespace kpt::plugin {

@@ -1,11 +1,10 @@
 #include "plugin/job_view.hpp"
 
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-
 #include "plugin/job_builder.hpp"
 #include "plugin/job_follower.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace kpt::plugin {
 namespace {
@@ -17,8 +16,9 @@ json job(bool master, const std::string& condition = "Running", const std::strin
   if (master) specs["Master"] = {{"replicas", 1}};
   return {{"metadata", {{"name", "mnist"}, {"namespace", "ml"}}},
           {"spec", {{"pytorchReplicaSpecs", specs}}},
-          {"status", {{"conditions", json::array({{{"type", "Created"}, {"status", "True"}},
-                                                  {{"type", condition}, {"status", "True"}, {"message", message}}})}}}};
+          {"status",
+           {{"conditions", json::array({{{"type", "Created"}, {"status", "True"}},
+                                        {{"type", condition}, {"status", "True"}, {"message", message}}})}}}};
 }
 
 json pod(const std::string& type, int index, const std::string& phase, json container_state, int restarts = 0,
@@ -44,8 +44,9 @@ json terminated(int code, const std::string& reason = "Error", const std::string
 }
 
 TEST(JobView, RanksMasterFirstThenWorkersFromOne) {
-  const auto v = make_job_view(job(true), {pod("worker", 1, "Running", k_running), pod("master", 0, "Running", k_running),
-                                           pod("worker", 0, "Pending", json::object())});
+  const auto v = make_job_view(
+      job(true), {pod("worker", 1, "Running", k_running), pod("master", 0, "Running", k_running),
+                  pod("worker", 0, "Pending", json::object())});
   ASSERT_EQ(v.replicas.size(), 3u);
   EXPECT_EQ(v.replicas[0].pod, "mnist-master-0");
   EXPECT_EQ(v.replicas[0].rank, 0);
@@ -56,7 +57,8 @@ TEST(JobView, RanksMasterFirstThenWorkersFromOne) {
 }
 
 TEST(JobView, WorkerOnlyJobsRankWorkersFromZero) {
-  const auto v = make_job_view(job(false), {pod("worker", 0, "Running", k_running), pod("worker", 1, "Running", k_running)});
+  const auto v = make_job_view(
+      job(false), {pod("worker", 0, "Running", k_running), pod("worker", 1, "Running", k_running)});
   EXPECT_EQ(v.replicas[0].rank, 0);
   EXPECT_EQ(v.replicas[1].rank, 1);
   EXPECT_EQ(log_prefix(v.replicas[1], false), "[worker-1 r1] ");
@@ -64,14 +66,16 @@ TEST(JobView, WorkerOnlyJobsRankWorkersFromZero) {
 }
 
 TEST(JobView, AFailedJobExitsWithRankZerosCode) {
-  const auto v = make_job_view(job(false, "Failed", "PyTorchJob mnist is failed because 1 Worker replica(s) failed."),
-                               {pod("worker", 0, "Failed", terminated(3)), pod("worker", 1, "Running", k_running)});
+  const auto v =
+      make_job_view(job(false, "Failed", "PyTorchJob mnist is failed because 1 Worker replica(s) failed."),
+                    {pod("worker", 0, "Failed", terminated(3)), pod("worker", 1, "Running", k_running)});
   EXPECT_TRUE(v.finished);
   EXPECT_FALSE(v.succeeded);
   EXPECT_EQ(exit_code_for(v), 3);
-  EXPECT_EQ(summary_line(v, 2.04),
-            "pytorchjob mnist failed after 2.0s: mnist-worker-0 (rank 0) exited with code 3; PyTorchJob mnist is "
-            "failed because 1 Worker replica(s) failed.");
+  EXPECT_EQ(
+      summary_line(v, 2.04),
+      "pytorchjob mnist failed after 2.0s: mnist-worker-0 (rank 0) exited with code 3; PyTorchJob mnist is "
+      "failed because 1 Worker replica(s) failed.");
 }
 
 TEST(JobView, AFailedJobWithoutRankZeroCodeExitsOne) {
@@ -80,8 +84,9 @@ TEST(JobView, AFailedJobWithoutRankZeroCodeExitsOne) {
 }
 
 TEST(JobView, ASucceededJobExitsZeroWithASummary) {
-  const auto v = make_job_view(job(false, "Succeeded"), {pod("worker", 0, "Succeeded", terminated(0, "Completed")),
-                                                         pod("worker", 1, "Succeeded", terminated(0, "Completed"), 1)});
+  const auto v =
+      make_job_view(job(false, "Succeeded"), {pod("worker", 0, "Succeeded", terminated(0, "Completed")),
+                                              pod("worker", 1, "Succeeded", terminated(0, "Completed"), 1)});
   EXPECT_EQ(exit_code_for(v), 0);
   EXPECT_EQ(summary_line(v, 12.34), "pytorchjob mnist succeeded in 12.3s (2 replicas, 1 restart)");
 }
@@ -89,15 +94,17 @@ TEST(JobView, ASucceededJobExitsZeroWithASummary) {
 TEST(JobView, ACommandThatCannotStartIsAFatalStall) {
   const json waiting = {{"waiting", {{"reason", "CrashLoopBackOff"}}}};
   const auto v = make_job_view(
-      job(false), {pod("worker", 0, "Running", waiting, 1,
-                       terminated(128, "StartError", "exec: \"nosuch\": executable file not found in $PATH"))});
+      job(false),
+      {pod("worker", 0, "Running", waiting, 1,
+           terminated(128, "StartError", "exec: \"nosuch\": executable file not found in $PATH"))});
   ASSERT_TRUE(fatal_stall(v));
   EXPECT_EQ(*fatal_stall(v),
             "mnist-worker-0 cannot start its command: exec: \"nosuch\": executable file not found in $PATH");
 }
 
 TEST(JobView, ImagePullBackOffIsAFatalStallAndCrashLoopANote) {
-  const json pull = {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"x\""}}}};
+  const json pull = {
+      {"waiting", {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"x\""}}}};
   const auto v = make_job_view(job(false), {pod("worker", 0, "Pending", pull)});
   EXPECT_EQ(*fatal_stall(v), "mnist-worker-0 is stuck in ImagePullBackOff: Back-off pulling image \"x\"");
   const json crash = {{"waiting", {{"reason", "CrashLoopBackOff"}}}};

@@ -1,5 +1,7 @@
 #include "plugin/validate_runner.hpp"
 
+#include "schema/carried/carried_schema.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -7,8 +9,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include "schema/carried/carried_schema.hpp"
 
 namespace kpt::plugin {
 namespace {
@@ -65,7 +65,8 @@ TEST(ValidateRunner, WithoutStrictTheMisplacedFieldsAreWarnings) {
 
 TEST(ValidateRunner, OtherKindsAreSkippedAndTypeMetaIsRequired) {
   const auto report = validate_file(
-      input("m.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\nmetadata:\n  name: x\n"), carried());
+      input("m.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n---\nmetadata:\n  name: x\n"),
+      carried());
   ASSERT_EQ(report.documents.size(), 2u);
   EXPECT_TRUE(report.documents[0].skipped);
   EXPECT_EQ(report.documents[0].kind, "ConfigMap");
@@ -93,7 +94,8 @@ TEST(ValidateRunner, AnUnservedApiVersionIsAnError) {
 TEST(ValidateRunner, ParallelRunKeepsInputOrder) {
   std::vector<yaml::InputFile> inputs;
   for (int i = 0; i < 20; ++i) {
-    inputs.push_back(input("f" + std::to_string(i) + ".yaml", i % 2 == 0 ? seed_text() : "apiVersion: v1\nkind: Pod\n"));
+    inputs.push_back(
+        input("f" + std::to_string(i) + ".yaml", i % 2 == 0 ? seed_text() : "apiVersion: v1\nkind: Pod\n"));
   }
   auto settings = carried();
   settings.jobs = 4;

@@ -1,14 +1,14 @@
 #include "schema/carried/carried_schema.hpp"
 
-#include <memory>
-#include <string>
-#include <vector>
+#include "schema/structural_schema.hpp"
+#include "yaml/manifest_reader.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "yaml/manifest_reader.hpp"
-#include "schema/structural_schema.hpp"
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace kpt::schema {
 namespace {
@@ -118,10 +118,12 @@ TEST(CarriedSchema, ChecksThePodTemplateOffline) {
        "{containerPort: \"http\", name: pytorchjob-port}", c + "ports[0].containerPort"},
       {"env value that is a number", "value: INFO}", "value: 5}", c + "env[0].value"},
       {"bad quantity", "memory: 32Gi", "memory: 16GB", c + "resources.limits.memory"},
-      {"duplicate container port", "{containerPort: 23456, protocol: UDP}", "{containerPort: 23456, protocol: TCP}",
-       c + "ports[1]"},
-      {"int32 overflow", "replicas: 1\n", "replicas: 3000000000\n", "spec.pytorchReplicaSpecs.Master.replicas"},
-      {"missing required grpc port", "grpc: {port: 9000}", "grpc: {service: x}", c + "startupProbe.grpc.port"},
+      {"duplicate container port", "{containerPort: 23456, protocol: UDP}",
+       "{containerPort: 23456, protocol: TCP}", c + "ports[1]"},
+      {"int32 overflow", "replicas: 1\n", "replicas: 3000000000\n",
+       "spec.pytorchReplicaSpecs.Master.replicas"},
+      {"missing required grpc port", "grpc: {port: 9000}", "grpc: {service: x}",
+       c + "startupProbe.grpc.port"},
       {"unknown field in the job spec", "nprocPerNode: auto", "nprocPerNodes: auto", "spec.nprocPerNodes"},
   };
   for (const auto& k : cases) {
@@ -133,7 +135,8 @@ TEST(CarriedSchema, ChecksThePodTemplateOffline) {
 }
 
 TEST(CarriedSchema, RequiresReplicaSpecsAndContainers) {
-  const auto errors = errors_of("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: j}\nspec: {}\n");
+  const auto errors =
+      errors_of("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: j}\nspec: {}\n");
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors.front().rule_id, "schema.required");
 }
@@ -147,8 +150,8 @@ TEST(CarriedOpenapiJson, IsTheCompactSortedSchemaWithControllerGenConventions) {
   EXPECT_EQ(spec["properties"]["runPolicy"]["properties"]["schedulingPolicy"]["properties"]["queue"]
                 ["x-kubernetes-validations"][0]["rule"],
             "self == oldSelf");
-  const auto& pod = spec["properties"]["pytorchReplicaSpecs"]["additionalProperties"]["properties"]["template"]
-                        ["properties"]["spec"];
+  const auto& pod = spec["properties"]["pytorchReplicaSpecs"]["additionalProperties"]["properties"]
+                        ["template"]["properties"]["spec"];
   EXPECT_EQ(pod["required"], nlohmann::json::array({"containers"}));
   EXPECT_EQ(pod["properties"]["containers"]["x-kubernetes-list-map-keys"], nlohmann::json::array({"name"}));
   const auto& container = pod["properties"]["containers"]["items"];
@@ -159,7 +162,7 @@ TEST(CarriedOpenapiJson, IsTheCompactSortedSchemaWithControllerGenConventions) {
   EXPECT_EQ(memory["x-kubernetes-int-or-string"], true);
   EXPECT_TRUE(memory.contains("pattern"));
   EXPECT_EQ(container["properties"]["livenessProbe"]["properties"]["httpGet"]["properties"]["port"]
-                ["x-kubernetes-int-or-string"],
+                     ["x-kubernetes-int-or-string"],
             true);
   EXPECT_FALSE(carried_openapi_json().find("\"description\"") != std::string_view::npos);
 }

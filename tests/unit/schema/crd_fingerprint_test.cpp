@@ -1,13 +1,13 @@
 #include "schema/crd_fingerprint.hpp"
 
-#include <memory>
-#include <string>
-#include <vector>
+#include "model/pytorchjob/release.hpp"
+#include "yaml/manifest_reader.hpp"
 
 #include <gtest/gtest.h>
 
-#include "model/pytorchjob/release.hpp"
-#include "yaml/manifest_reader.hpp"
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace kpt::schema {
 namespace {
@@ -21,7 +21,8 @@ struct Shape {
 
 std::string crd_text(const Shape& s) {
   std::string out = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n";
-  if (!s.generator.empty()) out += "  annotations:\n    controller-gen.kubebuilder.io/version: " + s.generator + "\n";
+  if (!s.generator.empty())
+    out += "  annotations:\n    controller-gen.kubebuilder.io/version: " + s.generator + "\n";
   out += R"(  name: pytorchjobs.kubeflow.org
 spec:
   group: kubeflow.org
@@ -42,7 +43,9 @@ spec:
   out += "                  cleanPodPolicy: {type: string}\n";
   if (s.suspend) out += "                  suspend: {type: boolean, default: false}\n";
   if (s.managed_by) out += "                  managedBy: {type: string}\n";
-  out += "                  schedulingPolicy:\n                    type: object\n                    properties:\n";
+  out +=
+      "                  schedulingPolicy:\n                    type: object\n                    "
+      "properties:\n";
   out += "                      queue:\n                        type: string\n";
   if (s.queue_cel) out += "                        x-kubernetes-validations: [{rule: self == oldSelf}]\n";
   if (s.timeout) out += "                      scheduleTimeoutSeconds: {type: integer}\n";
@@ -149,10 +152,11 @@ TEST(ReleasesMatchingCrd, ContradictoryCrdsMatchNothing) {
 }
 
 TEST(ReleasesMatchingCrd, OtherCrdsMatchNothing) {
-  auto result = yaml::read_manifests("crd.yaml", std::make_shared<const std::string>(
-                                               "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
-                                               "spec:\n  names: {kind: TFJob}\n  versions:\n  - name: v1\n    schema:\n"
-                                               "      openAPIV3Schema: {type: object}\n"));
+  auto result = yaml::read_manifests(
+      "crd.yaml", std::make_shared<const std::string>(
+                      "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+                      "spec:\n  names: {kind: TFJob}\n  versions:\n  - name: v1\n    schema:\n"
+                      "      openAPIV3Schema: {type: object}\n"));
   ASSERT_EQ(result.documents.size(), 1u);
   EXPECT_TRUE(releases_matching_crd(result.documents.front().root).empty());
   EXPECT_TRUE(releases_matching_crd(yaml::Node{}).empty());

@@ -1,9 +1,9 @@
 #include "schema/k8s_names.hpp"
 
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 namespace kpt::schema {
 namespace {
@@ -11,23 +11,27 @@ namespace {
 using Msgs = std::vector<std::string>;
 
 const std::string k_1123_label =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end "
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+    "and end "
     "with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 const std::string k_1123_subdomain =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start "
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must "
+    "start "
     "and end with an alphanumeric character (e.g. 'example.com', regex used for validation is "
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const std::string k_1035_label =
     "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic "
-    "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation "
+    "character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
+    "validation "
     "is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 const std::string k_name_part =
     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
     "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
     "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 const std::string k_label_value =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start "
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must "
+    "start "
     "and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for "
     "validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
@@ -82,7 +86,8 @@ TEST(K8sNames, QualifiedNamesCheckPrefixAndNameParts) {
       {"long name", std::string(64, 'a'), {"name part must be no more than 63 characters"}},
       {"two slashes",
        "a/b/c",
-       {"a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
+       {"a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+        "with an "
         "alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is "
         "'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. "
         "'example.com/MyName')"}},

@@ -1,10 +1,10 @@
 #include "schema/quantity.hpp"
 
-#include <string>
+#include "schema/structural_schema_impl.hpp"
 
 #include <gtest/gtest.h>
 
-#include "schema/structural_schema_impl.hpp"
+#include <string>
 
 namespace kpt::schema {
 namespace {
@@ -15,12 +15,12 @@ TEST(Quantity, AcceptsWhatTheKubernetesPatternAcceptsAndNothingElse) {
     bool valid;
   };
   const Case cases[] = {
-      {"1", true},      {"100m", true},  {"1.5Gi", true},  {"16Gi", true},  {"16G", true},   {"1e3", true},
-      {"1E3", true},    {"1E", true},    {"+1", true},     {"-1.5", true},  {".5", true},    {"5.", true},
-      {"2Ki", true},    {"1Ei", true},   {"1e-3", true},   {"1e+3", true},  {"1e.5", true},  {"0", true},
-      {"16GB", false},  {"", false},     {"Gi", false},    {".", false},    {"1 Gi", false}, {"1gi", false},
-      {"1e", false},    {"1ki", false},  {"1mi", false},   {"1.2.3", false}, {"--1", false}, {"1Gi ", false},
-      {"1x", false},    {"e3", false},   {"1e3Gi", false}, {"0x10", false},
+      {"1", true},     {"100m", true}, {"1.5Gi", true},  {"16Gi", true},   {"16G", true},   {"1e3", true},
+      {"1E3", true},   {"1E", true},   {"+1", true},     {"-1.5", true},   {".5", true},    {"5.", true},
+      {"2Ki", true},   {"1Ei", true},  {"1e-3", true},   {"1e+3", true},   {"1e.5", true},  {"0", true},
+      {"16GB", false}, {"", false},    {"Gi", false},    {".", false},     {"1 Gi", false}, {"1gi", false},
+      {"1e", false},   {"1ki", false}, {"1mi", false},   {"1.2.3", false}, {"--1", false},  {"1Gi ", false},
+      {"1x", false},   {"e3", false},  {"1e3Gi", false}, {"0x10", false},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);
@@ -45,7 +45,8 @@ TEST(Quantity, ValuesAreInBaseUnits) {
 
 TEST(Quantity, TheQuantityPatternIsRecognisedAndUsesTheParser) {
   StructuralSchema s;
-  s.pattern = R"(^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$)";
+  s.pattern =
+      R"(^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$)";
   compile_pattern(s);
   ASSERT_TRUE(s.compiled_pattern);
   EXPECT_EQ(match_pattern(*s.compiled_pattern, std::string(50'000, '1')), PatternResult::match);

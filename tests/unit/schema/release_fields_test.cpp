@@ -1,13 +1,13 @@
 #include "schema/release_fields.hpp"
 
-#include <memory>
-#include <string>
-#include <vector>
+#include "model/pytorchjob/release.hpp"
+#include "yaml/manifest_reader.hpp"
 
 #include <gtest/gtest.h>
 
-#include "model/pytorchjob/release.hpp"
-#include "yaml/manifest_reader.hpp"
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace kpt::schema {
 namespace {
@@ -22,8 +22,9 @@ yaml::Document parse_one(const std::string& yaml) {
 model::pytorchjob::Release release(const char* text) { return *model::pytorchjob::parse_release(text); }
 
 std::string describe(const Diagnostic& d) {
-  return d.location.file + ":" + std::to_string(d.location.line) + ":" + std::to_string(d.location.col) + ": " +
-         (d.severity == Severity::error ? "error" : "not-error") + std::string(": ") + d.field_path + ": " + d.message + " [" + d.rule_id + "] hint: " + d.hint;
+  return d.location.file + ":" + std::to_string(d.location.line) + ":" + std::to_string(d.location.col) +
+         ": " + (d.severity == Severity::error ? "error" : "not-error") + std::string(": ") + d.field_path +
+         ": " + d.message + " [" + d.rule_id + "] hint: " + d.hint;
 }
 
 std::vector<std::string> describe_all(const Diagnostics& ds) {
@@ -96,8 +97,9 @@ TEST(CheckReleaseFields, EachReleaseReportsExactlyTheFieldsItLacks) {
        {"spec.runPolicy.managedBy", w + "containers[0].lifecycle.stopSignal",
         w + "containers[0].restartPolicyRules"}},
       {"v1.7.0",
-       {"spec.runPolicy.managedBy", w + "initContainers[0].restartPolicy", w + "containers[0].lifecycle.preStop.sleep",
-        w + "containers[0].lifecycle.stopSignal", w + "containers[0].restartPolicyRules"}},
+       {"spec.runPolicy.managedBy", w + "initContainers[0].restartPolicy",
+        w + "containers[0].lifecycle.preStop.sleep", w + "containers[0].lifecycle.stopSignal",
+        w + "containers[0].restartPolicyRules"}},
       {"v1.6.0",
        {"spec.nprocPerNode", "spec.runPolicy.suspend", "spec.runPolicy.managedBy", w + "schedulingGates",
         w + "initContainers[0].restartPolicy", w + "containers[0].resizePolicy",
@@ -123,19 +125,22 @@ TEST(CheckReleaseFields, FindingPointsAtTheKeyWithTheMessageAndHint) {
   const yaml::Document doc = parse_one(k_new_job);
   const auto found = describe_all(check_release_fields(doc, release("v1.6.0")));
   ASSERT_EQ(found.size(), 9u);
-  EXPECT_EQ(found[0],
-            "job.yaml:6:3: error: spec.nprocPerNode: field 'spec.nprocPerNode' is not known to operator v1.6.0 "
-            "(added in v1.7.0) [release.unknown-field] hint: upgrade the operator to v1.7.0 or later, or remove "
-            "the field");
-  EXPECT_EQ(found[1],
-            "job.yaml:10:5: error: spec.runPolicy.suspend: field 'spec.runPolicy.suspend' is not known to "
-            "operator v1.6.0 (added in v1.7.0) [release.unknown-field] hint: upgrade the operator to v1.7.0 or "
-            "later, or remove the field");
-  EXPECT_EQ(found[4],
-            "job.yaml:24:13: error: spec.pytorchReplicaSpecs.Worker.template.spec.initContainers[0].restartPolicy: "
-            "field 'spec.pytorchReplicaSpecs.Worker.template.spec.initContainers[0].restartPolicy' is not known to "
-            "operator v1.6.0 (added in v1.8.0) [release.unknown-field] hint: upgrade the operator to v1.8.0 or "
-            "later, or remove the field");
+  EXPECT_EQ(
+      found[0],
+      "job.yaml:6:3: error: spec.nprocPerNode: field 'spec.nprocPerNode' is not known to operator v1.6.0 "
+      "(added in v1.7.0) [release.unknown-field] hint: upgrade the operator to v1.7.0 or later, or remove "
+      "the field");
+  EXPECT_EQ(
+      found[1],
+      "job.yaml:10:5: error: spec.runPolicy.suspend: field 'spec.runPolicy.suspend' is not known to "
+      "operator v1.6.0 (added in v1.7.0) [release.unknown-field] hint: upgrade the operator to v1.7.0 or "
+      "later, or remove the field");
+  EXPECT_EQ(
+      found[4],
+      "job.yaml:24:13: error: spec.pytorchReplicaSpecs.Worker.template.spec.initContainers[0].restartPolicy: "
+      "field 'spec.pytorchReplicaSpecs.Worker.template.spec.initContainers[0].restartPolicy' is not known to "
+      "operator v1.6.0 (added in v1.8.0) [release.unknown-field] hint: upgrade the operator to v1.8.0 or "
+      "later, or remove the field");
 }
 
 TEST(CheckReleaseFields, OnlyTheOutermostUnknownFieldOfASubtreeIsReported) {
@@ -201,7 +206,8 @@ spec:
 }
 
 TEST(CheckReleaseFields, DocumentsOfOtherKindsAreNotChecked) {
-  const yaml::Document doc = parse_one("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nspec:\n  nprocPerNode: x\n");
+  const yaml::Document doc =
+      parse_one("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\nspec:\n  nprocPerNode: x\n");
   EXPECT_TRUE(check_release_fields(doc, release("v1.3.0")).empty());
 }
 

@@ -1,10 +1,10 @@
+#include "schema/rules/rules.hpp"
+#include "tests/unit/schema/rules_fixtures.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "schema/rules/rules.hpp"
-#include "tests/unit/schema/rules_fixtures.hpp"
 
 namespace kpt::schema::rules {
 namespace {
@@ -13,13 +13,18 @@ using test::show_all;
 
 Diagnostic finding(std::uint32_t line, std::uint32_t col, Severity s, std::string path, std::string rule,
                    std::string message, std::string hint = {}) {
-  return Diagnostic{s, Location{"job.yaml", line, col}, std::move(path), std::move(rule), std::move(message),
+  return Diagnostic{s,
+                    Location{"job.yaml", line, col},
+                    std::move(path),
+                    std::move(rule),
+                    std::move(message),
                     std::move(hint)};
 }
 
 TEST(CombineFindings, MisplacedFieldAndUnknownFieldBecomeOneFindingWithTheSchemaSeverity) {
   const Diagnostics structural{
-      finding(6, 3, Severity::warning, "spec.cleanPodPolicy", "schema.unknown-field", "unknown field 'cleanPodPolicy'"),
+      finding(6, 3, Severity::warning, "spec.cleanPodPolicy", "schema.unknown-field",
+              "unknown field 'cleanPodPolicy'"),
       finding(9, 5, Severity::error, "spec.x", "schema.unknown-field", "unknown field 'x'")};
   const Diagnostics rules{finding(6, 3, Severity::error, "spec.cleanPodPolicy", "lint.misplaced-field",
                                   "unknown field 'cleanPodPolicy' (it belongs in spec.runPolicy)",
@@ -33,12 +38,14 @@ TEST(CombineFindings, MisplacedFieldAndUnknownFieldBecomeOneFindingWithTheSchema
 }
 
 TEST(CombineFindings, ReleaseFindingReplacesTheUnknownFieldAtTheSameField) {
-  const Diagnostics structural{
-      finding(6, 3, Severity::warning, "spec.nprocPerNode", "schema.unknown-field", "unknown field 'nprocPerNode'")};
-  const Diagnostics release{finding(6, 3, Severity::error, "spec.nprocPerNode", "release.unknown-field",
-                                    "field 'spec.nprocPerNode' is not known to operator v1.6.0 (added in v1.7.0)")};
+  const Diagnostics structural{finding(6, 3, Severity::warning, "spec.nprocPerNode", "schema.unknown-field",
+                                       "unknown field 'nprocPerNode'")};
+  const Diagnostics release{
+      finding(6, 3, Severity::error, "spec.nprocPerNode", "release.unknown-field",
+              "field 'spec.nprocPerNode' is not known to operator v1.6.0 (added in v1.7.0)")};
   const std::vector<std::string> want{
-      "6:3 error spec.nprocPerNode [release.unknown-field]: field 'spec.nprocPerNode' is not known to operator "
+      "6:3 error spec.nprocPerNode [release.unknown-field]: field 'spec.nprocPerNode' is not known to "
+      "operator "
       "v1.6.0 (added in v1.7.0)"};
   EXPECT_EQ(show_all(combine_findings(structural, release, {}, RuleOptions{})), want);
 }

@@ -1,13 +1,13 @@
 #pragma once
 
+#include "util/diagnostic.hpp"
+#include "yaml/manifest_reader.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
 #include <sstream>
 #include <string>
-
-#include "util/diagnostic.hpp"
-#include "yaml/manifest_reader.hpp"
 
 namespace kpt::schema::test {
 
@@ -24,8 +24,10 @@ inline yaml::Document read_one(const std::string& yaml, const std::string& name 
 inline std::string show(const Diagnostic& d) {
   std::ostringstream out;
   out << d.location.line << ":" << d.location.col << " "
-      << (d.severity == Severity::error ? "error" : d.severity == Severity::warning ? "warning" : "info") << " "
-      << d.field_path << " [" << d.rule_id << "]: " << d.message;
+      << (d.severity == Severity::error     ? "error"
+          : d.severity == Severity::warning ? "warning"
+                                            : "info")
+      << " " << d.field_path << " [" << d.rule_id << "]: " << d.message;
   if (!d.hint.empty()) out << " | hint: " << d.hint;
   return out.str();
 }
@@ -41,7 +43,9 @@ inline std::string master_worker_job(const std::string& name = "mnist", int work
   return "apiVersion: kubeflow.org/v1\n"
          "kind: PyTorchJob\n"
          "metadata:\n"
-         "  name: " + name + "\n"
+         "  name: " +
+         name +
+         "\n"
          "spec:\n"
          "  runPolicy:\n"
          "    cleanPodPolicy: Running\n"
@@ -55,7 +59,9 @@ inline std::string master_worker_job(const std::string& name = "mnist", int work
          "            image: docker.io/kubeflowkatib/pytorch-mnist:v1beta1-45c5727\n"
          "            command: [python, /opt/mnist.py]\n"
          "    Worker:\n"
-         "      replicas: " + std::to_string(workers) + "\n"
+         "      replicas: " +
+         std::to_string(workers) +
+         "\n"
          "      template:\n"
          "        spec:\n"
          "          containers:\n"

@@ -1,14 +1,14 @@
+#include "model/pytorchjob/release.hpp"
+#include "schema/rules/launch_command.hpp"
+#include "schema/rules/rules.hpp"
+#include "tests/unit/schema/rules_fixtures.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include "model/pytorchjob/release.hpp"
-#include "schema/rules/launch_command.hpp"
-#include "schema/rules/rules.hpp"
-#include "tests/unit/schema/rules_fixtures.hpp"
 
 namespace kpt::schema::rules {
 namespace {
@@ -30,18 +30,24 @@ const std::string k_worker_only_hint =
     "operator sets), or run the job with kubectl pytorch's controller (worker-only style)";
 
 TEST(Lints, TheSeedExampleGivesTwoMisplacedFieldsThePlaceholderAndTheWorkerOnlyError) {
-  const auto doc = read_one(slurp(std::string(KPT_SOURCE_DIR) + "/testdata/mnist-dp.yaml"), "testdata/mnist-dp.yaml");
+  const auto doc =
+      read_one(slurp(std::string(KPT_SOURCE_DIR) + "/testdata/mnist-dp.yaml"), "testdata/mnist-dp.yaml");
   const std::vector<std::string> want{
       "6:3 error spec.cleanPodPolicy [lint.misplaced-field]: unknown field 'cleanPodPolicy' (it belongs in "
       "spec.runPolicy) | hint: move it to spec.runPolicy.cleanPodPolicy",
-      "7:3 error spec.restartPolicy [lint.misplaced-field]: unknown field 'restartPolicy' (it belongs in each "
+      "7:3 error spec.restartPolicy [lint.misplaced-field]: unknown field 'restartPolicy' (it belongs in "
+      "each "
       "replica spec) | hint: move it to spec.pytorchReplicaSpecs.Worker.restartPolicy",
       "16:22 error spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].command "
-      "[lint.worker-only-no-master-env]: worker-only job: operator v1.9.4 injects no MASTER_ADDR, MASTER_PORT, "
+      "[lint.worker-only-no-master-env]: worker-only job: operator v1.9.4 injects no MASTER_ADDR, "
+      "MASTER_PORT, "
       "RANK or WORLD_SIZE without a Master, so 'python mnist.py' fails in init_process_group(\"env://\"): "
-      "MASTER_ADDR not set" + k_worker_only_hint,
-      "15:20 warning spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image [lint.image-placeholder]: "
-      "image 'YOUR-IMAGE' looks like a placeholder | hint: replace it with the image that holds your training "
+      "MASTER_ADDR not set" +
+          k_worker_only_hint,
+      "15:20 warning spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image "
+      "[lint.image-placeholder]: "
+      "image 'YOUR-IMAGE' looks like a placeholder | hint: replace it with the image that holds your "
+      "training "
       "code, pinned by a version tag or digest",
   };
   EXPECT_EQ(show_all(check_lints(doc, RuleOptions{})), want);
@@ -57,52 +63,69 @@ struct Case {
 };
 
 std::string job(const std::string& spec_body, const std::string& name = "job") {
-  return "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: " + name + "\nspec:\n" + spec_body;
+  return "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: " + name + "\nspec:\n" +
+         spec_body;
 }
 
 /// A Worker replica spec (lines 7-14 after "  pytorchReplicaSpecs:" on line 6) with `command` on line 14.
-std::string worker(const std::string& command, int replicas = 2, const std::string& image = "repo/train:1.0") {
+std::string worker(const std::string& command, int replicas = 2,
+                   const std::string& image = "repo/train:1.0") {
   return "    Worker:\n"
-         "      replicas: " + std::to_string(replicas) + "\n"
+         "      replicas: " +
+         std::to_string(replicas) +
+         "\n"
          "      template:\n"
          "        spec:\n"
          "          containers:\n"
          "          - name: pytorch\n"
-         "            image: " + image + "\n" +
-         (command.empty() ? "" : "            command: " + command + "\n");
+         "            image: " +
+         image + "\n" + (command.empty() ? "" : "            command: " + command + "\n");
 }
 
 TEST(Lints, WorkerOnlyJobsWithoutMasterEnv) {
-  const std::string msg = "worker-only job: operator v1.9.4 injects no MASTER_ADDR, MASTER_PORT, RANK or WORLD_SIZE "
-                          "without a Master, so ";
+  const std::string msg =
+      "worker-only job: operator v1.9.4 injects no MASTER_ADDR, MASTER_PORT, RANK or WORLD_SIZE "
+      "without a Master, so ";
   const std::string tail = " in init_process_group(\"env://\"): MASTER_ADDR not set" + k_worker_only_hint;
   const std::string cmd_path = "spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].command";
   const std::vector<Case> cases{
       {"torchrun with a rendezvous endpoint reads the PET_* variables",
-       job("  pytorchReplicaSpecs:\n" + worker("[torchrun, --rdzv-endpoint=job-worker-0:29400, train.py]")), {}},
+       job("  pytorchReplicaSpecs:\n" + worker("[torchrun, --rdzv-endpoint=job-worker-0:29400, train.py]")),
+       {}},
       {"torchrun with elasticPolicy gets PET_RDZV_ENDPOINT",
-       job("  elasticPolicy:\n    rdzvBackend: c10d\n  pytorchReplicaSpecs:\n" + worker("[torchrun, train.py]")), {}},
+       job("  elasticPolicy:\n    rdzvBackend: c10d\n  pytorchReplicaSpecs:\n" +
+           worker("[torchrun, train.py]")),
+       {}},
       {"torchrun alone has no rendezvous in a worker-only job",
        job("  pytorchReplicaSpecs:\n" + worker("[torchrun, train.py]")),
-       {"14:22 warning " + cmd_path + " [lint.worker-only-no-master-env]: worker-only job without elasticPolicy: "
-        "operator v1.9.4 injects no PET_MASTER_ADDR or PET_NODE_RANK, so torchrun on every pod takes node rank 0 "
-        "and rendezvous at 127.0.0.1 and the pods never form one job | hint: add a Master replica (replicas: 1), "
+       {"14:22 warning " + cmd_path +
+        " [lint.worker-only-no-master-env]: worker-only job without elasticPolicy: "
+        "operator v1.9.4 injects no PET_MASTER_ADDR or PET_NODE_RANK, so torchrun on every pod takes node "
+        "rank 0 "
+        "and rendezvous at 127.0.0.1 and the pods never form one job | hint: add a Master replica (replicas: "
+        "1), "
         "or set spec.elasticPolicy (rdzvBackend c10d), or pass --rdzv-endpoint and --node-rank to torchrun"}},
       {"python -m torch.distributed.run is torchrun",
-       job("  pytorchReplicaSpecs:\n" + worker("[python3, -m, torch.distributed.run, --node_rank=$(RANK), t.py]")),
+       job("  pytorchReplicaSpecs:\n" +
+           worker("[python3, -m, torch.distributed.run, --node_rank=$(RANK), t.py]")),
        {}},
       {"a shell line that runs python is visibly python",
        job("  pytorchReplicaSpecs:\n" + worker("[sh, -c, \"cd /src && python3 -u train.py --epochs 3\"]")),
-       {"14:22 error " + cmd_path + " [lint.worker-only-no-master-env]: " + msg + "'python3 train.py' fails" + tail}},
+       {"14:22 error " + cmd_path + " [lint.worker-only-no-master-env]: " + msg + "'python3 train.py' fails" +
+        tail}},
       {"no command: the image decides, so a warning",
        job("  pytorchReplicaSpecs:\n" + worker("")),
-       {"12:13 warning spec.pytorchReplicaSpecs.Worker.template.spec.containers[0] [lint.worker-only-no-master-env]: " +
+       {"12:13 warning spec.pytorchReplicaSpecs.Worker.template.spec.containers[0] "
+        "[lint.worker-only-no-master-env]: " +
         msg + "a script that calls it fails" + tail}},
       {"one worker may not be distributed at all, so a warning",
        job("  pytorchReplicaSpecs:\n" + worker("[python, train.py]", 1)),
-       {"14:22 warning " + cmd_path + " [lint.worker-only-no-master-env]: " + msg + "'python train.py' fails" + tail}},
+       {"14:22 warning " + cmd_path + " [lint.worker-only-no-master-env]: " + msg +
+        "'python train.py' fails" + tail}},
       {"v1.3 has no worker-only jobs (operator.master-required says so)",
-       job("  pytorchReplicaSpecs:\n" + worker("[python, train.py]")), {}, "v1.3.0"},
+       job("  pytorchReplicaSpecs:\n" + worker("[python, train.py]")),
+       {},
+       "v1.3.0"},
       {"a Master-based job gets the env", test::master_worker_job(), {}},
   };
   for (const auto& c : cases) {
@@ -119,54 +142,71 @@ TEST(Lints, JobLevelLints) {
   const std::vector<Case> cases{
       {"pod template restartPolicy is overridden",
        job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]") + "          restartPolicy: Never\n"),
-       {"15:26 warning spec.pytorchReplicaSpecs.Worker.template.spec.restartPolicy [lint.template-restart-policy]: "
-        "the operator overrides the pod template's restartPolicy with the replica's 'OnFailure' (the default) and "
+       {"15:26 warning spec.pytorchReplicaSpecs.Worker.template.spec.restartPolicy "
+        "[lint.template-restart-policy]: "
+        "the operator overrides the pod template's restartPolicy with the replica's 'OnFailure' (the "
+        "default) and "
         "records a SetPodTemplateRestartPolicy warning event | hint: set spec.pytorchReplicaSpecs.Worker."
         "restartPolicy instead and remove this one"}},
       {"older releases name the event differently",
        job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]") + "          restartPolicy: Never\n"),
-       {"15:26 warning spec.pytorchReplicaSpecs.Worker.template.spec.restartPolicy [lint.template-restart-policy]: "
-        "the operator overrides the pod template's restartPolicy with the replica's 'OnFailure' (the default) and "
+       {"15:26 warning spec.pytorchReplicaSpecs.Worker.template.spec.restartPolicy "
+        "[lint.template-restart-policy]: "
+        "the operator overrides the pod template's restartPolicy with the replica's 'OnFailure' (the "
+        "default) and "
         "records a SettedPodTemplateRestartPolicy warning event | hint: set spec.pytorchReplicaSpecs.Worker."
         "restartPolicy instead and remove this one"},
        "v1.7.0"},
       {"a Master job with the default cleanPodPolicy leaves workers running",
        job("  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n" + worker("[python, t.py]")),
-       {"7:5 warning spec.pytorchReplicaSpecs.Master [lint.clean-pod-policy-none]: the job succeeds as soon as the "
+       {"7:5 warning spec.pytorchReplicaSpecs.Master [lint.clean-pod-policy-none]: the job succeeds as soon "
+        "as the "
         "Master succeeds, and with cleanPodPolicy 'None' (the default) the Worker pods keep running "
-        "(kubeflow/trainer#1982) | hint: set spec.runPolicy.cleanPodPolicy: Running (or All) so the remaining pods "
+        "(kubeflow/trainer#1982) | hint: set spec.runPolicy.cleanPodPolicy: Running (or All) so the "
+        "remaining pods "
         "are deleted when the job ends"}},
       {"zero workers loop before v1.9",
        job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]", 0)),
-       {"8:17 error spec.pytorchReplicaSpecs.Worker.replicas [lint.zero-workers]: Worker replicas '0' makes operator "
-        "v1.8.1 create and delete a worker pod in an endless loop (kubeflow/trainer#1709) | hint: remove the Worker "
+       {"8:17 error spec.pytorchReplicaSpecs.Worker.replicas [lint.zero-workers]: Worker replicas '0' makes "
+        "operator "
+        "v1.8.1 create and delete a worker pod in an endless loop (kubeflow/trainer#1709) | hint: remove the "
+        "Worker "
         "replica spec for a Master-only job, or set replicas to 1 or more"},
        "v1.8.1"},
       {"zero workers on v1.9 are the operator's rule, not a lint",
-       job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]", 0)), {}},
+       job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]", 0)),
+       {}},
       {"a long name leaves no room for -worker-<i>",
        job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]", 10), long_name),
        {"4:9 error metadata.name [lint.long-name]: the operator names a pod and its Service '" + long_name +
-        "-worker-9', longer than 63 characters, so the Service cannot be created | hint: shorten the job name to at "
+        "-worker-9', longer than 63 characters, so the Service cannot be created | hint: shorten the job "
+        "name to at "
         "most 54 characters"}},
       {"nprocPerNode must be auto, cpu, gpu or a number",
        job("  nprocPerNode: Auto\n  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]")),
-       {"6:17 warning spec.nprocPerNode [lint.nproc-per-node]: nprocPerNode 'Auto' is not 'auto', 'cpu', 'gpu' or a "
+       {"6:17 warning spec.nprocPerNode [lint.nproc-per-node]: nprocPerNode 'Auto' is not 'auto', 'cpu', "
+        "'gpu' or a "
         "positive integer: the operator counts 1 process per node in WORLD_SIZE and passes it to torchrun as "
         "PET_NPROC_PER_NODE, which torchrun rejects | hint: did you mean 'auto'?"}},
-      {"nprocPerNode as a number is fine", job("  nprocPerNode: \"8\"\n  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]")), {}},
+      {"nprocPerNode as a number is fine",
+       job("  nprocPerNode: \"8\"\n  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]")),
+       {}},
       {"latest and untagged images are unpinned",
        job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]", 2, "pytorch/pytorch:latest")),
-       {"13:20 warning spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image [lint.image-placeholder]: "
-        "image 'pytorch/pytorch:latest' uses the ':latest' tag, and the pods of one job may run different images | "
+       {"13:20 warning spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image "
+        "[lint.image-placeholder]: "
+        "image 'pytorch/pytorch:latest' uses the ':latest' tag, and the pods of one job may run different "
+        "images | "
         "hint: pin a version tag or a digest (name@sha256:...)"}},
       {"a registry port is not a tag",
        job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]", 2, "localhost:5000/train")),
-       {"13:20 warning spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image [lint.image-placeholder]: "
+       {"13:20 warning spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image "
+        "[lint.image-placeholder]: "
         "image 'localhost:5000/train' has no tag, so ':latest' is pulled, and the pods of one job may run "
         "different images | hint: pin a version tag or a digest (name@sha256:...)"}},
       {"a digest pins the image",
-       job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]", 2, "repo/train@sha256:0123abcd")), {}},
+       job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]", 2, "repo/train@sha256:0123abcd")),
+       {}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -179,21 +219,28 @@ TEST(Lints, JobLevelLints) {
 
 TEST(Lints, MisplacedFieldsNameWhereTheyBelong) {
   const std::string two_types =
-      "  restartPolicy: Never\n  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n" + worker("[torchrun, t.py]");
+      "  restartPolicy: Never\n  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n" +
+      worker("[torchrun, t.py]");
   const std::vector<Case> cases{
-      {"a runPolicy field at spec level", job("  backoffLimit: 3\n  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]")),
+      {"a runPolicy field at spec level",
+       job("  backoffLimit: 3\n  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]")),
        {"6:3 error spec.backoffLimit [lint.misplaced-field]: unknown field 'backoffLimit' (it belongs in "
         "spec.runPolicy) | hint: move it to spec.runPolicy.backoffLimit"}},
       {"without strict unknown fields it is a warning",
        job("  backoffLimit: 3\n  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]")),
        {"6:3 warning spec.backoffLimit [lint.misplaced-field]: unknown field 'backoffLimit' (it belongs in "
         "spec.runPolicy) | hint: move it to spec.runPolicy.backoffLimit"},
-       "v1.9.4", false},
-      {"a replica field with two replica types", job(two_types),
-       {"6:3 error spec.restartPolicy [lint.misplaced-field]: unknown field 'restartPolicy' (it belongs in each "
-        "replica spec) | hint: move it into each replica spec: spec.pytorchReplicaSpecs.Master.restartPolicy and "
+       "v1.9.4",
+       false},
+      {"a replica field with two replica types",
+       job(two_types),
+       {"6:3 error spec.restartPolicy [lint.misplaced-field]: unknown field 'restartPolicy' (it belongs in "
+        "each "
+        "replica spec) | hint: move it into each replica spec: spec.pytorchReplicaSpecs.Master.restartPolicy "
+        "and "
         "spec.pytorchReplicaSpecs.Worker.restartPolicy"}},
-      {"a replica type directly under spec", job("  Worker:\n    replicas: 1\n"),
+      {"a replica type directly under spec",
+       job("  Worker:\n    replicas: 1\n"),
        {"6:3 error spec.Worker [lint.misplaced-field]: unknown field 'Worker' (it belongs in "
         "spec.pytorchReplicaSpecs) | hint: move it to spec.pytorchReplicaSpecs.Worker"}},
       {"a scheduling field in runPolicy",
@@ -202,12 +249,14 @@ TEST(Lints, MisplacedFieldsNameWhereTheyBelong) {
         "spec.runPolicy.schedulingPolicy) | hint: move it to spec.runPolicy.schedulingPolicy.queue"}},
       {"containers directly in the replica spec",
        job("  pytorchReplicaSpecs:\n    Worker:\n      replicas: 1\n      containers: []\n"),
-       {"9:7 error spec.pytorchReplicaSpecs.Worker.containers [lint.misplaced-field]: unknown field 'containers' (it "
+       {"9:7 error spec.pytorchReplicaSpecs.Worker.containers [lint.misplaced-field]: unknown field "
+        "'containers' (it "
         "belongs in spec.pytorchReplicaSpecs.Worker.template.spec) | hint: move it to "
         "spec.pytorchReplicaSpecs.Worker.template.spec.containers"}},
       {"replicas inside the pod spec",
        job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]") + "          replicas: 3\n"),
-       {"15:11 error spec.pytorchReplicaSpecs.Worker.template.spec.replicas [lint.misplaced-field]: unknown field "
+       {"15:11 error spec.pytorchReplicaSpecs.Worker.template.spec.replicas [lint.misplaced-field]: unknown "
+        "field "
         "'replicas' (it belongs in spec.pytorchReplicaSpecs.Worker) | hint: move it to "
         "spec.pytorchReplicaSpecs.Worker.replicas"}},
   };
@@ -243,7 +292,9 @@ TEST(LaunchCommand, ClassifiesHowTheContainerStartsPyTorch) {
       {{"/usr/local/bin/torchrun", "train.py"}, Launcher::torchrun, "/usr/local/bin/torchrun"},
       {{"python", "-m", "torch.distributed.launch", "t.py"}, Launcher::torchrun, "torch.distributed.launch"},
       {{"python", "mnist.py"}, Launcher::plain_python, "python mnist.py"},
-      {{"/usr/bin/python3.11", "-u", "-O", "/app/train.py"}, Launcher::plain_python, "/usr/bin/python3.11 /app/train.py"},
+      {{"/usr/bin/python3.11", "-u", "-O", "/app/train.py"},
+       Launcher::plain_python,
+       "/usr/bin/python3.11 /app/train.py"},
       {{"python", "-m", "trainer.main"}, Launcher::plain_python, "python -m trainer.main"},
       {{"bash", "-c", "pip install x; python train.py"}, Launcher::plain_python, "python train.py"},
       {{"python", "-c", "import train"}, Launcher::unknown, ""},

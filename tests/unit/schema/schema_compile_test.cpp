@@ -1,17 +1,17 @@
+#include "schema/schema_cache.hpp"
+#include "schema/structural_schema.hpp"
+#include "schema/structural_schema_impl.hpp"
+#include "tests/unit/schema/structural_test_support.hpp"
+#include "yaml/node_json.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
-
-#include "yaml/node_json.hpp"
-#include "schema/schema_cache.hpp"
-#include "schema/structural_schema.hpp"
-#include "schema/structural_schema_impl.hpp"
-#include "tests/unit/schema/structural_test_support.hpp"
 
 namespace kpt::schema {
 namespace {
@@ -62,7 +62,8 @@ TEST(SchemaCompile, EveryServedVersionOfTheCrdIsCompiledAndFoundByApiVersion) {
   EXPECT_EQ(set.find("kubeflow.org/v1alpha1", "PyTorchJob"), nullptr);  // served: false
   EXPECT_EQ(set.find("kubeflow.org/v1", "TFJob"), nullptr);
   EXPECT_EQ(set.find("other.org/v1", "PyTorchJob"), nullptr);
-  EXPECT_EQ(set.api_versions("PyTorchJob"), (std::vector<std::string>{"kubeflow.org/v1", "kubeflow.org/v1beta1"}));
+  EXPECT_EQ(set.api_versions("PyTorchJob"),
+            (std::vector<std::string>{"kubeflow.org/v1", "kubeflow.org/v1beta1"}));
   EXPECT_EQ(set.origin(), "CRD 'pytorchjobs.kubeflow.org' from '" + fixture_path() + "'");
 }
 
@@ -75,15 +76,18 @@ TEST(SchemaCompile, CompiledNodesKeepTheKeywordsTheValidatorNeeds) {
   EXPECT_EQ(spec->required, std::vector<std::string>{"pytorchReplicaSpecs"});
   const StructuralSchema* replica = spec->property("pytorchReplicaSpecs")->additional_properties;
   ASSERT_NE(replica, nullptr);
-  const StructuralSchema* containers = replica->property("template")->property("spec")->property("containers");
+  const StructuralSchema* containers =
+      replica->property("template")->property("spec")->property("containers");
   EXPECT_EQ(containers->list_type, ListType::map);
   EXPECT_EQ(containers->list_map_keys, std::vector<std::string>{"name"});
   const StructuralSchema* ports = containers->items->property("ports");
   EXPECT_EQ(ports->items->property("protocol")->default_value, (SchemaScalar{yaml::NodeKind::string, "TCP"}));
-  const StructuralSchema* limit = containers->items->property("resources")->property("limits")->additional_properties;
+  const StructuralSchema* limit =
+      containers->items->property("resources")->property("limits")->additional_properties;
   EXPECT_TRUE(limit->int_or_string);
   EXPECT_TRUE(is_quantity_pattern(limit->pattern));
-  EXPECT_EQ(spec->property("runPolicy")->property("schedulingPolicy")->property("queue")->validations.size(), 1u);
+  EXPECT_EQ(spec->property("runPolicy")->property("schedulingPolicy")->property("queue")->validations.size(),
+            1u);
   EXPECT_EQ(spec->property("priority")->maximum, 10.0);
   EXPECT_TRUE(spec->property("priority")->exclusive_maximum);
 }
@@ -97,29 +101,37 @@ TEST(SchemaCompile, ErrorsNameTheCrdFieldThatIsWrong) {
   const Case cases[] = {
       {"not a CRD", "kind: Pod\n", "not a CustomResourceDefinition: field 'kind' is 'Pod'"},
       {"v1beta1 CRD", "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\n",
-       "CRD field 'apiVersion': only 'apiextensions.k8s.io/v1' is supported, got 'apiextensions.k8s.io/v1beta1'"},
+       "CRD field 'apiVersion': only 'apiextensions.k8s.io/v1' is supported, got "
+       "'apiextensions.k8s.io/v1beta1'"},
       {"no group", "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec: {}\n",
        "CRD field 'spec.group': missing"},
       {"no versions",
-       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: {kind: K}\n",
+       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: "
+       "{kind: K}\n",
        "CRD field 'spec.versions': missing or empty"},
       {"bad type",
-       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: {kind: K}\n"
-       "  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n"
+       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: "
+       "{kind: K}\n"
+       "  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: object\n        "
+       "properties:\n"
        "          spec: {type: strin}\n",
        "CRD field 'spec.versions[0].schema.openAPIV3Schema.properties.spec.type': unknown type 'strin'"},
       {"bad list type",
-       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: {kind: K}\n"
+       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: "
+       "{kind: K}\n"
        "  versions:\n  - name: v1\n    schema:\n      openAPIV3Schema:\n        type: array\n"
        "        x-kubernetes-list-type: bag\n",
-       "CRD field 'spec.versions[0].schema.openAPIV3Schema.x-kubernetes-list-type': unknown list type 'bag' (atomic, "
+       "CRD field 'spec.versions[0].schema.openAPIV3Schema.x-kubernetes-list-type': unknown list type 'bag' "
+       "(atomic, "
        "set or map)"},
       {"no schema",
-       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: {kind: K}\n"
+       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: "
+       "{kind: K}\n"
        "  versions:\n  - name: v1\n    served: true\n",
        "CRD field 'spec.versions[0].schema.openAPIV3Schema': missing for version 'v1'"},
       {"nothing served",
-       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: {kind: K}\n"
+       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  group: g\n  names: "
+       "{kind: K}\n"
        "  versions:\n  - name: v1\n    served: false\n",
        "CRD field 'spec.versions': no version is served"},
   };
@@ -165,7 +177,8 @@ TEST(SchemaBinary, DamagedBytesAreAnErrorNeverACrash) {
     SCOPED_TRACE(n);
     EXPECT_FALSE(SchemaSet::deserialize(bytes.substr(0, n)).has_value());
   }
-  EXPECT_EQ(SchemaSet::deserialize(bytes + "x").error().message, "compiled schema is damaged: trailing bytes");
+  EXPECT_EQ(SchemaSet::deserialize(bytes + "x").error().message,
+            "compiled schema is damaged: trailing bytes");
 }
 
 class TempDir {

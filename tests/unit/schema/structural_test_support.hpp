@@ -1,17 +1,19 @@
 #pragma once
 
+#include "schema/structural_schema.hpp"
+#include "yaml/manifest_reader.hpp"
+
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <gtest/gtest.h>
-
-#include "yaml/manifest_reader.hpp"
-#include "schema/structural_schema.hpp"
-
 namespace kpt::schema::testing {
 
-inline std::string fixture_path() { return std::string(KPT_SOURCE_DIR) + "/testdata/crds/pytorchjob-mini-crd.yaml"; }
+inline std::string fixture_path() {
+  return std::string(KPT_SOURCE_DIR) + "/testdata/crds/pytorchjob-mini-crd.yaml";
+}
 
 /// The one document of `text`, parsed by the project's reader (positions included).
 inline yaml::Document parse_one(const std::string& name, const std::string& text) {
@@ -29,8 +31,9 @@ inline const char* severity_name(Severity s) {
 inline std::vector<std::string> render(const Diagnostics& diags) {
   std::vector<std::string> out;
   for (const auto& d : diags) {
-    std::string line = d.location.file + ":" + std::to_string(d.location.line) + ":" + std::to_string(d.location.col) +
-                       " " + severity_name(d.severity) + " " + d.field_path + ": " + d.message + " [" + d.rule_id + "]";
+    std::string line = d.location.file + ":" + std::to_string(d.location.line) + ":" +
+                       std::to_string(d.location.col) + " " + severity_name(d.severity) + " " + d.field_path +
+                       ": " + d.message + " [" + d.rule_id + "]";
     if (!d.hint.empty()) line += " hint: " + d.hint;
     out.push_back(std::move(line));
   }

@@ -1,4 +1,5 @@
 #include "util/strings.hpp"
+
 #include "util/time.hpp"
 
 #include <gtest/gtest.h>
@@ -25,11 +26,14 @@ TEST(ClosestMatch, SuggestsTheNearestCandidate) {
 }
 
 TEST(ParseDuration, AcceptsKubectlStyleDurations) {
-  struct Case { const char* text; std::optional<long long> ms; };
+  struct Case {
+    const char* text;
+    std::optional<long long> ms;
+  };
   const Case cases[] = {
-      {"30s", 30'000}, {"5m", 300'000}, {"1h30m", 5'400'000}, {"250ms", 250},
-      {"10", 10'000},  {"", std::nullopt}, {"abc", std::nullopt}, {"-5s", std::nullopt},
-      {"1m30", std::nullopt},
+      {"30s", 30'000},       {"5m", 300'000},       {"1h30m", 5'400'000},
+      {"250ms", 250},        {"10", 10'000},        {"", std::nullopt},
+      {"abc", std::nullopt}, {"-5s", std::nullopt}, {"1m30", std::nullopt},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.text);

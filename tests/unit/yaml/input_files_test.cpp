@@ -28,13 +28,14 @@ TEST(CollectInputs, ExpandsFilesDirectoriesAndStdinInArgumentOrder) {
   std::istringstream in("s: 1\n");
   const auto files = collect_inputs({"jobs", "-", "a.yaml"}, fs, in, 100);
   ASSERT_TRUE(files.has_value()) << files.error().message;
-  EXPECT_EQ(names(*files), (std::vector<std::string>{"jobs/b.json", "jobs/sub/c.yml", "jobs/z.yaml", "<stdin>", "a.yaml"}));
+  EXPECT_EQ(names(*files),
+            (std::vector<std::string>{"jobs/b.json", "jobs/sub/c.yml", "jobs/z.yaml", "<stdin>", "a.yaml"}));
   EXPECT_EQ(*(*files)[3].text, "s: 1\n");
   EXPECT_EQ(*(*files)[4].text, "a: 1\n");
   EXPECT_FALSE((*files)[4].too_large);
   EXPECT_EQ(fs.calls(), (std::vector<std::string>{"kind jobs", "list jobs", "read jobs/b.json 100",
-                                                  "read jobs/sub/c.yml 100", "read jobs/z.yaml 100", "kind a.yaml",
-                                                  "read a.yaml 100"}));
+                                                  "read jobs/sub/c.yml 100", "read jobs/z.yaml 100",
+                                                  "kind a.yaml", "read a.yaml 100"}));
 }
 
 TEST(CollectInputs, MarksFilesAndStdinLargerThanMaxBytesAndKeepsOnlyThePrefix) {
@@ -70,8 +71,14 @@ TEST(CollectInputs, ExplainsEachFailureWithThePath) {
   const Case cases[] = {
       {"missing file", {"nope.yaml"}, ErrorCode::io, "reading 'nope.yaml': No such file or directory"},
       {"unreadable file", {"locked.yaml"}, ErrorCode::io, "reading 'locked.yaml': Permission denied"},
-      {"unreadable file in a directory", {"dir"}, ErrorCode::io, "reading 'dir/locked.json': Permission denied"},
-      {"directory without manifests", {"empty"}, ErrorCode::usage, "no .yaml, .yml or .json files under 'empty'"},
+      {"unreadable file in a directory",
+       {"dir"},
+       ErrorCode::io,
+       "reading 'dir/locked.json': Permission denied"},
+      {"directory without manifests",
+       {"empty"},
+       ErrorCode::usage,
+       "no .yaml, .yml or .json files under 'empty'"},
       {"stdin twice", {"-", "-"}, ErrorCode::usage, "'-' (stdin) given more than once"},
   };
   for (const auto& c : cases) {
@@ -126,7 +133,8 @@ TEST_F(DiskInputs, WalksDirectoriesRecursivelySortedAndReadsBounded) {
   EXPECT_EQ(fs->kind(dir + "/nope"), FileReader::Kind::missing);
   const auto listed = fs->manifests_under(dir);
   ASSERT_TRUE(listed.has_value()) << listed.error().message;
-  EXPECT_EQ(*listed, (std::vector<std::string>{dir + "/a.yml", dir + "/b/1.json", dir + "/b/2.yaml", dir + "/big.yaml"}));
+  EXPECT_EQ(*listed, (std::vector<std::string>{dir + "/a.yml", dir + "/b/1.json", dir + "/b/2.yaml",
+                                               dir + "/big.yaml"}));
   const auto big = fs->read(dir + "/big.yaml", 100);
   ASSERT_TRUE(big.has_value());
   EXPECT_EQ(big->size(), 101u);

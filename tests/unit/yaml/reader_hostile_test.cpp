@@ -1,6 +1,5 @@
-#include "yaml/manifest_reader.hpp"
-
 #include "tests/unit/yaml/reader_test_support.hpp"
+#include "yaml/manifest_reader.hpp"
 
 #include <gtest/gtest.h>
 
@@ -59,19 +58,32 @@ struct Case {
 std::vector<Case> corpus() {
   const std::string job = fixture("job.yaml");
   std::vector<Case> out;
-  out.push_back({"flow nesting 10^5 deep", repeat("[", 100000) + repeat("]", 100000), {"yaml.too-deep"}, 0,
-                 "job.yaml:1:101 [yaml.too-deep] " + repeat("[0]", 100) + ": nesting deeper than 100 levels"});
+  out.push_back(
+      {"flow nesting 10^5 deep",
+       repeat("[", 100000) + repeat("]", 100000),
+       {"yaml.too-deep"},
+       0,
+       "job.yaml:1:101 [yaml.too-deep] " + repeat("[0]", 100) + ": nesting deeper than 100 levels"});
   out.push_back({"block sequence nesting 10^5 deep", repeat("- ", 100000) + "x\n", {"yaml.too-deep"}, 0});
-  out.push_back({"flow mapping nesting 10^5 deep", repeat("{a: ", 100000) + "1" + repeat("}", 100000),
-                 {"yaml.too-deep"}, 0});
-  out.push_back({"billion laughs", billion_laughs(), {"yaml.too-many-nodes"}, 0,
-                 "job.yaml:7:8 [yaml.too-many-nodes] g[0]: alias '*f' expands the document past 1000000 nodes | "
-                 "hint: every alias is expanded as Kubernetes expands it; nested aliases multiply, so write the "
-                 "values out"});
-  out.push_back({"wide alias fan-out", "a: &a [" + repeat("x, ", 999) + "x]\nb: [" + repeat("*a, ", 1999) + "*a]\n",
-                 {"yaml.too-many-nodes"}, 0});
+  out.push_back({"flow mapping nesting 10^5 deep",
+                 repeat("{a: ", 100000) + "1" + repeat("}", 100000),
+                 {"yaml.too-deep"},
+                 0});
+  out.push_back(
+      {"billion laughs",
+       billion_laughs(),
+       {"yaml.too-many-nodes"},
+       0,
+       "job.yaml:7:8 [yaml.too-many-nodes] g[0]: alias '*f' expands the document past 1000000 nodes | "
+       "hint: every alias is expanded as Kubernetes expands it; nested aliases multiply, so write the "
+       "values out"});
+  out.push_back({"wide alias fan-out",
+                 "a: &a [" + repeat("x, ", 999) + "x]\nb: [" + repeat("*a, ", 1999) + "*a]\n",
+                 {"yaml.too-many-nodes"},
+                 0});
   out.push_back({"random bytes", random_bytes(64 * 1024, 42), {"*"}, 0});
-  out.push_back({"random YAML punctuation", random_bytes(64 * 1024, 7, "ab1:-[]{}, \n\t'\"&*!|>#%@?"), {"*"}, 0});
+  out.push_back(
+      {"random YAML punctuation", random_bytes(64 * 1024, 7, "ab1:-[]{}, \n\t'\"&*!|>#%@?"), {"*"}, 0});
   out.push_back({"1 MB single line scalar", "a: " + std::string(1 << 20, 'x') + "\n", {}, 1});
   out.push_back({"1 MB single line list", "[" + repeat("1,", 500000) + "1]", {}, 1});
   out.push_back({"1 MB unterminated quote", "a: \"" + std::string(1 << 20, 'x'), {"yaml.syntax"}, 0});

@@ -1,6 +1,5 @@
-#include "yaml/manifest_reader.hpp"
-
 #include "tests/unit/yaml/reader_test_support.hpp"
+#include "yaml/manifest_reader.hpp"
 
 #include <gtest/gtest.h>
 
@@ -108,14 +107,19 @@ TEST(ScalarResolution, ResolvesPlainQuotedAndTaggedScalarsAsGoYamlV2Does) {
     EXPECT_EQ(v->kind, c.kind) << to_string(v->kind);
     EXPECT_EQ(v->int_overflow, c.overflow);
     switch (c.kind) {
-      case NodeKind::boolean: EXPECT_EQ(v->boolean, c.value != 0); break;
+      case NodeKind::boolean:
+        EXPECT_EQ(v->boolean, c.value != 0);
+        break;
       case NodeKind::integer:
         if (!c.overflow) {
           EXPECT_EQ(static_cast<double>(v->integer), c.value);
         }
         break;
-      case NodeKind::number: EXPECT_EQ(v->number, c.value); break;
-      default: break;
+      case NodeKind::number:
+        EXPECT_EQ(v->number, c.value);
+        break;
+      default:
+        break;
     }
   }
 }
@@ -143,9 +147,10 @@ TEST(ScalarResolution, ResolvesNotANumber) {
 TEST(ScalarResolution, ReportsATagThatDoesNotFitTheValue) {
   const auto result = read_text("spec:\n  replicas: !!int two\n");
   ASSERT_EQ(result.findings.size(), 1u);
-  EXPECT_EQ(describe(result.findings[0]),
-            "job.yaml:2:13 [yaml.bad-tag] spec.replicas: cannot decode 'two' as !!int | hint: remove the tag or "
-            "change the value");
+  EXPECT_EQ(
+      describe(result.findings[0]),
+      "job.yaml:2:13 [yaml.bad-tag] spec.replicas: cannot decode 'two' as !!int | hint: remove the tag or "
+      "change the value");
   EXPECT_EQ(result.documents.at(0).root.at_path({"spec", "replicas"})->kind, NodeKind::string);
 }
 

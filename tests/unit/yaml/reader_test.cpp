@@ -1,6 +1,5 @@
-#include "yaml/manifest_reader.hpp"
-
 #include "tests/unit/yaml/reader_test_support.hpp"
+#include "yaml/manifest_reader.hpp"
 
 #include <gtest/gtest.h>
 
@@ -50,7 +49,8 @@ TEST(ManifestReader, GivesEveryBlockKeyAndValueItsLineAndColumn) {
   expect_key_and_value(root, {"metadata", "name"}, {5, 3}, {5, 9});
   expect_key_and_value(root, {"metadata", "labels", "tier"}, {6, 22}, {6, 28});
   expect_key_and_value(root, {"spec", "pytorchReplicaSpecs", "Worker", "replicas"}, {10, 7}, {10, 17});
-  const auto* containers = root.at_path({"spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "containers"});
+  const auto* containers =
+      root.at_path({"spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "containers"});
   ASSERT_NE(containers, nullptr);
   expect_at(containers->pos, {14, 11});
   ASSERT_EQ(containers->items.size(), 1u);
@@ -73,7 +73,8 @@ TEST(ManifestReader, GivesJsonKeysAndValuesTheirLineAndColumn) {
   expect_key_and_value(root, {"apiVersion"}, {2, 3}, {2, 17});
   expect_key_and_value(root, {"metadata", "name"}, {4, 16}, {4, 24});
   expect_key_and_value(root, {"spec", "pytorchReplicaSpecs", "Worker", "replicas"}, {8, 9}, {8, 21});
-  const auto* containers = root.at_path({"spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "containers"});
+  const auto* containers =
+      root.at_path({"spec", "pytorchReplicaSpecs", "Worker", "template", "spec", "containers"});
   ASSERT_NE(containers, nullptr);
   const auto& port = containers->items.at(0).find("ports")->items.at(0);
   expect_key_and_value(port, {"containerPort"}, {10, 76}, {10, 93});
@@ -103,7 +104,9 @@ TEST(ManifestReader, SkipsDocumentsThatAreOnlyNullOrComments) {
 }
 
 TEST(ManifestReader, CountsColumnsInCharactersAndIgnoresByteOrderMarkAndCarriageReturns) {
-  const auto result = read_text("\xEF\xBB\xBF" "a: 1\r\nname: \xC3\xA9t\xC3\xA9\r\nb: x\r\n");
+  const auto result = read_text(
+      "\xEF\xBB\xBF"
+      "a: 1\r\nname: \xC3\xA9t\xC3\xA9\r\nb: x\r\n");
   ASSERT_TRUE(result.findings.empty());
   const auto& root = result.documents.at(0).root;
   expect_key_and_value(root, {"a"}, {1, 1}, {1, 4});
@@ -154,9 +157,10 @@ TEST(ManifestReader, DetectsDuplicatesInLargeMappings) {
   text += "k150: again\n";
   const auto result = read_text(text);
   ASSERT_EQ(result.findings.size(), 1u);
-  EXPECT_EQ(describe(result.findings[0]),
-            "job.yaml:201:1 [yaml.duplicate-key] k150: duplicate key 'k150' (first at line 151) | hint: remove one "
-            "of them; Kubernetes rejects duplicate keys");
+  EXPECT_EQ(
+      describe(result.findings[0]),
+      "job.yaml:201:1 [yaml.duplicate-key] k150: duplicate key 'k150' (first at line 151) | hint: remove one "
+      "of them; Kubernetes rejects duplicate keys");
   EXPECT_EQ(result.documents.at(0).root.keys.size(), 200u);
 }
 
@@ -175,9 +179,10 @@ TEST(ManifestReader, ReportsInputCutAtMaxBytes) {
   const auto result = read_manifests(input, limits);
   EXPECT_TRUE(result.documents.empty());
   ASSERT_EQ(result.findings.size(), 1u);
-  EXPECT_EQ(describe(result.findings[0]),
-            "big.yaml:1:1 [input.too-large] : file is larger than the limit of 5 bytes | hint: raise the limit "
-            "with --max-bytes");
+  EXPECT_EQ(
+      describe(result.findings[0]),
+      "big.yaml:1:1 [input.too-large] : file is larger than the limit of 5 bytes | hint: raise the limit "
+      "with --max-bytes");
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 #pragma once
 
+#include "yaml/manifest_reader.hpp"
+
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
-
-#include "yaml/manifest_reader.hpp"
 
 namespace kpt::yaml::testing {
 
@@ -21,8 +21,9 @@ inline std::string fixture(const std::string& name) {
 }
 
 inline std::string describe(const Diagnostic& d) {
-  return d.location.file + ":" + std::to_string(d.location.line) + ":" + std::to_string(d.location.col) + " [" +
-         d.rule_id + "] " + d.field_path + ": " + d.message + (d.hint.empty() ? "" : " | hint: " + d.hint);
+  return d.location.file + ":" + std::to_string(d.location.line) + ":" + std::to_string(d.location.col) +
+         " [" + d.rule_id + "] " + d.field_path + ": " + d.message +
+         (d.hint.empty() ? "" : " | hint: " + d.hint);
 }
 
 inline std::size_t count_nodes(const Node& root) {

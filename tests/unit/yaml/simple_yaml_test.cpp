@@ -1,6 +1,9 @@
 // The fast path for plain manifests answers exactly what libyaml answers, or nothing.
 #include "yaml/simple_yaml.hpp"
 
+#include "tests/unit/yaml/reader_test_support.hpp"
+#include "yaml/manifest_reader.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -10,9 +13,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include "yaml/manifest_reader.hpp"
-#include "tests/unit/yaml/reader_test_support.hpp"
 
 namespace kpt::yaml {
 namespace {
@@ -24,8 +24,8 @@ void dump(const Node& n, const std::string& indent, std::string& out) {
   std::uint64_t bits = 0;
   std::memcpy(&bits, &n.number, sizeof bits);
   out += indent + to_string(n.kind) + " @" + at(n.pos) + (n.quoted ? " quoted" : "") +
-         (n.int_overflow ? " overflow" : "") + (n.boolean ? " true" : "") + " i=" + std::to_string(n.integer) +
-         " d=" + std::to_string(bits) + " '" + n.text + "'\n";
+         (n.int_overflow ? " overflow" : "") + (n.boolean ? " true" : "") +
+         " i=" + std::to_string(n.integer) + " d=" + std::to_string(bits) + " '" + n.text + "'\n";
   for (std::size_t i = 0; i < n.items.size(); ++i) {
     if (n.is_map()) out += indent + "key '" + n.keys[i] + "' @" + at(n.key_positions[i]) + "\n";
     dump(n.items[i], indent + "  ", out);
@@ -63,14 +63,16 @@ TEST(SimpleYaml, AnswersLikeLibyamlForPlainManifests) {
       {"nested mappings", "a:\n  b:\n    c: 1\n  d: x\ne: y\n"},
       {"indentless sequence", "items:\n- a\n- b\nnext: 1\n"},
       {"indented sequence", "items:\n  - a\n  -   b\nnext: 1\n"},
-      {"sequence of mappings", "c:\n- name: a\n  image: x\n- name: b\n  ports:\n  - containerPort: 1\n    name: p\n"},
+      {"sequence of mappings",
+       "c:\n- name: a\n  image: x\n- name: b\n  ports:\n  - containerPort: 1\n    name: p\n"},
       {"nested sequences", "a:\n- - x\n  - y\n- - z\n"},
       {"null values", "a:\nb:   \nc: # comment\n  d:\ne:\n"},
       {"null value before an indentless sequence's end", "a:\n- x:\n- y\n"},
       {"comments everywhere", "# head\na: 1 # one\n   # odd indent\nb: \"q\"  # two\n\n\nc: 'x'\n"},
       {"quoted scalars", "a: \"1\"\nb: 'yes'\nc: \"\"\nd: ''\ne: \"a # b: c\"\n"},
       {"plain scalars with indicators inside", "a: b:c\nb: x#y\nc: -1\nd: --flag=1\ne: a, b [c] {d}\n"},
-      {"resolved plain scalars", "a: yes\nb: 0x1F\nc: 1_000\nd: .5\ne: ~\nf: null\ng: 3000000000000000000000\n"},
+      {"resolved plain scalars",
+       "a: yes\nb: 0x1F\nc: 1_000\nd: .5\ne: ~\nf: null\ng: 3000000000000000000000\n"},
       {"trailing blanks", "a: b   \nc:    d e  \n"},
       {"flow sequences", "a: [\"sh\", \"-c\", x]\nb: []\nc: [ 1 , -2 ]\nd: [a b]\n"},
       {"flow mappings", "a: {cpu: \"2\", memory: 4Gi}\nb: {}\nc: { x: 1 }\n"},
@@ -105,7 +107,9 @@ TEST(SimpleYaml, LeavesEverythingElseToLibyaml) {
       {"tab", "a:\tb\n"},
       {"carriage return", "a: b\r\n"},
       {"DEL", "a: b\x7f\n"},
-      {"control character in a long line", "a: bbbbbbbbbbbbbbbbbbbbbbbb\x01" "bbbbbbbb\n"},
+      {"control character in a long line",
+       "a: bbbbbbbbbbbbbbbbbbbbbbbb\x01"
+       "bbbbbbbb\n"},
       {"non-ASCII in a long line", "abcdefgh: abcdefghijklmnop\xe2\x82\xacxyz\n"},
       {"duplicate key", "a: 1\na: 2\n"},
       {"empty document", "a: 1\n---\n---\nb: 2\n"},
@@ -134,7 +138,8 @@ TEST(SimpleYaml, LeavesEverythingElseToLibyaml) {
     SCOPED_TRACE(c.name);
     ReadLimits limits;
     if (std::string(c.name) == "too deep") limits.max_depth = 2;
-    EXPECT_FALSE(read_simple_yaml("job.yaml", std::make_shared<const std::string>(c.text), limits).has_value());
+    EXPECT_FALSE(
+        read_simple_yaml("job.yaml", std::make_shared<const std::string>(c.text), limits).has_value());
   }
 }
 
@@ -208,9 +213,9 @@ TEST(SimpleYaml, MatchesLibyamlOnMutatedJobs) {
       "  a: b\n";
   std::size_t rounds = 3000;
   if (const char* n = std::getenv("KPT_SIMPLE_YAML_MUTATIONS"); n != nullptr) rounds = std::stoul(n);
-  const std::vector<std::string> pieces = {" ", "  ", ":", ": ", "-", "- ", "#", " #", "\"", "'", "[", "]", "{",
-                                           "}", ",", "\n", "\n  ", "---\n", "&a ", "*a", "!", "|", "?", "\\", "x",
-                                           "1", "~", "<<: ", "\t", "..."};
+  const std::vector<std::string> pieces = {" ", "  ", ":", ": ", "-", "- ", "#",    " #",    "\"",  "'",
+                                           "[", "]",  "{", "}",  ",", "\n", "\n  ", "---\n", "&a ", "*a",
+                                           "!", "|",  "?", "\\", "x", "1",  "~",    "<<: ",  "\t",  "..."};
   std::uint64_t state = 0x9e3779b97f4a7c15ULL;
   const auto next = [&state](std::uint64_t n) {
     state ^= state << 13;
@@ -224,9 +229,15 @@ TEST(SimpleYaml, MatchesLibyamlOnMutatedJobs) {
     for (std::size_t m = 1 + next(3); m > 0; --m) {
       const auto at = next(text.size() + 1);
       switch (next(3)) {
-        case 0: text.insert(at, pieces[next(pieces.size())]); break;
-        case 1: text.erase(at, 1 + next(3)); break;
-        default: text.replace(at, 1, pieces[next(pieces.size())]); break;
+        case 0:
+          text.insert(at, pieces[next(pieces.size())]);
+          break;
+        case 1:
+          text.erase(at, 1 + next(3));
+          break;
+        default:
+          text.replace(at, 1, pieces[next(pieces.size())]);
+          break;
       }
     }
     SCOPED_TRACE(r);

@@ -1,7 +1,6 @@
 #include "yaml/yaml_writer.hpp"
 
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 namespace kpt::yaml {

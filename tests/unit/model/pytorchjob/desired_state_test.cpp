@@ -1,10 +1,9 @@
 #include "model/pytorchjob/desired_state.hpp"
 
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-
 #include "tests/unit/model/pytorchjob/env_fixtures.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace kpt::model::pytorchjob {
 namespace {
@@ -79,7 +78,8 @@ TEST(DesiredPod, InitContainerAndDefaultPortFollowTheRelease) {
     bool port;
   };
   const std::vector<Case> cases = {
-      {"v1.3 worker: no init container, no default port", "v1.3.0", make_job("m", 1, 1), "m-worker-0", false, false},
+      {"v1.3 worker: no init container, no default port", "v1.3.0", make_job("m", 1, 1), "m-worker-0", false,
+       false},
       {"v1.3 master: default port", "v1.3.0", make_job("m", 1, 1), "m-master-0", false, true},
       {"v1.4 worker: init container", "v1.4.0", make_job("m", 1, 1), "m-worker-0", true, true},
       {"v1.9.4 master: no init container", "v1.9.4", make_job("m", 1, 1), "m-master-0", false, true},
@@ -96,8 +96,9 @@ TEST(DesiredPod, InitContainerAndDefaultPortFollowTheRelease) {
   }
   const auto v14 = *parse_style("v1.4.0");
   const json job = make_job("m", 1, 1);
-  EXPECT_EQ(desired_pod(job, plan_for(job, v14, "m-worker-0"), v14)["spec"]["initContainers"][0]["command"][2],
-            "until nslookup m-master-0; do echo waiting for master; sleep 2; done;");
+  EXPECT_EQ(
+      desired_pod(job, plan_for(job, v14, "m-worker-0"), v14)["spec"]["initContainers"][0]["command"][2],
+      "until nslookup m-master-0; do echo waiting for master; sleep 2; done;");
 }
 
 TEST(DesiredService, IsHeadlessSelectsTheReplicaAndCarriesThePytorchPorts) {

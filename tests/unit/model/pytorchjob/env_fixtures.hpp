@@ -1,11 +1,12 @@
 #pragma once
 // Small PyTorchJobs shared by the model's tests (written for these tests, not copied).
 
+#include "model/pytorchjob/env.hpp"
+
 #include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
-
-#include "model/pytorchjob/env.hpp"
 
 namespace kpt::model::pytorchjob::testing {
 

@@ -1,8 +1,8 @@
 #include "model/pytorchjob/env_style.hpp"
 
-#include <gtest/gtest.h>
-
 #include "model/pytorchjob/names.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::model::pytorchjob {
 namespace {
@@ -13,7 +13,7 @@ TEST(ParseStyle, ReadsEveryStyleAndRoundTripsThroughToString) {
     std::string canonical;
   };
   const std::vector<Case> cases = {
-      {"worker-only", "worker-only"},       {"legacy", "legacy"},           {"torchrun", "torchrun"},
+      {"worker-only", "worker-only"},         {"legacy", "legacy"},          {"torchrun", "torchrun"},
       {"operator@v1.7.0", "operator@v1.7.0"}, {"v1.3.0", "operator@v1.3.0"}, {"1.9.4", "operator@v1.9.4"},
   };
   for (const auto& c : cases) {

@@ -1,7 +1,6 @@
 #include "model/pytorchjob/gang.hpp"
 
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 namespace kpt::model::pytorchjob {
@@ -13,10 +12,11 @@ nlohmann::json job(const std::string& scheduling_policy = "null") {
       {"name": "sidecar", "image": "img", "resources": {"limits": {"cpu": "1", "nvidia.com/gpu": 1}}}]}}})");
   const auto worker = nlohmann::json::parse(R"({"replicas": 3, "template": {"spec": {"containers": [
       {"name": "pytorch", "image": "img", "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "4", "memory": "2Gi"}}}]}}})");
-  nlohmann::json j = {{"apiVersion", "kubeflow.org/v1"},
-                      {"kind", "PyTorchJob"},
-                      {"metadata", {{"name", "mnist"}, {"namespace", "ns"}, {"uid", "u1"}, {"annotations", {{"team", "a"}}}}},
-                      {"spec", {{"pytorchReplicaSpecs", {{"Master", master}, {"Worker", worker}}}}}};
+  nlohmann::json j = {
+      {"apiVersion", "kubeflow.org/v1"},
+      {"kind", "PyTorchJob"},
+      {"metadata", {{"name", "mnist"}, {"namespace", "ns"}, {"uid", "u1"}, {"annotations", {{"team", "a"}}}}},
+      {"spec", {{"pytorchReplicaSpecs", {{"Master", master}, {"Worker", worker}}}}}};
   const auto policy = nlohmann::json::parse(scheduling_policy);
   if (!policy.is_null()) j["spec"]["runPolicy"] = {{"schedulingPolicy", policy}};
   return j;
@@ -28,10 +28,11 @@ TEST(GangScheduler, TheFlagReadsAsTheV17OperatorReadsGangSchedulerName) {
     GangKind kind;
     std::string scheduler;
   };
-  for (const auto& c : std::vector<Case>{{"", GangKind::none, ""},
-                                         {"volcano", GangKind::volcano, "volcano"},
-                                         {"scheduler-plugins", GangKind::scheduler_plugins, "scheduler-plugins"},
-                                         {"my-scheduler", GangKind::scheduler_plugins, "my-scheduler"}}) {
+  for (const auto& c :
+       std::vector<Case>{{"", GangKind::none, ""},
+                         {"volcano", GangKind::volcano, "volcano"},
+                         {"scheduler-plugins", GangKind::scheduler_plugins, "scheduler-plugins"},
+                         {"my-scheduler", GangKind::scheduler_plugins, "my-scheduler"}}) {
     SCOPED_TRACE(c.flag);
     const auto g = parse_gang_scheduler(c.flag);
     EXPECT_EQ(g.kind, c.kind);
@@ -79,17 +80,20 @@ TEST(GangScheduler, TheSchedulerPluginsPodGroupTakesTheTimeoutAndTheJobsMinResou
 }
 
 TEST(GangScheduler, PodsAreDecoratedAsTheFactsDescribe) {
-  nlohmann::json pod = {{"metadata", {{"name", "mnist-worker-0"}}}, {"spec", {{"containers", nlohmann::json::array()}}}};
+  nlohmann::json pod = {{"metadata", {{"name", "mnist-worker-0"}}},
+                        {"spec", {{"containers", nlohmann::json::array()}}}};
   auto volcano = pod;
   decorate_gang_pod(volcano, "mnist", "Worker", parse_gang_scheduler("volcano"));
   EXPECT_EQ(volcano["spec"]["schedulerName"], "volcano");
   EXPECT_EQ(volcano["metadata"]["annotations"],
-            nlohmann::json::parse(R"({"scheduling.k8s.io/group-name": "mnist", "volcano.sh/task-spec": "worker"})"));
+            nlohmann::json::parse(
+                R"({"scheduling.k8s.io/group-name": "mnist", "volcano.sh/task-spec": "worker"})"));
   auto plugins = pod;
   plugins["spec"]["schedulerName"] = "custom";
   decorate_gang_pod(plugins, "mnist", "Worker", parse_gang_scheduler("sp-scheduler"));
   EXPECT_EQ(plugins["spec"]["schedulerName"], "custom");  // set only when empty
-  EXPECT_EQ(plugins["metadata"]["labels"], nlohmann::json::parse(R"({"scheduling.x-k8s.io/pod-group": "mnist"})"));
+  EXPECT_EQ(plugins["metadata"]["labels"],
+            nlohmann::json::parse(R"({"scheduling.x-k8s.io/pod-group": "mnist"})"));
   auto none = pod;
   decorate_gang_pod(none, "mnist", "Worker", {});
   EXPECT_EQ(none, pod);

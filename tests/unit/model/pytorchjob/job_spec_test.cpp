@@ -1,10 +1,9 @@
 #include "model/pytorchjob/job_spec.hpp"
 
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-
 #include "tests/unit/model/pytorchjob/env_fixtures.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace kpt::model::pytorchjob {
 namespace {
@@ -17,9 +16,14 @@ TEST(ParseJob, DefaultsReplicasRestartPolicyPortAndNprocPerNodeInMemory) {
   job["spec"]["pytorchReplicaSpecs"]["worker"] = {
       {"template", {{"spec", {{"containers", {{{"name", "pytorch"}, {"image", "x"}}}}}}}}};
   job["spec"]["pytorchReplicaSpecs"]["MASTER"] = {
-      {"replicas", 1}, {"restartPolicy", "ExitCode"},
-      {"template", {{"spec", {{"containers", {{{"name", "pytorch"}, {"image", "x"},
-                                              {"ports", {{{"name", "pytorchjob-port"}, {"containerPort", 1234}}}}}}}}}}}};
+      {"replicas", 1},
+      {"restartPolicy", "ExitCode"},
+      {"template",
+       {{"spec",
+         {{"containers",
+           {{{"name", "pytorch"},
+             {"image", "x"},
+             {"ports", {{{"name", "pytorchjob-port"}, {"containerPort", 1234}}}}}}}}}}}};
   const auto spec = parse_job(job);
   ASSERT_TRUE(spec.has_value()) << spec.error().message;
   ASSERT_EQ(spec->replica_specs.size(), 2u);
@@ -81,7 +85,8 @@ TEST(ParseJob, ReportsTheFieldThatIsWrong) {
       {"no name", {{"spec", json::object()}}, "metadata.name: required"},
       {"no spec", {{"metadata", {{"name", "j"}}}}, "spec: required"},
       {"no replica specs", make_job("j", 0, 0), "spec.pytorchReplicaSpecs: required"},
-      {"replicas not an integer", bad_replicas, "spec.pytorchReplicaSpecs.Worker.replicas: must be an integer"},
+      {"replicas not an integer", bad_replicas,
+       "spec.pytorchReplicaSpecs.Worker.replicas: must be an integer"},
       {"type twice", twice, "spec.pytorchReplicaSpecs: 'worker' names the replica type 'Worker' twice"},
   };
   for (const auto& c : cases) {

@@ -1,10 +1,9 @@
 #include "model/pytorchjob/lifecycle.hpp"
 
-#include <gtest/gtest.h>
-
-#include <nlohmann/json.hpp>
-
 #include "model/pytorchjob/lifecycle_json.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 namespace kpt::model::pytorchjob {
 namespace {
@@ -25,15 +24,14 @@ JobPolicy master_worker(RestartPolicy rp = RestartPolicy::on_failure) {
 }
 JobPolicy workers(int n, RestartPolicy rp = RestartPolicy::on_failure) { return job({{"Worker", {n, rp}}}); }
 
-PodObservation pod(const std::string& rtype, int index, const std::string& phase, std::optional<int> exit = {}) {
+PodObservation pod(const std::string& rtype, int index, const std::string& phase,
+                   std::optional<int> exit = {}) {
   std::string lower = rtype == "Master" ? "master" : "worker";
   return {"mnist-" + lower + "-" + std::to_string(index), rtype, index, phase, exit, 0, false};
 }
 
 /// A status the job has after its first pass at `k_now - 60s`.
-JobStatus started() {
-  return decide_lifecycle(master_worker(), {}, {}, {}, k_now - seconds{60}).status;
-}
+JobStatus started() { return decide_lifecycle(master_worker(), {}, {}, {}, k_now - seconds{60}).status; }
 
 TEST(Lifecycle, NewJobGetsCreatedConditionStartTimeAndPods) {
   const auto d = decide_lifecycle(master_worker(), {}, {}, {}, k_now);
@@ -46,7 +44,8 @@ TEST(Lifecycle, NewJobGetsCreatedConditionStartTimeAndPods) {
   EXPECT_EQ(d.status.replica_statuses.at("Worker").selector,
             "training.kubeflow.org/job-name=mnist,training.kubeflow.org/operator-name=pytorchjob-controller,"
             "training.kubeflow.org/replica-type=worker");
-  EXPECT_EQ(d.events, (std::vector<EventRecord>{{"Normal", "PyTorchJobCreated", "PyTorchJob mnist is created."}}));
+  EXPECT_EQ(d.events,
+            (std::vector<EventRecord>{{"Normal", "PyTorchJobCreated", "PyTorchJob mnist is created."}}));
 }
 
 TEST(Lifecycle, AnUnchangedWorldGivesAnUnchangedStatusAndNoEvents) {
@@ -70,15 +69,26 @@ TEST(Lifecycle, SuccessPolicyDependsOnMasterAndElasticity) {
   auto elastic = workers(2);
   elastic.elastic = true;
   const std::vector<Case> cases{
-      {"master succeeded, workers still running", master_worker(),
-       {pod("Master", 0, "Succeeded"), pod("Worker", 0, "Running"), pod("Worker", 1, "Running")}, true},
-      {"workers succeeded, master running", master_worker(),
-       {pod("Master", 0, "Running"), pod("Worker", 0, "Succeeded"), pod("Worker", 1, "Succeeded")}, false},
-      {"worker-only: all workers succeeded", workers(2), {pod("Worker", 0, "Succeeded"), pod("Worker", 1, "Succeeded")},
+      {"master succeeded, workers still running",
+       master_worker(),
+       {pod("Master", 0, "Succeeded"), pod("Worker", 0, "Running"), pod("Worker", 1, "Running")},
        true},
-      {"worker-only: one of two succeeded", workers(2), {pod("Worker", 0, "Succeeded"), pod("Worker", 1, "Running")},
+      {"workers succeeded, master running",
+       master_worker(),
+       {pod("Master", 0, "Running"), pod("Worker", 0, "Succeeded"), pod("Worker", 1, "Succeeded")},
        false},
-      {"elastic: any worker succeeded", elastic, {pod("Worker", 0, "Running"), pod("Worker", 1, "Succeeded")}, true},
+      {"worker-only: all workers succeeded",
+       workers(2),
+       {pod("Worker", 0, "Succeeded"), pod("Worker", 1, "Succeeded")},
+       true},
+      {"worker-only: one of two succeeded",
+       workers(2),
+       {pod("Worker", 0, "Succeeded"), pod("Worker", 1, "Running")},
+       false},
+      {"elastic: any worker succeeded",
+       elastic,
+       {pod("Worker", 0, "Running"), pod("Worker", 1, "Succeeded")},
+       true},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -111,19 +121,21 @@ TEST(Lifecycle, RestartPolicyDecidesBetweenRecreatingAndFailing) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    const std::vector<PodObservation> pods{pod("Master", 0, "Running"), pod("Worker", 0, "Failed", c.exit_code),
-                                           pod("Worker", 1, "Running")};
+    const std::vector<PodObservation> pods{
+        pod("Master", 0, "Running"), pod("Worker", 0, "Failed", c.exit_code), pod("Worker", 1, "Running")};
     const auto d = decide_lifecycle(master_worker(c.policy), started(), pods, {}, k_now);
     if (c.restarts) {
       EXPECT_EQ(d.delete_pods, std::vector<std::string>{"mnist-worker-0"});
       EXPECT_EQ(d.recreations, 1);
       EXPECT_EQ(d.status.conditions.back().type, "Restarting");
-      EXPECT_EQ(d.status.conditions.back().message, "PyTorchJob mnist is restarting because 1 Worker replica(s) failed.");
+      EXPECT_EQ(d.status.conditions.back().message,
+                "PyTorchJob mnist is restarting because 1 Worker replica(s) failed.");
       EXPECT_TRUE(d.create_missing);
     } else {
       EXPECT_TRUE(d.delete_pods.empty());
       EXPECT_EQ(d.status.conditions.back().type, "Failed");
-      EXPECT_EQ(d.status.conditions.back().message, "PyTorchJob mnist is failed because 1 Worker replica(s) failed.");
+      EXPECT_EQ(d.status.conditions.back().message,
+                "PyTorchJob mnist is failed because 1 Worker replica(s) failed.");
       EXPECT_FALSE(d.create_missing);
     }
   }
@@ -173,7 +185,8 @@ TEST(Lifecycle, ActiveDeadlineFailsOnTimeAndOtherwiseAsksToBeCalledAtTheDeadline
   EXPECT_EQ(early.requeue_after_seconds, 40);
   const auto late = decide_lifecycle(j, started(), pods, {}, k_now + seconds{40});
   EXPECT_EQ(late.status.conditions.back().type, "Failed");
-  EXPECT_EQ(late.status.conditions.back().message, "PyTorchJob mnist was active longer than specified deadline");
+  EXPECT_EQ(late.status.conditions.back().message,
+            "PyTorchJob mnist was active longer than specified deadline");
   EXPECT_EQ(late.status.completion_time, "2026-11-29T12:00:40Z");
 }
 
@@ -186,8 +199,13 @@ TEST(Lifecycle, CleanPodPolicyAppliesOnEveryEnd) {
   };
   const std::vector<Case> cases{
       {"None", CleanPodPolicy::none, {}, {}},
-      {"Running", CleanPodPolicy::running, {"mnist-worker-0", "mnist-worker-1"}, {"mnist-worker-0", "mnist-worker-1"}},
-      {"All", CleanPodPolicy::all, {"mnist-master-0", "mnist-worker-0", "mnist-worker-1"},
+      {"Running",
+       CleanPodPolicy::running,
+       {"mnist-worker-0", "mnist-worker-1"},
+       {"mnist-worker-0", "mnist-worker-1"}},
+      {"All",
+       CleanPodPolicy::all,
+       {"mnist-master-0", "mnist-worker-0", "mnist-worker-1"},
        {"mnist-master-0", "mnist-worker-0", "mnist-worker-1"}},
   };
   const std::vector<PodObservation> pods{pod("Master", 0, "Succeeded"), pod("Worker", 0, "Running"),
@@ -223,7 +241,8 @@ TEST(Lifecycle, SuspendDeletesEverythingAndResumeRestartsTheClock) {
   const std::vector<PodObservation> pods{pod("Master", 0, "Running"), pod("Worker", 0, "Running")};
   const auto running = decide_lifecycle(j, started(), pods, {"mnist-master-0", "mnist-worker-0"}, k_now);
   j.suspend = true;
-  const auto suspended = decide_lifecycle(j, running.status, pods, {"mnist-master-0", "mnist-worker-0"}, k_now);
+  const auto suspended =
+      decide_lifecycle(j, running.status, pods, {"mnist-master-0", "mnist-worker-0"}, k_now);
   EXPECT_EQ(suspended.delete_pods, (std::vector<std::string>{"mnist-master-0", "mnist-worker-0"}));
   EXPECT_EQ(suspended.delete_services, (std::vector<std::string>{"mnist-master-0", "mnist-worker-0"}));
   EXPECT_FALSE(suspended.create_missing);
@@ -246,7 +265,8 @@ TEST(Lifecycle, OnceFailedNothingElseChanges) {
   ASSERT_TRUE(has_true_condition(failed.status, "Failed"));
   auto status = failed.status;
   EXPECT_FALSE(set_condition(status, "Running", "True", k_reason_running, "x", k_now));
-  const auto later = decide_lifecycle(j, failed.status, {pod("Master", 0, "Succeeded")}, {}, k_now + seconds{9});
+  const auto later =
+      decide_lifecycle(j, failed.status, {pod("Master", 0, "Succeeded")}, {}, k_now + seconds{9});
   EXPECT_EQ(later.status, failed.status);
 }
 

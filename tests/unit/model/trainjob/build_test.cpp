@@ -2,9 +2,9 @@
 
 #include "model/trainjob/build.hpp"
 
-#include <gtest/gtest.h>
-
 #include "tests/unit/model/trainjob/fixtures.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::model::trainjob {
 namespace {

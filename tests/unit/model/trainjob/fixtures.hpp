@@ -1,20 +1,19 @@
 #pragma once
 // Loading the TrainJob model's fixtures (testdata/trainjob, written for these tests).
 
+#include "model/trainjob/release.hpp"
+#include "model/trainjob/runtime_catalog.hpp"
+#include "yaml/manifest_reader.hpp"
+#include "yaml/node_json.hpp"
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
-
-#include "model/trainjob/release.hpp"
-#include "model/trainjob/runtime_catalog.hpp"
-#include "yaml/manifest_reader.hpp"
-#include "yaml/node_json.hpp"
 
 namespace kpt::model::trainjob::testing {
 

@@ -1,8 +1,6 @@
 // Every function of the model takes API objects that come from users: a value of the wrong type
 // anywhere must never throw or crash.
 
-#include <gtest/gtest.h>
-
 #include "model/trainjob/build.hpp"
 #include "model/trainjob/env_plan.hpp"
 #include "model/trainjob/jobset_children.hpp"
@@ -10,6 +8,8 @@
 #include "model/trainjob/name_limits.hpp"
 #include "model/trainjob/runtime_ref.hpp"
 #include "tests/unit/model/trainjob/fixtures.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::model::trainjob {
 namespace {

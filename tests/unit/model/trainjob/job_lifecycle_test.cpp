@@ -1,7 +1,7 @@
-#include <gtest/gtest.h>
-
 #include "model/trainjob/lifecycle.hpp"
 #include "tests/unit/model/trainjob/lifecycle_test_support.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::model::trainjob {
 namespace {

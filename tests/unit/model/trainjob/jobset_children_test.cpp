@@ -1,10 +1,10 @@
 #include "model/trainjob/jobset_children.hpp"
 
-#include <gtest/gtest.h>
-
 #include "model/trainjob/name_limits.hpp"
 #include "tests/unit/model/trainjob/fixtures.hpp"
 #include "util/sha1.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::model::trainjob {
 namespace {

@@ -1,8 +1,8 @@
-#include <gtest/gtest.h>
-
 #include "model/trainjob/jobset_children.hpp"
 #include "model/trainjob/lifecycle.hpp"
 #include "tests/unit/model/trainjob/lifecycle_test_support.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::model::trainjob {
 namespace {

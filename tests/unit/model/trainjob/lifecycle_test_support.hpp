@@ -2,10 +2,10 @@
 // Shared by the lifecycle tests: the time they run at, and readable GoogleTest output for the
 // lifecycle's value types.
 
+#include "model/trainjob/lifecycle.hpp"
+
 #include <ostream>
 #include <string>
-
-#include "model/trainjob/lifecycle.hpp"
 
 namespace kpt::model::trainjob {
 

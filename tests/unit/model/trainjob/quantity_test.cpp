@@ -1,10 +1,9 @@
 #include "model/trainjob/quantity.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <limits>
-
-#include <nlohmann/json.hpp>
 
 namespace kpt::model::trainjob {
 namespace {

@@ -1,8 +1,8 @@
 #include "model/trainjob/runtime_catalog.hpp"
 
-#include <gtest/gtest.h>
-
 #include "tests/unit/model/trainjob/fixtures.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::model::trainjob {
 namespace {

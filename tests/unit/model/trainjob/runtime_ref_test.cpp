@@ -1,9 +1,9 @@
 #include "model/trainjob/runtime_ref.hpp"
 
-#include <gtest/gtest.h>
-
 #include "model/trainjob/yaml_emit.hpp"
 #include "tests/unit/model/trainjob/fixtures.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::model::trainjob {
 namespace {

@@ -1,11 +1,11 @@
 // The worked example: a two-node TrainJob on torch-distributed, from TrainJob to JobSet to pods.
 
-#include <gtest/gtest.h>
-
 #include "model/trainjob/build.hpp"
 #include "model/trainjob/env_plan.hpp"
 #include "model/trainjob/jobset_children.hpp"
 #include "tests/unit/model/trainjob/fixtures.hpp"
+
+#include <gtest/gtest.h>
 
 namespace kpt::model::trainjob {
 namespace {

@@ -1,7 +1,6 @@
 #include "model/trainjob/yaml_emit.hpp"
 
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 namespace kpt::model::trainjob {
