@@ -13,7 +13,7 @@ sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
 # kubectl itself is expected on PATH (the plugin's host); python3-torch runs the main job.
-packages=(cmake ninja-build g++ pkg-config git ca-certificates ccache
+packages=(cmake ninja-build g++ pkg-config git ca-certificates ccache clang-format
   libyaml-dev libcurl4-openssl-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libcpp-httplib-dev libspdlog-dev libbenchmark-dev libssl-dev zlib1g-dev
   golang-k8s-kube-openapi-dev python3 openssl libnss-wrapper python3-torch)
@@ -29,6 +29,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "installing: ${missing[*]}" >&2
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "$mode" = test ]; then
+  # Formatting first: a tree that is not clang-formatted fails in seconds, not after the build.
+  scripts/format.sh --check
 fi
 
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPT_WERROR=ON >/dev/null
