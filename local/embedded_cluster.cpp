@@ -1,10 +1,9 @@
 #include "local/embedded_cluster.hpp"
 
-#include "apiserver/api_server.hpp"
 #include "controller/controller_main.hpp"
 #include "controller/crd.hpp"
 #include "controller/logger.hpp"
-#include "kube/rest_client.hpp"
+#include "local/cluster_lifecycle.hpp"
 #include "local/node.hpp"
 #include "local/node_log_provider.hpp"
 #include "model/pytorchjob/env_style.hpp"
@@ -19,15 +18,15 @@
 
 #include <atomic>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 namespace kpt::local {
 
 namespace {
 
-using nlohmann::json;
+using SteadyClock = std::chrono::steady_clock;
 
 std::string find_nss_wrapper() {
   for (const char* dir :
@@ -38,37 +37,167 @@ std::string find_nss_wrapper() {
   return {};
 }
 
-Expected<std::unique_ptr<kube::ApiClient>> client_for(const apiserver::LocalPaths& paths, int port,
-                                                      const std::string& token) {
-  // kube::ConnectionFlags carries the token only in memory; it never reaches a log.
-  kube::ConnectionFlags flags;
-  flags.server = "https://127.0.0.1:" + std::to_string(port);
-  flags.token = token;
-  flags.certificate_authority = paths.ca_file;
-  flags.namespace_ = "default";
-  // No kubeconfig is consulted: an empty environment has no KUBECONFIG and no HOME.
-  return kube::make_client(flags, {}, {});
+/// The serving certificate and token that `local up` wrote into the state directory.
+Expected<apiserver::ServerOptions> server_options_from(const ClusterPaths& paths) {
+  auto ca = util::read_file(paths.ca_file);
+  auto cert = util::read_file(paths.cert_file);
+  auto key = util::read_file(paths.key_file);
+  auto token = util::read_file(paths.token_file);
+  if (!ca || !cert || !key || !token) {
+    return make_error(ErrorCode::usage,
+                      "the state directory '" + paths.state_dir + "' lacks certificates or token");
+  }
+  apiserver::ServerOptions options;
+  options.certificates = apiserver::ServerCertificates{*ca, {}, *cert, *key};
+  options.token = *token;
+  options.access_log = [](const std::string& line) { std::cerr << line << "\n"; };
+  return options;
 }
 
+/// Installs our PyTorchJob CRD, or brings an older stored one up to this binary's definition.
 Expected<void> install_crd(kube::ApiClient& client) {
   auto created = client.create(kube::resources::crds(), "", controller::pytorchjob_crd());
-  if (!created && !kube::is_already_exists(created.error())) return created.error();
+  if (created || !kube::is_already_exists(created.error())) {
+    return created ? Expected<void>{} : Expected<void>{created.error()};
+  }
+  auto current = client.get(kube::resources::crds(), "", controller::pytorchjob_crd()["metadata"]["name"]);
+  if (!current) return current.error();
+  nlohmann::json wanted = controller::pytorchjob_crd();
+  wanted["metadata"]["resourceVersion"] = (*current)["metadata"].value("resourceVersion", "");
+  auto updated = client.update(kube::resources::crds(), "", wanted);
+  if (!updated) return updated.error();
   return {};
+}
+
+NodeOptions node_options_for(const ClusterOptions& options) {
+  NodeOptions node;
+  const char* home = std::getenv("HOME");
+  node.env.home = home != nullptr ? home : "/";
+  node.env.nss_wrapper_library = find_nss_wrapper();
+  node.env.hosts_file = options.paths.hosts_file;
+  node.env.workdir = options.default_workdir.empty() ? options.paths.state_dir : options.default_workdir;
+  node.log_dir = options.paths.pod_log_dir;
+  return node;
+}
+
+controller::ControllerConfig controller_config_for(const ClusterOptions& options) {
+  controller::ControllerConfig config;
+  if (auto style = model::pytorchjob::parse_style(options.env_style)) config.reconciler.style = *style;
+  config.metrics_addr = "0";
+  config.workers = 2;
+  return config;
 }
 
 }  // namespace
 
-Expected<std::unique_ptr<kube::ApiClient>> local_client(const apiserver::LocalPaths& paths) {
-  auto port_text = util::read_file(paths.port_file);
-  if (!port_text) return make_error(ErrorCode::not_found, "the local cluster is not running");
-  auto token = util::read_file(paths.token_file);
-  if (!token) return token.error().context("reading '" + paths.token_file + "'");
-  const int port = std::atoi(port_text->c_str());
-  if (port <= 0) return make_error(ErrorCode::io, "bad port file '" + paths.port_file + "'");
-  std::string t = *token;
-  while (!t.empty() && (t.back() == '\n' || t.back() == '\r')) t.pop_back();
-  return client_for(paths, port, t);
+struct EmbeddedCluster::Parts {
+  std::optional<ServeLock> lock;
+  std::unique_ptr<apiserver::ApiServer> server;
+  std::unique_ptr<kube::ApiClient> node_client;
+  std::unique_ptr<kube::ApiClient> controller_client;
+  std::unique_ptr<ProcessRunner> runner;
+  std::unique_ptr<LocalNode> node;
+  util::RealClock clock;
+  std::unique_ptr<controller::Logger> logger;
+  std::atomic<bool> stop{false};
+  std::thread node_thread;
+  std::thread controller_thread;
+
+  Expected<int> start_server(const ClusterOptions& options);
+  Expected<void> start_node_and_controller(const ClusterOptions& options, int port, const std::string& token);
+  void shut_down();
+};
+
+Expected<int> EmbeddedCluster::Parts::start_server(const ClusterOptions& options) {
+  auto server_options = server_options_from(options.paths);
+  if (!server_options) return server_options.error();
+  server = std::make_unique<apiserver::ApiServer>(std::move(*server_options));
+  return server->start(options.port);
 }
+
+Expected<void> EmbeddedCluster::Parts::start_node_and_controller(const ClusterOptions& options, int port,
+                                                                 const std::string& token) {
+  auto nc = client_for(options.paths, port, token);
+  if (!nc) return nc.error();
+  auto cc = client_for(options.paths, port, token);
+  if (!cc) return cc.error();
+  node_client = std::move(*nc);
+  controller_client = std::move(*cc);
+  if (auto crd = install_crd(*controller_client); !crd)
+    return crd.error().context("installing the PyTorchJob CRD");
+
+  const auto node_options = node_options_for(options);
+  std::filesystem::create_directories(node_options.log_dir);
+  if (node_options.env.nss_wrapper_library.empty()) {
+    std::cerr << "warning: libnss-wrapper is not installed: Service names will not resolve for local pods "
+                 "(apt-get install -y libnss-wrapper)\n";
+  }
+  runner = make_posix_runner();
+  node = std::make_unique<LocalNode>(*node_client, *runner, node_options);
+  server->set_log_provider(std::make_shared<NodeLogProvider>(*node));
+  logger = std::make_unique<controller::Logger>(std::cerr, controller::LogFormat::text, clock);
+  node_thread = std::thread([this] { node->run(stop); });
+  controller_thread = std::thread([this, config = controller_config_for(options)] {
+    (void)controller::run_controller(*controller_client, config, clock, *logger, stop);
+  });
+  return {};
+}
+
+void EmbeddedCluster::Parts::shut_down() {
+  stop = true;
+  const auto stopping = SteadyClock::now();
+  const auto took = [&] {
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - stopping);
+    return std::to_string(ms.count()) + " ms";
+  };
+  if (controller_thread.joinable()) {
+    controller_thread.join();
+    std::cerr << "controller stopped after " << took() << "\n";
+  }
+  if (node_thread.joinable()) {
+    node_thread.join();
+    std::cerr << "node stopped after " << took() << "\n";
+  }
+  if (server) {
+    server->stop();
+    std::cerr << "server stopped after " << took() << "\n";
+  }
+}
+
+EmbeddedCluster::EmbeddedCluster(ClusterOptions options)
+    : m_options(std::move(options)), m_parts(std::make_unique<Parts>()) {}
+
+EmbeddedCluster::~EmbeddedCluster() { stop(); }
+
+Expected<int> EmbeddedCluster::start() {
+  auto lock = ServeLock::acquire(m_options.paths);
+  if (!lock) return lock.error();
+  m_parts->lock.emplace(std::move(*lock));
+  auto port = m_parts->start_server(m_options);
+  if (!port) return port.error();
+  if (!m_options.server_only) {
+    auto token = read_token(m_options.paths);
+    if (!token) return token.error();
+    if (auto started = m_parts->start_node_and_controller(m_options, *port, *token); !started)
+      return started.error();
+  }
+  // The port file last: `local up` waits for it, and by then everything is serving.
+  if (auto w = write_private(m_options.paths.port_file, std::to_string(*port) + "\n", 0644); !w)
+    return w.error();
+  std::cerr << "serving on " << m_parts->server->url()
+            << (m_options.server_only ? "\n" : " with the controller and the local node\n");
+  return port;
+}
+
+void EmbeddedCluster::stop() {
+  if (!m_parts->lock) return;
+  m_parts->shut_down();
+  ::unlink(m_options.paths.port_file.c_str());
+  ::unlink(m_options.paths.pid_file.c_str());
+  m_parts = std::make_unique<Parts>();  // releases the lock last
+}
+
+apiserver::ApiServer& EmbeddedCluster::server() { return *m_parts->server; }
 
 int serve_cluster(const ClusterOptions& options) {
   // Block the stop signals before any thread starts, so only sigwait() sees them.
@@ -77,90 +206,16 @@ int serve_cluster(const ClusterOptions& options) {
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  const auto& paths = options.paths;
 
-  auto ca = util::read_file(paths.ca_file);
-  auto cert = util::read_file(paths.cert_file);
-  auto key = util::read_file(paths.key_file);
-  auto token = util::read_file(paths.token_file);
-  if (!ca || !cert || !key || !token) {
-    std::cerr << "error: the state directory '" << paths.state_dir << "' lacks certificates or token\n";
-    return 2;
-  }
-  apiserver::ServerOptions server_options;
-  server_options.certificates = apiserver::ServerCertificates{*ca, {}, *cert, *key};
-  server_options.token = *token;
-  apiserver::ApiServer server(server_options);
-  auto port = server.start(options.port);
-  if (!port) {
+  EmbeddedCluster cluster(options);
+  if (auto port = cluster.start(); !port) {
     std::cerr << "error: " << port.error().message << "\n";
     return 2;
   }
-
-  auto node_client = client_for(paths, *port, *token);
-  auto controller_client = client_for(paths, *port, *token);
-  if (!node_client || !controller_client) {
-    std::cerr << "error: " << (node_client ? controller_client.error() : node_client.error()).message << "\n";
-    return 2;
-  }
-  if (auto crd = install_crd(**controller_client); !crd) {
-    std::cerr << "error: installing the PyTorchJob CRD: " << crd.error().message << "\n";
-    return 2;
-  }
-
-  NodeOptions node_options;
-  node_options.env.home = std::getenv("HOME") != nullptr ? std::getenv("HOME") : "/";
-  node_options.env.nss_wrapper_library = find_nss_wrapper();
-  node_options.env.hosts_file = paths.state_dir + "/hosts";
-  node_options.env.workdir = options.default_workdir.empty() ? paths.state_dir : options.default_workdir;
-  node_options.log_dir = paths.state_dir + "/logs";
-  std::filesystem::create_directories(node_options.log_dir);
-  if (node_options.env.nss_wrapper_library.empty()) {
-    std::cerr << "warning: libnss-wrapper is not installed: Service names will not resolve for local pods "
-                 "(apt-get install -y libnss-wrapper)\n";
-  }
-  auto runner = make_posix_runner();
-  LocalNode node(**node_client, *runner, node_options);
-  server.set_log_provider(std::make_shared<NodeLogProvider>(node));
-
-  util::RealClock clock;
-  controller::Logger logger(std::cerr, controller::LogFormat::text, clock);
-  controller::ControllerConfig config;
-  if (auto style = model::pytorchjob::parse_style(options.env_style)) config.reconciler.style = *style;
-  config.metrics_addr = "0";
-  config.workers = 2;
-
-  std::atomic<bool> stop{false};
-  std::atomic<int> controller_exit{0};
-  std::thread node_thread([&] { node.run(stop); });
-  std::thread controller_thread([&] {
-    controller_exit = controller::run_controller(**controller_client, config, clock, logger, stop);
-  });
-
-  // The port file last: `local up` waits for it, and by then everything is serving.
-  std::ofstream(paths.pid_file, std::ios::trunc) << ::getpid() << "\n";
-  std::ofstream(paths.port_file, std::ios::trunc) << *port << "\n";
-  std::cerr << "serving on " << server.url() << " with the controller and the local node\n";
-
   int sig = 0;
   sigwait(&set, &sig);
   std::cerr << "stopping on signal " << sig << "\n";
-  stop = true;
-  const auto stopping = std::chrono::steady_clock::now();
-  auto took = [&] {
-    return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
-                              std::chrono::steady_clock::now() - stopping)
-                              .count()) +
-           " ms";
-  };
-  controller_thread.join();
-  std::cerr << "controller stopped after " << took() << "\n";
-  node_thread.join();
-  std::cerr << "node stopped after " << took() << "\n";
-  server.stop();
-  std::cerr << "server stopped after " << took() << "\n";
-  ::unlink(paths.port_file.c_str());
-  ::unlink(paths.pid_file.c_str());
+  cluster.stop();
   return 0;
 }
 

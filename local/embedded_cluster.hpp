@@ -1,9 +1,8 @@
 #pragma once
 
-#include "apiserver/local_control.hpp"
-#include "kube/api_client.hpp"
-
-#include <nlohmann/json_fwd.hpp>
+#include "apiserver/api_server.hpp"
+#include "local/cluster_paths.hpp"
+#include "util/expected.hpp"
 
 #include <memory>
 #include <string>
@@ -11,19 +10,39 @@
 namespace kpt::local {
 
 struct ClusterOptions {
-  apiserver::LocalPaths paths;
+  ClusterPaths paths;
   int port = 0;                 ///< 0: a free loopback port
+  bool server_only = false;     ///< only the API server: no controller, no node
   std::string default_workdir;  ///< for pods without the workdir annotation
   std::string env_style = "worker-only";
 };
 
-/// A client for the embedded cluster whose state is in `paths` (the port file, token and CA
-/// written by `local up`); no kubeconfig is consulted.
-Expected<std::unique_ptr<kube::ApiClient>> local_client(const apiserver::LocalPaths& paths);
+/// The embedded cluster in this process: the API server, our controller and the local node.
+/// The controller and the node talk to the server over HTTPS with the generated token, exactly
+/// as they would to a real cluster.
+class EmbeddedCluster {
+ public:
+  explicit EmbeddedCluster(ClusterOptions options);
+  ~EmbeddedCluster();
+  EmbeddedCluster(const EmbeddedCluster&) = delete;
+  EmbeddedCluster& operator=(const EmbeddedCluster&) = delete;
 
-/// `local serve`: the embedded API server, our controller and the local node in one process,
-/// until SIGTERM or SIGINT. The controller and the node talk to the server over HTTPS with the
-/// generated token, exactly as they would to a real cluster. Returns the exit code.
+  /// Takes the state directory's lock, serves, starts the controller and the node, and writes
+  /// the port file last (what `local up` waits for). Returns the bound port.
+  Expected<int> start();
+  /// Stops the controller, the node (and its pods), then the server; removes the pid and port
+  /// files and releases the lock. Idempotent.
+  void stop();
+
+  apiserver::ApiServer& server();
+
+ private:
+  struct Parts;
+  ClusterOptions m_options;
+  std::unique_ptr<Parts> m_parts;
+};
+
+/// `local serve`: an EmbeddedCluster until SIGTERM or SIGINT. Returns the exit code.
 int serve_cluster(const ClusterOptions& options);
 
 }  // namespace kpt::local

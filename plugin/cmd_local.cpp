@@ -1,8 +1,7 @@
-#include "apiserver/local_control.hpp"
+#include "local/cluster_lifecycle.hpp"
 #include "local/embedded_cluster.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
-#include "util/file_io.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -13,7 +12,8 @@ namespace kpt::plugin {
 
 namespace {
 
-using apiserver::LocalPaths;
+using local::ClusterLifecycle;
+using local::ClusterPaths;
 
 struct LocalFlags {
   std::string state_dir;
@@ -22,8 +22,15 @@ struct LocalFlags {
   bool server_only = false;  ///< only the API server: no controller, no node
 };
 
-LocalPaths paths_for(const Context& ctx, const LocalFlags& f) {
-  return LocalPaths::in(f.state_dir.empty() ? apiserver::default_state_dir(ctx.env) : f.state_dir);
+ClusterPaths paths_for(const Context& ctx, const LocalFlags& f) {
+  return ClusterPaths::in(f.state_dir.empty() ? local::default_state_dir(ctx.env) : f.state_dir);
+}
+
+ClusterLifecycle lifecycle_for(const Context& ctx, const LocalFlags& f) {
+  local::LifecycleOptions options;
+  options.port = f.port;
+  options.server_only = f.server_only;
+  return ClusterLifecycle(paths_for(ctx, f), options);
 }
 
 void print_usage_hint(Context& ctx, const std::string& kubeconfig) {
@@ -34,85 +41,46 @@ void print_usage_hint(Context& ctx, const std::string& kubeconfig) {
           << "Stop it with: " << ctx.program << " local down\n";
 }
 
-Expected<void> refresh_kubeconfig(const LocalPaths& paths, int port, const std::string& kubeconfig) {
-  auto ca = util::read_file(paths.ca_file);
-  if (!ca) return ca.error().context("reading '" + paths.ca_file + "'");
-  auto token = util::read_file(paths.token_file);
-  if (!token) return token.error().context("reading '" + paths.token_file + "'");
-  return apiserver::write_kubeconfig(kubeconfig, "https://127.0.0.1:" + std::to_string(port), *ca, *token);
+void fail(Context& ctx, const Error& error) {
+  ctx.err << "error: " << error.message << "\n";
+  ctx.exit_code = 1;
 }
 
 void run_up(Context& ctx, const LocalFlags& f) {
-  const auto paths = paths_for(ctx, f);
+  const auto lifecycle = lifecycle_for(ctx, f);
   const std::string kubeconfig =
-      f.kubeconfig_out.empty() ? apiserver::default_kubeconfig_path(ctx.env) : f.kubeconfig_out;
-  ctx.out << "state directory: " << paths.state_dir << "\n";
-  const auto answers = [&](int port) {
-    auto ca = util::read_file(paths.ca_file);
-    auto token = util::read_file(paths.token_file);
-    return ca && token && apiserver::probe(port, *ca, *token).has_value();
-  };
-  // A live pid that does not answer is a reused pid or a wedged server: start afresh.
-  if (const auto s = apiserver::local_status(paths); s.running && answers(s.port)) {
-    if (auto w = refresh_kubeconfig(paths, s.port, kubeconfig); !w) {
-      ctx.err << "error: " << w.error().message << "\n";
-      ctx.exit_code = 1;
-      return;
-    }
-    ctx.out << "the local API server is already up (pid " << s.pid << ") at https://127.0.0.1:" << s.port
-            << "\n";
-    print_usage_hint(ctx, kubeconfig);
-    return;
-  }
-  if (auto prepared = apiserver::prepare_state(paths); !prepared) {
-    ctx.err << "error: " << prepared.error().message << "\n";
-    ctx.exit_code = 1;
-    return;
-  }
-  auto port = apiserver::spawn_and_wait(
-      "/proc/self/exe", paths, f.port, std::chrono::seconds(20),
-      f.server_only ? std::vector<std::string>{"--server-only"} : std::vector<std::string>{});
-  if (!port) {
-    ctx.err << "error: " << port.error().message << "\n";
-    ctx.exit_code = 1;
-    return;
-  }
-  if (auto w = refresh_kubeconfig(paths, *port, kubeconfig); !w) {
-    ctx.err << "error: " << w.error().message << "\n";
-    ctx.exit_code = 1;
-    return;
-  }
-  const auto s = apiserver::local_status(paths);
-  ctx.out << "the local API server is up (pid " << s.pid << ") at https://127.0.0.1:" << *port << "\n";
+      f.kubeconfig_out.empty() ? local::default_kubeconfig_path(ctx.env) : f.kubeconfig_out;
+  ctx.out << "state directory: " << lifecycle.paths().state_dir << "\n";
+  auto up = lifecycle.ensure_up();
+  if (!up) return fail(ctx, up.error());
+  if (auto w = lifecycle.write_kubeconfig(kubeconfig, up->port); !w) return fail(ctx, w.error());
+  ctx.out << "the local API server is " << (up->started ? "up" : "already up") << " (pid " << up->pid
+          << ") at https://127.0.0.1:" << up->port << "\n";
   print_usage_hint(ctx, kubeconfig);
 }
 
 void run_down(Context& ctx, const LocalFlags& f) {
-  const auto paths = paths_for(ctx, f);
-  const auto s = apiserver::local_status(paths);
-  if (!s.running) {
-    (void)apiserver::stop_local(paths, std::chrono::seconds(1));  // clears stale pid files
-    ctx.out << "the local API server is not running (state directory " << paths.state_dir << ")\n";
+  const auto lifecycle = lifecycle_for(ctx, f);
+  auto stopped = lifecycle.stop();
+  if (!stopped) return fail(ctx, stopped.error());
+  if (!stopped->was_running) {
+    ctx.out << "the local API server is not running (state directory " << lifecycle.paths().state_dir
+            << ")\n";
     return;
   }
-  if (auto stopped = apiserver::stop_local(paths, std::chrono::seconds(15)); !stopped) {
-    ctx.err << "error: " << stopped.error().message << "\n";
-    ctx.exit_code = 1;
-    return;
-  }
-  ctx.out << "the local API server (pid " << s.pid << ") is stopped\n";
+  ctx.out << "the local API server (pid " << stopped->pid << ") is stopped\n";
 }
 
 void run_status(Context& ctx, const LocalFlags& f) {
-  const auto paths = paths_for(ctx, f);
-  const auto s = apiserver::local_status(paths);
-  if (!s.running) {
-    ctx.out << "not running (state directory " << paths.state_dir << ")\n";
+  const auto lifecycle = lifecycle_for(ctx, f);
+  const auto s = lifecycle.status();
+  if (!s.running()) {
+    ctx.out << "not running (state directory " << lifecycle.paths().state_dir << ")\n";
     ctx.exit_code = 1;
     return;
   }
   ctx.out << "running (pid " << s.pid << ") at https://127.0.0.1:" << s.port << " (state directory "
-          << paths.state_dir << ")\n";
+          << lifecycle.paths().state_dir << ")\n";
 }
 
 }  // namespace
@@ -150,14 +118,10 @@ void add_local_command(CLI::App& app, Context& ctx) {
   serve->add_option("--port", flags->port, "Port on 127.0.0.1 (0: a free one)");
   serve->add_flag("--server-only", flags->server_only, "Run only the API server");
   serve->callback([&ctx, flags] {
-    if (flags->server_only) {
-      ctx.exit_code = apiserver::serve_foreground(paths_for(ctx, *flags), flags->port);
-      return;
-    }
-    // The whole embedded cluster: API server, our controller and the local node.
     local::ClusterOptions options;
     options.paths = paths_for(ctx, *flags);
     options.port = flags->port;
+    options.server_only = flags->server_only;
     ctx.exit_code = local::serve_cluster(options);
   });
 }

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "apiserver/local_control.hpp"
 #include "kube/api_client.hpp"
+#include "local/cluster_lifecycle.hpp"
 #include "util/expected.hpp"
 
 #include <memory>
@@ -12,13 +12,16 @@ struct Context;
 
 /// The embedded cluster a `--local` command uses: started for it when it was not up.
 struct LocalSession {
-  apiserver::LocalPaths paths;
+  local::ClusterPaths paths;
   bool started_here = false;
   std::unique_ptr<kube::ApiClient> client;
 };
 
-/// Starts the embedded cluster (API server, controller, node) unless it is up, writes its
-/// kubeconfig, and connects. Progress lines go to ctx.err.
+/// The lifecycle of the local cluster in the default state directory.
+local::ClusterLifecycle default_lifecycle(const Context& ctx);
+
+/// Connects to the embedded cluster; with `start_if_down`, ensures it is up first (started
+/// here when it was not, its kubeconfig written). Progress lines go to ctx.err.
 Expected<LocalSession> open_local_session(const Context& ctx, bool start_if_down);
 
 /// Stops the embedded cluster when this session started it.

@@ -1,0 +1,45 @@
+#pragma once
+
+#include "util/expected.hpp"
+
+#include <map>
+#include <string>
+
+namespace kpt::local {
+
+/// The files of the local cluster in its state directory.
+struct ClusterPaths {
+  std::string state_dir;
+  std::string pid_file;    ///< pid of `local serve`, written once it serves
+  std::string port_file;   ///< bound port, written once it serves (last: readiness)
+  std::string lock_file;   ///< held (flock) by the serving process for its whole life
+  std::string ca_file;     ///< CA certificate (public)
+  std::string cert_file;   ///< serving certificate
+  std::string key_file;    ///< serving key (0600)
+  std::string token_file;  ///< bearer token (0600)
+  std::string log_file;    ///< the server's request log (no secrets)
+  std::string hosts_file;  ///< name resolution for local pods
+  std::string pod_log_dir;
+
+  static ClusterPaths in(const std::string& state_dir);
+};
+
+/// $XDG_STATE_HOME/kubectl-pytorch, else ~/.local/state/kubectl-pytorch.
+std::string default_state_dir(const std::map<std::string, std::string>& env);
+/// ~/.kube/kubectl-pytorch-local.yaml.
+std::string default_kubeconfig_path(const std::map<std::string, std::string>& env);
+
+/// Creates the state directory (0700) with a fresh CA, serving certificate and token.
+Expected<void> prepare_state(const ClusterPaths& paths);
+
+/// The bearer token of the state directory, without a trailing newline.
+Expected<std::string> read_token(const ClusterPaths& paths);
+
+/// Writes a kubeconfig (mode 0600) for the server: CA data, server URL, token, namespace default.
+Expected<void> write_kubeconfig(const std::string& path, const std::string& server_url,
+                                const std::string& ca_pem, const std::string& token);
+
+/// Writes `text` to `path` atomically (a temporary file renamed over it) with `mode`.
+Expected<void> write_private(const std::string& path, const std::string& text, unsigned mode = 0600);
+
+}  // namespace kpt::local
