@@ -90,7 +90,7 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
   ChildCache services(ChildCache::Kind::services);
   Expectations expectations(clock);
   const ReconcilerCaches caches{jobs, pods, services, expectations};
-  Reconciler reconciler(client, clock, config.reconciler, &metrics, &caches);
+  Reconciler reconciler(client, clock, config.reconciler, caches, &metrics);
 
   auto job_informer = std::make_unique<Informer>(
       client, kube::resources::pytorchjobs(), config.namespace_, "",

@@ -50,9 +50,33 @@ std::pair<std::string, std::string> split_key(const std::string& key) {
   return {key.substr(0, slash), key.substr(slash + 1)};
 }
 
+/// One pass over one job: who it is, what the caches show of it, what the lifecycle decided and
+/// what this pass will create.
+struct Reconciler::Pass {
+  nlohmann::json job;
+  std::string ns, name, key, uid;
+  model::pytorchjob::JobPolicy policy;
+  model::pytorchjob::JobStatus old_status;
+  model::pytorchjob::LifecycleDecision d;
+  std::set<std::string> pod_names;
+  std::vector<std::string> service_names;
+  model::pytorchjob::GangScheduler gang;
+  bool grouped = false;  ///< a PodGroup is wanted and its CRD is served
+  bool held = false;     ///< Volcano has not admitted the PodGroup yet: no pods for now
+  std::optional<Expected<std::vector<model::pytorchjob::ReplicaPodPlan>>> plans;
+  std::vector<const model::pytorchjob::ReplicaPodPlan*> new_services;  ///< point into `plans`
+  std::vector<const model::pytorchjob::ReplicaPodPlan*> new_pods;
+};
+
 Reconciler::Reconciler(kube::ApiClient& client, const util::Clock& clock, ReconcilerOptions options,
-                       Metrics* metrics, const ReconcilerCaches* caches)
-    : m_client(client), m_clock(clock), m_options(std::move(options)), m_metrics(metrics), m_caches(caches) {}
+                       const ReconcilerCaches& caches, Metrics* metrics)
+    : m_client(client),
+      m_clock(clock),
+      m_options(std::move(options)),
+      m_caches(caches),
+      m_metrics(metrics),
+      m_events(client, clock, "kubeflow.org/v1", "PyTorchJob", "pytorchjob-controller",
+               m_options.emit_events) {}
 
 bool Reconciler::owns(const nlohmann::json& job) const {
   std::string managed_by;
@@ -69,29 +93,14 @@ bool Reconciler::owns(const nlohmann::json& job) const {
 }
 
 ReconcileResult Reconciler::reconcile(const std::string& key) {
-  const auto [ns, name] = split_key(key);
-  nlohmann::json job;
-  if (m_caches != nullptr) {
-    auto cached = m_caches->jobs.get(key);
-    if (!cached) {
-      if (m_metrics != nullptr) m_metrics->forget_job(key);
-      m_caches->expectations.forget(key);
-      forget_pod_group(key);
-      return {};  // deleted: the garbage collector removes its children through ownerReferences
-    }
-    job = std::move(*cached);
-  } else {
-    auto got = m_client.get(kube::resources::pytorchjobs(), ns, name);
-    if (!got) {
-      if (kube::is_not_found(got.error())) {
-        if (m_metrics != nullptr) m_metrics->forget_job(key);
-        forget_pod_group(key);
-        return {};
-      }
-      return failed(got.error().context("reading PyTorchJob '" + key + "'"));
-    }
-    job = std::move(got).value();
+  auto cached = m_caches.jobs.get(key);
+  if (!cached) {
+    if (m_metrics != nullptr) m_metrics->forget_job(key);
+    m_caches.expectations.forget(key);
+    forget_pod_group(key);
+    return {};  // deleted: the garbage collector removes its children through ownerReferences
   }
+  nlohmann::json job = std::move(*cached);
   if (!owns(job)) {
     if (m_metrics != nullptr) m_metrics->forget_job(key);
     return {};
@@ -100,199 +109,186 @@ ReconcileResult Reconciler::reconcile(const std::string& key) {
   // The caches have not yet shown what the last pass created or deleted: acting now would
   // create twice or count a restart twice. The informer event that meets the expectation
   // enqueues the job again (and the expectation expires after its TTL if an event is lost).
-  if (m_caches != nullptr && !m_caches->expectations.satisfied(key)) return {};
+  if (!m_caches.expectations.satisfied(key)) return {};
   return reconcile_job(std::move(job));
 }
 
-Expected<std::pair<std::vector<CachedChild>, std::vector<CachedChild>>> Reconciler::children(
-    const nlohmann::json& job) {
-  const auto& meta = job.at("metadata");
-  const std::string ns = meta.value("namespace", std::string{});
-  const std::string name = meta.value("name", std::string{});
-  const std::string key = ns + "/" + name;
-  std::vector<CachedChild> pods;
-  std::vector<CachedChild> services;
-  if (m_caches != nullptr) {
-    pods = m_caches->pods.of_job(key);
-    services = m_caches->services.of_job(key);
-  } else {
-    kube::ListOptions opts;
-    opts.label_selector =
-        model::pytorchjob::selector_string(model::pytorchjob::job_selector(name, m_options.style));
-    auto listed_pods = m_client.list(kube::resources::pods(), ns, opts);
-    if (!listed_pods) return listed_pods.error().context("listing pods of '" + key + "'");
-    auto listed_services = m_client.list(kube::resources::services(), ns, opts);
-    if (!listed_services) return listed_services.error().context("listing services of '" + key + "'");
-    ChildCache pod_view(ChildCache::Kind::pods);
-    (void)pod_view.list_page(listed_pods->items, true, true);
-    pods = pod_view.of_job(key);
-    ChildCache service_view(ChildCache::Kind::services);
-    (void)service_view.list_page(listed_services->items, true, true);
-    services = service_view.of_job(key);
-  }
+std::pair<std::vector<CachedChild>, std::vector<CachedChild>> Reconciler::children(
+    const nlohmann::json& job) const {
+  const std::string key = object_key(job);
+  std::vector<CachedChild> pods = m_caches.pods.of_job(key);
+  std::vector<CachedChild> services = m_caches.services.of_job(key);
   // Never touch what another job (or a predecessor with our name) owns.
-  const std::string uid = meta.value("uid", std::string{});
+  const std::string uid = job.at("metadata").value("uid", std::string{});
   auto foreign = [&uid](const CachedChild& c) { return c.owner_uid != uid; };
   pods.erase(std::remove_if(pods.begin(), pods.end(), foreign), pods.end());
   services.erase(std::remove_if(services.begin(), services.end(), foreign), services.end());
-  return std::make_pair(std::move(pods), std::move(services));
+  return {std::move(pods), std::move(services)};
 }
 
 ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
-  const auto& meta = job.at("metadata");
-  const std::string ns = meta.value("namespace", std::string{});
-  const std::string name = meta.value("name", std::string{});
-  const std::string key = ns + "/" + name;
-  const std::string uid = meta.value("uid", std::string{});
-
-  auto kids = children(job);
-  if (!kids) return failed(kids.error());
-  std::vector<model::pytorchjob::PodObservation> observed;
-  std::set<std::string> pod_names;
-  for (auto& c : kids->first) {
-    pod_names.insert(c.pod.name);
-    observed.push_back(std::move(c.pod));
-  }
-  std::vector<std::string> service_names;
-  for (const auto& c : kids->second) service_names.push_back(c.pod.name);
-
-  const auto policy = model::pytorchjob::job_policy_from_json(job);
-  const auto old_status =
-      model::pytorchjob::job_status_from_json(job.value("status", nlohmann::json::object()));
-  const auto now = std::chrono::floor<std::chrono::seconds>(m_clock.now());
-  auto d = model::pytorchjob::decide_lifecycle(policy, old_status, observed, service_names, now);
-
-  // Gang scheduling: a PodGroup while the job runs; without its CRD, say so once (an Event and a
-  // note on the Created condition, which then stays, so nothing is rewritten) and run ungrouped.
-  const auto gang = model::pytorchjob::gang_for_job(job, m_options.gang);
-  const bool grouped = gang.kind != model::pytorchjob::GangKind::none && pod_groups_served(gang.kind);
-  if (gang.kind != model::pytorchjob::GangKind::none && !grouped) {
-    const std::string note = " Gang scheduling was asked for but the CRD '" +
-                             model::pytorchjob::pod_group_api(gang.kind).crd_name +
-                             "' is missing; the pods are scheduled without a PodGroup.";
-    for (auto& c : d.status.conditions) {
-      if (c.type != "Created" || c.message.find(note) != std::string::npos) continue;
-      c.message += note;
-      d.events.push_back({"Warning", "GangSchedulingUnavailable",
-                          "Gang scheduling was asked for but the CRD '" +
-                              model::pytorchjob::pod_group_api(gang.kind).crd_name + "' is missing"});
-    }
-  }
-  if (m_metrics != nullptr) m_metrics->set_job_state(key, job_state(d.status));
-
-  if (d.delete_job) {
-    kube::DeleteOptions del;
-    del.propagation_policy = "Background";
-    del.precondition_uid = uid;
-    auto r = m_client.remove(kube::resources::pytorchjobs(), ns, name, del);
-    if (!r && !kube::is_not_found(r.error()))
-      return failed(r.error().context("deleting expired job '" + key + "'"));
-    if (m_metrics != nullptr) m_metrics->forget_job(key);
-    if (m_caches != nullptr) m_caches->expectations.forget(key);
-    return {};
-  }
-
-  // Everything this pass will create, decided before the first write so that the expectations
-  // are recorded before any informer event can meet them.
-  std::optional<Expected<std::vector<model::pytorchjob::ReplicaPodPlan>>> plans;
-  std::vector<const model::pytorchjob::ReplicaPodPlan*> new_services;
-  std::vector<const model::pytorchjob::ReplicaPodPlan*> new_pods;
-  if (d.create_missing) {
-    plans = model::pytorchjob::plan_replica_pods(job, m_options.style);
-    if (*plans) {
-      const std::set<std::string> have_services(service_names.begin(), service_names.end());
-      for (const auto& plan : **plans) {
-        if (have_services.count(plan.service) == 0) new_services.push_back(&plan);
-        // Pods deleted for a restart in this pass come back on a later one, once they are gone.
-        const bool deleted_now =
-            std::find(d.delete_pods.begin(), d.delete_pods.end(), plan.name) != d.delete_pods.end();
-        if (pod_names.count(plan.name) == 0 && !deleted_now) new_pods.push_back(&plan);
-      }
-    }
-  }
-  bool held = false;  // Volcano has not admitted the PodGroup yet: no pods for now
-  if (grouped) {
-    const bool wanted = !model::pytorchjob::is_finished(d.status) && !policy.suspend;
-    if (auto r = sync_pod_group(job, gang, wanted); !r) return failed(r.error());
-    if (wanted && gang.kind == model::pytorchjob::GangKind::volcano && !new_pods.empty()) {
-      auto admitted = volcano_admitted(job);
-      if (!admitted) return failed(admitted.error());
-      held = !*admitted;
-      if (held) new_pods.clear();
-    }
-  }
-  Expectations* expectations = m_caches != nullptr ? &m_caches->expectations : nullptr;
-  if (expectations != nullptr) {
-    expectations->expect(key, static_cast<int>(new_services.size() + new_pods.size()),
-                         static_cast<int>(d.delete_pods.size() + d.delete_services.size()));
-  }
+  Pass p;
+  p.job = std::move(job);
+  observe(p);
+  if (m_metrics != nullptr) m_metrics->set_job_state(p.key, job_state(p.d.status));
+  if (p.d.delete_job) return delete_expired_job(p);
+  plan_creations(p);
+  if (auto synced = sync_gang(p); !synced) return failed(synced.error());
+  m_caches.expectations.expect(p.key, static_cast<int>(p.new_services.size() + p.new_pods.size()),
+                               static_cast<int>(p.d.delete_pods.size() + p.d.delete_services.size()));
   // A pass that stops half-way has writes the caches will never show: forget the expectations
   // (the next pass may then try a create again, which AlreadyExists makes harmless).
   auto fail = [&](Error e, bool retriable = true) {
-    if (expectations != nullptr) expectations->forget(key);
+    m_caches.expectations.forget(p.key);
     return failed(std::move(e), retriable);
   };
+  if (auto r = record_recreations(p); !r) return fail(r.error());
+  if (auto r = delete_children(p); !r) return fail(r.error());
+  if (p.plans && !*p.plans) {
+    event(p.job, "Warning", "PyTorchJobFailedValidation", p.plans->error().message);
+    return fail(p.plans->error().context("planning pods of '" + p.key + "'"), false);
+  }
+  if (auto r = create_children(p); !r) return fail(r.error());
+  return finish(p);
+}
 
-  // Record re-creations before deleting, so a crash in between over-counts rather than under-counts.
-  if (d.recreations != policy.recreations) {
-    const nlohmann::json patch = {
-        {"metadata",
-         {{"annotations", {{model::pytorchjob::k_recreations_annotation, std::to_string(d.recreations)}}}}}};
-    auto patched =
-        m_client.patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::merge, patch.dump());
-    if (!patched) return fail(patched.error().context("recording re-creations of '" + key + "'"));
-    job["metadata"]["resourceVersion"] = patched->at("metadata").at("resourceVersion");
-    if (m_caches != nullptr) m_caches->jobs.put_newer(*patched);
+void Reconciler::observe(Pass& p) {
+  const auto& meta = p.job.at("metadata");
+  p.ns = meta.value("namespace", std::string{});
+  p.name = meta.value("name", std::string{});
+  p.key = p.ns + "/" + p.name;
+  p.uid = meta.value("uid", std::string{});
+  auto [pods, services] = children(p.job);
+  std::vector<model::pytorchjob::PodObservation> observed;
+  for (auto& c : pods) {
+    p.pod_names.insert(c.pod.name);
+    observed.push_back(std::move(c.pod));
   }
-  for (const auto& pod : d.delete_pods) {
-    auto r = m_client.remove(kube::resources::pods(), ns, pod);
-    if (!r && !kube::is_not_found(r.error())) return fail(r.error().context("deleting pod '" + pod + "'"));
-    if (!r && expectations != nullptr) expectations->observe_deletion(key);
-    event(job, "Normal", "SuccessfulDeletePod", "Deleted pod: " + pod);
-  }
-  for (const auto& svc : d.delete_services) {
-    auto r = m_client.remove(kube::resources::services(), ns, svc);
-    if (!r && !kube::is_not_found(r.error()))
-      return fail(r.error().context("deleting service '" + svc + "'"));
-    if (!r && expectations != nullptr) expectations->observe_deletion(key);
-    event(job, "Normal", "SuccessfulDeleteService", "Deleted service: " + svc);
-  }
+  for (const auto& c : services) p.service_names.push_back(c.pod.name);
+  p.policy = model::pytorchjob::job_policy_from_json(p.job);
+  p.old_status = model::pytorchjob::job_status_from_json(p.job.value("status", nlohmann::json::object()));
+  const auto now = std::chrono::floor<std::chrono::seconds>(m_clock.now());
+  p.d = model::pytorchjob::decide_lifecycle(p.policy, p.old_status, observed, p.service_names, now);
+  p.gang = model::pytorchjob::gang_for_job(p.job, m_options.gang);
+  p.grouped = p.gang.kind != model::pytorchjob::GangKind::none && pod_groups_served(p.gang.kind);
+  if (p.gang.kind != model::pytorchjob::GangKind::none && !p.grouped) note_missing_gang(p);
+}
 
-  if (plans && !*plans) {
-    event(job, "Warning", "PyTorchJobFailedValidation", plans->error().message);
-    return fail(plans->error().context("planning pods of '" + key + "'"), false);
+void Reconciler::note_missing_gang(Pass& p) {
+  // The note stays on the Created condition, so nothing is rewritten on later passes.
+  const auto& crd = model::pytorchjob::pod_group_api(p.gang.kind).crd_name;
+  const std::string note = " Gang scheduling was asked for but the CRD '" + crd +
+                           "' is missing; the pods are scheduled without a PodGroup.";
+  for (auto& c : p.d.status.conditions) {
+    if (c.type != "Created" || c.message.find(note) != std::string::npos) continue;
+    c.message += note;
+    p.d.events.push_back({"Warning", "GangSchedulingUnavailable",
+                          "Gang scheduling was asked for but the CRD '" + crd + "' is missing"});
   }
-  for (const auto* plan : new_services) {
-    auto r = m_client.create(kube::resources::services(), ns,
-                             model::pytorchjob::desired_service(job, *plan, m_options.style));
-    if (!r && !kube::is_already_exists(r.error())) {
-      return fail(r.error().context("creating service '" + plan->service + "'"));
-    }
-    if (!r && expectations != nullptr) expectations->observe_creation(key);
-    if (r) event(job, "Normal", "SuccessfulCreateService", "Created service: " + plan->service);
+}
+
+ReconcileResult Reconciler::delete_expired_job(const Pass& p) {
+  kube::DeleteOptions del;
+  del.propagation_policy = "Background";
+  del.precondition_uid = p.uid;
+  auto r = m_client.remove(kube::resources::pytorchjobs(), p.ns, p.name, del);
+  if (!r && !kube::is_not_found(r.error()))
+    return failed(r.error().context("deleting expired job '" + p.key + "'"));
+  if (m_metrics != nullptr) m_metrics->forget_job(p.key);
+  m_caches.expectations.forget(p.key);
+  return {};
+}
+
+void Reconciler::plan_creations(Pass& p) {
+  if (!p.d.create_missing) return;
+  p.plans = model::pytorchjob::plan_replica_pods(p.job, m_options.style);
+  if (!*p.plans) return;
+  const std::set<std::string> have_services(p.service_names.begin(), p.service_names.end());
+  for (const auto& plan : **p.plans) {
+    if (have_services.count(plan.service) == 0) p.new_services.push_back(&plan);
+    // Pods deleted for a restart in this pass come back on a later one, once they are gone.
+    const bool deleted_now =
+        std::find(p.d.delete_pods.begin(), p.d.delete_pods.end(), plan.name) != p.d.delete_pods.end();
+    if (p.pod_names.count(plan.name) == 0 && !deleted_now) p.new_pods.push_back(&plan);
   }
-  for (const auto* plan : new_pods) {
-    auto pod = model::pytorchjob::desired_pod(job, *plan, m_options.style);
-    if (grouped) model::pytorchjob::decorate_gang_pod(pod, name, plan->replica_type, gang);
-    auto r = m_client.create(kube::resources::pods(), ns, pod);
+}
+
+Expected<void> Reconciler::sync_gang(Pass& p) {
+  if (!p.grouped) return {};
+  const bool wanted = !model::pytorchjob::is_finished(p.d.status) && !p.policy.suspend;
+  if (auto r = sync_pod_group(p.job, p.gang, wanted); !r) return r.error();
+  if (!wanted || p.gang.kind != model::pytorchjob::GangKind::volcano || p.new_pods.empty()) return {};
+  auto admitted = volcano_admitted(p.job);
+  if (!admitted) return admitted.error();
+  p.held = !*admitted;
+  if (p.held) p.new_pods.clear();
+  return {};
+}
+
+Expected<void> Reconciler::record_recreations(Pass& p) {
+  // Recorded before deleting, so a crash in between over-counts rather than under-counts.
+  if (p.d.recreations == p.policy.recreations) return {};
+  const nlohmann::json patch = {
+      {"metadata",
+       {{"annotations", {{model::pytorchjob::k_recreations_annotation, std::to_string(p.d.recreations)}}}}}};
+  auto patched =
+      m_client.patch(kube::resources::pytorchjobs(), p.ns, p.name, kube::PatchType::merge, patch.dump());
+  if (!patched) return patched.error().context("recording re-creations of '" + p.key + "'");
+  p.job["metadata"]["resourceVersion"] = patched->at("metadata").at("resourceVersion");
+  m_caches.jobs.put_newer(*patched);
+  return {};
+}
+
+Expected<void> Reconciler::delete_children(const Pass& p) {
+  for (const auto& pod : p.d.delete_pods) {
+    auto r = m_client.remove(kube::resources::pods(), p.ns, pod);
+    if (!r && !kube::is_not_found(r.error())) return r.error().context("deleting pod '" + pod + "'");
+    if (!r) m_caches.expectations.observe_deletion(p.key);
+    event(p.job, "Normal", "SuccessfulDeletePod", "Deleted pod: " + pod);
+  }
+  for (const auto& svc : p.d.delete_services) {
+    auto r = m_client.remove(kube::resources::services(), p.ns, svc);
+    if (!r && !kube::is_not_found(r.error())) return r.error().context("deleting service '" + svc + "'");
+    if (!r) m_caches.expectations.observe_deletion(p.key);
+    event(p.job, "Normal", "SuccessfulDeleteService", "Deleted service: " + svc);
+  }
+  return {};
+}
+
+Expected<void> Reconciler::create_children(const Pass& p) {
+  for (const auto* plan : p.new_services) {
+    auto r = m_client.create(kube::resources::services(), p.ns,
+                             model::pytorchjob::desired_service(p.job, *plan, m_options.style));
     if (!r && !kube::is_already_exists(r.error()))
-      return fail(r.error().context("creating pod '" + plan->name + "'"));
-    if (!r && expectations != nullptr) expectations->observe_creation(key);
-    if (r) event(job, "Normal", "SuccessfulCreatePod", "Created pod: " + plan->name);
+      return r.error().context("creating service '" + plan->service + "'");
+    if (!r) m_caches.expectations.observe_creation(p.key);
+    if (r) event(p.job, "Normal", "SuccessfulCreateService", "Created service: " + plan->service);
   }
+  for (const auto* plan : p.new_pods) {
+    auto pod = model::pytorchjob::desired_pod(p.job, *plan, m_options.style);
+    if (p.grouped) model::pytorchjob::decorate_gang_pod(pod, p.name, plan->replica_type, p.gang);
+    auto r = m_client.create(kube::resources::pods(), p.ns, pod);
+    if (!r && !kube::is_already_exists(r.error()))
+      return r.error().context("creating pod '" + plan->name + "'");
+    if (!r) m_caches.expectations.observe_creation(p.key);
+    if (r) event(p.job, "Normal", "SuccessfulCreatePod", "Created pod: " + plan->name);
+  }
+  return {};
+}
 
-  for (const auto& e : d.events) event(job, e.type, e.reason, e.message);
-  if (d.status != old_status) {
-    job["status"] = model::pytorchjob::job_status_to_json(d.status);
-    auto r = m_client.update_status(kube::resources::pytorchjobs(), ns, job);
-    if (!r) return failed(r.error().context("updating status of '" + key + "'"));
-    if (m_caches != nullptr) m_caches->jobs.put_newer(*r);
+ReconcileResult Reconciler::finish(Pass& p) {
+  for (const auto& e : p.d.events) event(p.job, e.type, e.reason, e.message);
+  if (p.d.status != p.old_status) {
+    p.job["status"] = model::pytorchjob::job_status_to_json(p.d.status);
+    auto r = m_client.update_status(kube::resources::pytorchjobs(), p.ns, p.job);
+    if (!r) return failed(r.error().context("updating status of '" + p.key + "'"));
+    m_caches.jobs.put_newer(*r);
   }
   ReconcileResult out;
-  if (d.requeue_after_seconds) out.requeue_after = std::chrono::seconds{*d.requeue_after_seconds};
+  if (p.d.requeue_after_seconds) out.requeue_after = std::chrono::seconds{*p.d.requeue_after_seconds};
   // PodGroups are not watched: while Volcano holds the group, look again every few seconds.
   constexpr std::chrono::seconds k_pod_group_poll{5};
-  if (held && (!out.requeue_after || *out.requeue_after > k_pod_group_poll))
+  if (p.held && (!out.requeue_after || *out.requeue_after > k_pod_group_poll))
     out.requeue_after = k_pod_group_poll;
   return out;
 }
@@ -371,34 +367,7 @@ void Reconciler::forget_pod_group(const std::string& key) {
 
 void Reconciler::event(const nlohmann::json& job, const std::string& type, const std::string& reason,
                        const std::string& message) {
-  if (!m_options.emit_events) return;
-  const auto& meta = job.at("metadata");
-  const auto stamp = std::chrono::floor<std::chrono::seconds>(m_clock.now());
-  const auto wall = util::format_time(stamp);
-  const auto nanos =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(m_clock.now().time_since_epoch()).count();
-  char suffix[40];
-  std::snprintf(suffix, sizeof suffix, ".%llx%lx", static_cast<unsigned long long>(nanos), ++m_event_seq);
-  const nlohmann::json ev = {
-      {"apiVersion", "v1"},
-      {"kind", "Event"},
-      {"metadata",
-       {{"name", meta.value("name", std::string{}) + suffix}, {"namespace", meta.value("namespace", "")}}},
-      {"involvedObject",
-       {{"apiVersion", "kubeflow.org/v1"},
-        {"kind", "PyTorchJob"},
-        {"name", meta.value("name", std::string{})},
-        {"namespace", meta.value("namespace", std::string{})},
-        {"uid", meta.value("uid", std::string{})}}},
-      {"reason", reason},
-      {"message", message},
-      {"type", type},
-      {"source", {{"component", "pytorchjob-controller"}}},
-      {"firstTimestamp", wall},
-      {"lastTimestamp", wall},
-      {"count", 1}};
-  // Events are best effort: a failure to record one never fails the reconcile.
-  (void)m_client.create(kube::resources::events(), meta.value("namespace", std::string{}), ev);
+  m_events.record(job, type, reason, message);
 }
 
 }  // namespace kpt::controller

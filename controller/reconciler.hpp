@@ -1,5 +1,6 @@
 #pragma once
 
+#include "controller/events.hpp"
 #include "controller/object_cache.hpp"
 #include "kube/api_client.hpp"
 #include "model/pytorchjob/env_style.hpp"
@@ -54,10 +55,10 @@ struct ReconcileResult {
 /// writes status through /status only when it changed.
 class Reconciler {
  public:
-  /// Without `caches` every pass reads the job, its pods and its Services from the API server;
-  /// with them, it reads only the caches (the controller's mode) and writes through `client`.
+  /// Every pass reads the job, its pods and its Services from `caches` (the informers' stores)
+  /// and writes through `client`.
   Reconciler(kube::ApiClient& client, const util::Clock& clock, ReconcilerOptions options,
-             Metrics* metrics = nullptr, const ReconcilerCaches* caches = nullptr);
+             const ReconcilerCaches& caches, Metrics* metrics = nullptr);
 
   /// `key` is "namespace/name".
   ReconcileResult reconcile(const std::string& key);
@@ -66,9 +67,26 @@ class Reconciler {
   [[nodiscard]] bool owns(const nlohmann::json& job) const;
 
  private:
+  struct Pass;  ///< what one reconcile of one job observed and decided, step by step
+
   ReconcileResult reconcile_job(nlohmann::json job);
-  /// The job's pods and Service names, from the caches or the API server.
-  Expected<std::pair<std::vector<CachedChild>, std::vector<CachedChild>>> children(const nlohmann::json& job);
+  /// Reads the job's children from the caches and asks the lifecycle model what to do.
+  void observe(Pass& p);
+  /// Without the PodGroup CRD: a Warning and a note on the Created condition, once.
+  void note_missing_gang(Pass& p);
+  ReconcileResult delete_expired_job(const Pass& p);
+  /// Everything the pass will create, decided before the first write so that the expectations
+  /// are recorded before any informer event can meet them.
+  void plan_creations(Pass& p);
+  /// The PodGroup while the job runs; Volcano's admission holds the pods back (`p.held`).
+  Expected<void> sync_gang(Pass& p);
+  Expected<void> record_recreations(Pass& p);
+  Expected<void> delete_children(const Pass& p);
+  Expected<void> create_children(const Pass& p);
+  /// Writes the status when it changed and says when to look again.
+  ReconcileResult finish(Pass& p);
+  /// The job's pods and Services the caches hold, without those another job owns.
+  std::pair<std::vector<CachedChild>, std::vector<CachedChild>> children(const nlohmann::json& job) const;
   /// Whether the API server serves the PodGroups of `kind` (discovery; asked again after a minute).
   bool pod_groups_served(model::pytorchjob::GangKind kind);
   /// Creates the job's PodGroup while it runs and deletes it once it is finished or suspended,
@@ -85,9 +103,9 @@ class Reconciler {
   kube::ApiClient& m_client;
   const util::Clock& m_clock;
   ReconcilerOptions m_options;
+  ReconcilerCaches m_caches;
   Metrics* m_metrics;
-  const ReconcilerCaches* m_caches;
-  std::atomic<unsigned long> m_event_seq{0};
+  EventRecorder m_events;
   std::mutex m_gang_mutex;
   std::map<model::pytorchjob::GangKind, std::pair<bool, std::chrono::steady_clock::time_point>> m_served;
   std::map<std::string, std::pair<std::string, bool>> m_pod_groups;  ///< job key -> {uid, exists}

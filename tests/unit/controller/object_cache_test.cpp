@@ -135,7 +135,7 @@ class CachedReconcilerTest : public ::testing::Test {
   ChildCache services{ChildCache::Kind::services};
   Expectations expectations{clock};
   ReconcilerCaches caches{jobs, pods, services, expectations};
-  Reconciler reconciler{api, clock, ReconcilerOptions{}, nullptr, &caches};
+  Reconciler reconciler{api, clock, ReconcilerOptions{}, caches};
 };
 
 TEST_F(CachedReconcilerTest, ReadsNothingFromTheServerAndWaitsUntilTheCachesShowItsCreations) {
