@@ -1,6 +1,7 @@
 #include "controller/controller_main.hpp"
 
 #include "controller/expectations.hpp"
+#include "controller/health_server.hpp"
 #include "controller/informer.hpp"
 #include "controller/instrumented_client.hpp"
 #include "controller/logger.hpp"
@@ -9,7 +10,6 @@
 #include "controller/work_queue.hpp"
 #include "model/pytorchjob/labels.hpp"
 
-#include <httplib.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -67,11 +67,176 @@ std::string detect_training_operator(kube::ApiClient& client) {
   return {};
 }
 
+namespace {
+
+/// One run of the controller: the caches, the queue, the reconciler and the informers that feed
+/// them, all built before any thread starts (so /readyz never reads the informer list while it
+/// grows), then the threads, then the wait for the stop or the loss of the lease.
+class ControllerRun {
+ public:
+  ControllerRun(kube::ApiClient& client, const ControllerConfig& config, const util::Clock& clock,
+                Logger& log, Metrics& metrics)
+      : m_client(client),
+        m_config(config),
+        m_clock(clock),
+        m_log(log),
+        m_metrics(metrics),
+        m_queue(clock),
+        m_expectations(clock),
+        m_reconciler(client, clock, config.reconciler,
+                     ReconcilerCaches{m_jobs, m_pods, m_services, m_expectations}, &metrics) {
+    add_job_informer();
+    add_child_informers();
+  }
+
+  int run(std::atomic<bool>& stop, const std::function<void(int)>& on_listening);
+
+ private:
+  void add_job_informer();
+  void add_child_informers();
+  /// Children: cache first, then meet expectations, then enqueue, so the pass the event triggers
+  /// sees what the event said.
+  void on_child_change(const ChildChange& change);
+  bool ready() const;
+  bool synced() const;
+  void start_informers();
+  /// Workers start once every cache holds a full list: a pass over a half-filled cache would try
+  /// to create what already exists.
+  void start_workers(const std::atomic<bool>& stop);
+  /// Blocks until `stop` or, leading through a lease, until it is lost (exit code 1: stop at once,
+  /// never write as a non-leader).
+  int serve(std::atomic<bool>& stop, LeaderElector* elector);
+  void shut_down();
+
+  kube::ApiClient& m_client;
+  const ControllerConfig& m_config;
+  const util::Clock& m_clock;
+  Logger& m_log;
+  Metrics& m_metrics;
+  WorkQueue m_queue;
+  JobCache m_jobs;
+  ChildCache m_pods{ChildCache::Kind::pods};
+  ChildCache m_services{ChildCache::Kind::services};
+  Expectations m_expectations;
+  Reconciler m_reconciler;
+  std::vector<std::unique_ptr<Informer>> m_informers;
+  std::atomic<bool> m_leading{false};
+  std::atomic<bool> m_stop_informers{false};
+  std::vector<std::thread> m_threads;
+};
+
+void ControllerRun::add_job_informer() {
+  auto informer = std::make_unique<Informer>(
+      m_client, kube::resources::pytorchjobs(), m_config.namespace_, "",
+      [this](kube::WatchEvent::Type type, const nlohmann::json& job) {
+        const auto key = m_jobs.apply(type, job);
+        if (type == kube::WatchEvent::Type::deleted) m_expectations.forget(key);
+        m_queue.add(key);
+      },
+      m_log, m_config.resync);
+  informer->set_list_handler([this](const std::vector<nlohmann::json>& page, bool first, bool last) {
+    for (const auto& key : m_jobs.list_page(page, first, last)) m_queue.add(key);
+  });
+  informer->set_page_size(k_list_page_size);
+  m_informers.push_back(std::move(informer));
+}
+
+void ControllerRun::on_child_change(const ChildChange& change) {
+  if (change.job_key.empty()) return;
+  if (change.created) m_expectations.observe_creation(change.job_key);
+  if (change.deleted) m_expectations.observe_deletion(change.job_key);
+  m_queue.add(change.job_key);
+}
+
+void ControllerRun::add_child_informers() {
+  auto selector = model::pytorchjob::job_selector("", m_config.reconciler.style);
+  std::erase_if(selector, [](const auto& kv) { return kv.first.find("job-name") != std::string::npos; });
+  for (auto* cache : {&m_pods, &m_services}) {
+    auto informer = std::make_unique<Informer>(
+        m_client, cache == &m_pods ? kube::resources::pods() : kube::resources::services(),
+        m_config.namespace_, model::pytorchjob::selector_string(selector),
+        [this, cache](kube::WatchEvent::Type type, const nlohmann::json& obj) {
+          on_child_change(cache->apply(type, obj));
+        },
+        m_log, m_config.resync);
+    informer->set_list_handler([this, cache](const std::vector<nlohmann::json>& page, bool first, bool last) {
+      for (const auto& change : cache->list_page(page, first, last)) on_child_change(change);
+    });
+    informer->set_page_size(k_list_page_size);
+    m_informers.push_back(std::move(informer));
+  }
+}
+
+bool ControllerRun::synced() const {
+  return std::all_of(m_informers.begin(), m_informers.end(), [](const auto& inf) { return inf->synced(); });
+}
+
+bool ControllerRun::ready() const {
+  if (!m_leading.load()) return m_config.leader_elect;  // a standby is ready to take over
+  return synced();
+}
+
+void ControllerRun::start_informers() {
+  for (auto& inf : m_informers) {
+    m_threads.emplace_back([informer = inf.get(), this] { informer->run(m_stop_informers); });
+  }
+}
+
+void ControllerRun::start_workers(const std::atomic<bool>& stop) {
+  while (!stop.load() && !synced()) std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  for (int i = 0; i < std::max(1, m_config.workers); ++i) {
+    m_threads.emplace_back([this] { work(m_queue, m_reconciler, m_metrics, m_clock, m_log); });
+  }
+  m_log.info("controller started", {{"namespace", m_config.namespace_.empty() ? "*" : m_config.namespace_},
+                                    {"workers", std::to_string(m_config.workers)}});
+}
+
+int ControllerRun::serve(std::atomic<bool>& stop, LeaderElector* elector) {
+  if (elector != nullptr) return elector->keep(stop, m_log) ? 0 : 1;
+  while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds{50});
+  return 0;
+}
+
+void ControllerRun::shut_down() {
+  m_log.info("shutting down");
+  m_stop_informers = true;
+  m_queue.shut_down();
+  for (auto& t : m_threads) t.join();
+  m_threads.clear();
+}
+
+int ControllerRun::run(std::atomic<bool>& stop, const std::function<void(int)>& on_listening) {
+  m_leading = !m_config.leader_elect;
+  HealthServer health;
+  if (m_config.metrics_addr != "0") {
+    auto bound = health.start(
+        m_config.metrics_addr, [this] { return ready(); }, m_metrics, m_log);
+    if (!bound) {
+      m_log.error(bound.error().message);
+      return 1;
+    }
+    if (on_listening) on_listening(*bound);
+  }
+  std::unique_ptr<LeaderElector> elector;
+  if (m_config.leader_elect) {
+    elector = std::make_unique<LeaderElector>(m_client, m_clock, m_config.lease);
+    if (!elector->acquire(stop, m_log)) return 0;
+    m_leading = true;
+  }
+  start_informers();
+  start_workers(stop);
+  const int exit_code = serve(stop, elector.get());
+  shut_down();
+  if (elector && exit_code == 0 && m_config.lease.release_on_stop) elector->release();
+  return exit_code;
+}
+
+}  // namespace
+
 int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, const util::Clock& clock,
                    Logger& log, std::atomic<bool>& stop, const std::function<void(int)>& on_listening) {
   Metrics metrics;
   InstrumentedClient client(raw_client, metrics);
-
   if (config.reconciler.managed_by.empty() && config.reconciler.job_selector.empty()) {
     if (const auto found = detect_training_operator(client); !found.empty()) {
       log.error("a Training Operator is running in this cluster ('" + found +
@@ -80,132 +245,8 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
       return 1;
     }
   }
-
-  // Everything the informers feed exists before the health server starts, so /readyz never
-  // reads the informer list while it grows.
-  std::vector<std::unique_ptr<Informer>> informers;
-  WorkQueue queue(clock);
-  JobCache jobs;
-  ChildCache pods(ChildCache::Kind::pods);
-  ChildCache services(ChildCache::Kind::services);
-  Expectations expectations(clock);
-  const ReconcilerCaches caches{jobs, pods, services, expectations};
-  Reconciler reconciler(client, clock, config.reconciler, caches, &metrics);
-
-  auto job_informer = std::make_unique<Informer>(
-      client, kube::resources::pytorchjobs(), config.namespace_, "",
-      [&](kube::WatchEvent::Type type, const nlohmann::json& job) {
-        const auto key = jobs.apply(type, job);
-        if (type == kube::WatchEvent::Type::deleted) expectations.forget(key);
-        queue.add(key);
-      },
-      log, config.resync);
-  job_informer->set_list_handler([&](const std::vector<nlohmann::json>& page, bool first, bool last) {
-    for (const auto& key : jobs.list_page(page, first, last)) queue.add(key);
-  });
-  informers.push_back(std::move(job_informer));
-
-  // Children: cache first, then meet expectations, then enqueue, so the pass the event triggers
-  // sees what the event said.
-  auto on_change = [&](const ChildChange& change) {
-    if (change.job_key.empty()) return;
-    if (change.created) expectations.observe_creation(change.job_key);
-    if (change.deleted) expectations.observe_deletion(change.job_key);
-    queue.add(change.job_key);
-  };
-  auto selector = model::pytorchjob::job_selector("", config.reconciler.style);
-  std::erase_if(selector, [](const auto& kv) { return kv.first.find("job-name") != std::string::npos; });
-  for (auto* cache : {&pods, &services}) {
-    auto informer = std::make_unique<Informer>(
-        client, cache == &pods ? kube::resources::pods() : kube::resources::services(), config.namespace_,
-        model::pytorchjob::selector_string(selector),
-        [cache, on_change](kube::WatchEvent::Type type, const nlohmann::json& obj) {
-          on_change(cache->apply(type, obj));
-        },
-        log, config.resync);
-    informer->set_list_handler(
-        [cache, on_change](const std::vector<nlohmann::json>& page, bool first, bool last) {
-          for (const auto& change : cache->list_page(page, first, last)) on_change(change);
-        });
-    informer->set_page_size(k_list_page_size);
-    informers.push_back(std::move(informer));
-  }
-  informers.front()->set_page_size(k_list_page_size);
-
-  std::atomic<bool> leading{!config.leader_elect};
-  httplib::Server http;
-  std::thread http_thread;
-  if (config.metrics_addr != "0") {
-    http.Get("/healthz",
-             [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
-    http.Get("/readyz", [&](const httplib::Request&, httplib::Response& res) {
-      bool ready = leading.load() || config.leader_elect;  // a standby is ready to take over
-      for (const auto& inf : informers) ready = ready && (inf->synced() || !leading.load());
-      res.status = ready ? 200 : 503;
-      res.set_content(ready ? "ok" : "not ready", "text/plain");
-    });
-    http.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
-      res.set_content(metrics.render(), "text/plain; version=0.0.4");
-    });
-    const auto colon = config.metrics_addr.rfind(':');
-    std::string host = colon == std::string::npos ? "" : config.metrics_addr.substr(0, colon);
-    const int port =
-        std::stoi(colon == std::string::npos ? config.metrics_addr : config.metrics_addr.substr(colon + 1));
-    if (host.empty()) host = "0.0.0.0";
-    const int bound = port == 0 ? http.bind_to_any_port(host) : (http.bind_to_port(host, port) ? port : -1);
-    if (bound < 0) {
-      log.error("cannot listen on '" + config.metrics_addr + "'");
-      return 1;
-    }
-    http_thread = std::thread([&http] { http.listen_after_bind(); });
-    log.info("serving health and metrics", {{"addr", host + ":" + std::to_string(bound)}});
-    if (on_listening) on_listening(bound);
-  }
-  auto stop_http = [&] {
-    if (http_thread.joinable()) {
-      http.stop();
-      http_thread.join();
-    }
-  };
-
-  std::unique_ptr<LeaderElector> elector;
-  if (config.leader_elect) {
-    elector = std::make_unique<LeaderElector>(client, clock, config.lease);
-    if (!elector->acquire(stop, log)) {
-      stop_http();
-      return 0;
-    }
-    leading = true;
-  }
-
-  std::atomic<bool> stop_informers{false};
-  std::vector<std::thread> threads;
-  for (auto& inf : informers) threads.emplace_back([&inf, &stop_informers] { inf->run(stop_informers); });
-  // Workers start once every cache holds a full list: a pass over a half-filled cache would try
-  // to create what already exists.
-  auto synced = [&] {
-    return std::all_of(informers.begin(), informers.end(), [](const auto& inf) { return inf->synced(); });
-  };
-  while (!stop.load() && !synced()) std::this_thread::sleep_for(std::chrono::milliseconds{10});
-  for (int i = 0; i < std::max(1, config.workers); ++i) {
-    threads.emplace_back([&] { work(queue, reconciler, metrics, clock, log); });
-  }
-  log.info("controller started", {{"namespace", config.namespace_.empty() ? "*" : config.namespace_},
-                                  {"workers", std::to_string(config.workers)}});
-
-  int exit_code = 0;
-  if (elector) {
-    if (!elector->keep(stop, log)) exit_code = 1;  // lost: stop at once, never write as a non-leader
-  } else {
-    while (!stop.load()) std::this_thread::sleep_for(std::chrono::milliseconds{50});
-  }
-  log.info("shutting down");
-  stop_informers = true;
-  queue.shut_down();
-  for (auto& t : threads) t.join();
-  if (elector && exit_code == 0 && config.lease.release_on_stop) elector->release();
-  stop_http();
-  return exit_code;
+  ControllerRun run(client, config, clock, log, metrics);
+  return run.run(stop, on_listening);
 }
 
 }  // namespace kpt::controller
