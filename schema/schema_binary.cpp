@@ -12,7 +12,7 @@ namespace kpt::schema {
 namespace {
 
 constexpr std::string_view k_magic = "KPTS";
-constexpr std::uint32_t k_format_version = 1;
+constexpr std::uint32_t k_format_version = 2;  // 2: x-kubernetes-validations keep every field
 
 enum Flag : std::uint32_t {
   f_nullable = 1u << 0,
@@ -184,8 +184,10 @@ std::string SchemaSet::serialize() const {
     for (const auto& k : s.list_map_keys) body.varint(strings.id(k));
     body.varint(s.validations.size());
     for (const auto& v : s.validations) {
-      body.varint(strings.id(v.rule));
-      body.varint(strings.id(v.message));
+      for (const auto* text : {&v.rule, &v.message, &v.message_expression, &v.reason, &v.field_path}) {
+        body.varint(strings.id(*text));
+      }
+      body.byte(v.optional_old_self ? 1 : 0);
     }
   }
   body.varint(m_impl->entries.size());
@@ -297,8 +299,10 @@ Expected<SchemaSet> SchemaSet::deserialize(std::string_view bytes) {
     for (auto& k : s.list_map_keys) k = str();
     s.validations.resize(std::min<std::uint64_t>(in.varint(), bytes.size()));
     for (auto& v : s.validations) {
-      v.rule = str();
-      v.message = str();
+      for (auto* text : {&v.rule, &v.message, &v.message_expression, &v.reason, &v.field_path}) *text = str();
+      v.optional_old_self = in.byte() == 1;
+      // Bounded: a rule is a string of the table, and compiling refuses one over 10 KiB.
+      if (in.ok()) compile_cel_rule(v);
     }
     if (!s.pattern.empty()) compile_pattern(s);
   }

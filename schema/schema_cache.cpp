@@ -8,7 +8,7 @@
 
 namespace kpt::schema {
 namespace {
-constexpr int k_cache_format = 1;  // follows the SchemaSet binary format version
+constexpr int k_cache_format = 2;  // follows the SchemaSet binary format version
 
 }  // namespace
 

@@ -152,9 +152,24 @@ class SchemaCompiler {
       const yaml::Node* rule = r.find("rule");
       if (rule == nullptr || !rule->is_string())
         return void(fail(path + "[" + std::to_string(i) + "].rule", "missing"));
-      const yaml::Node* msg = r.find("message");
-      s.validations.push_back({rule->text, msg != nullptr && msg->is_string() ? msg->text : std::string()});
+      CelRule out;
+      out.rule = rule->text;
+      out.message = optional_string(r, "message");
+      out.message_expression = optional_string(r, "messageExpression");
+      out.reason = optional_string(r, "reason");
+      out.field_path = optional_string(r, "fieldPath");
+      const yaml::Node* optional_old_self = r.find("optionalOldSelf");
+      out.optional_old_self = optional_old_self != nullptr &&
+                              optional_old_self->kind == yaml::NodeKind::boolean &&
+                              optional_old_self->boolean;
+      compile_cel_rule(out);
+      s.validations.push_back(std::move(out));
     }
+  }
+
+  static std::string optional_string(const yaml::Node& map, std::string_view key) {
+    const yaml::Node* v = map.find(key);
+    return v != nullptr && v->is_string() ? v->text : std::string();
   }
 
   std::string string_of(const yaml::Node& v, const std::string& path) {

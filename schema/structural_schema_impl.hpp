@@ -1,5 +1,6 @@
 #pragma once
 
+#include "schema/cel/cel.hpp"
 #include "schema/structural_schema.hpp"
 #include "yaml/node.hpp"
 
@@ -27,11 +28,20 @@ struct SchemaScalar {
   friend bool operator==(const SchemaScalar&, const SchemaScalar&) = default;
 };
 
-/// An x-kubernetes-validations entry, kept as text: CEL is not evaluated.
+/// An x-kubernetes-validations entry, its rule compiled once (when the schema is compiled or
+/// loaded). messageExpression is kept but not evaluated: findings use `message`.
 struct CelRule {
   std::string rule;
   std::string message;
+  std::string message_expression;
+  std::string reason;      ///< FieldValueInvalid, FieldValueForbidden, ... (the API server's error type)
+  std::string field_path;  ///< where a failure is reported, relative to the node (".spec.replicas")
+  bool optional_old_self = false;
+  std::shared_ptr<const cel::Program> program;
 };
+
+/// Compiles `rule.rule` into `rule.program`.
+void compile_cel_rule(CelRule& rule);
 
 /// A `pattern` prepared once: the Kubernetes quantity pattern runs through the hand-written
 /// parser, any other through std::regex (nullptr when the pattern does not compile).

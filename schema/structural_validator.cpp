@@ -1,4 +1,5 @@
 #include "schema/quantity.hpp"
+#include "schema/structural_cel.hpp"
 #include "schema/structural_findings.hpp"
 #include "schema/structural_schema.hpp"
 #include "schema/structural_schema_impl.hpp"
@@ -119,7 +120,7 @@ class StructuralValidator {
   Diagnostics run(const StructuralSchema& schema) {
     const yaml::Node& root = m_sink.doc().root;
     check(root, schema, "", true);
-    report_cel();
+    m_cel.finish();
     return m_sink.take();
   }
 
@@ -127,7 +128,6 @@ class StructuralValidator {
   void check(const yaml::Node& v, const StructuralSchema& s, const std::string& path,
              bool resource_root = false) {
     if (m_sink.full()) return;
-    collect_cel(s, path);
     if (v.kind == yaml::NodeKind::null) {
       if (s.nullable || (s.type == SchemaType::any && !s.int_or_string)) return;
       return m_sink.error(v.pos, path, "schema.type",
@@ -135,6 +135,7 @@ class StructuralValidator {
     }
     if (!check_type(v, s, path)) return;
     if (!s.enum_values.empty()) check_enum(v, s, path);
+    if (!s.validations.empty()) m_cel.check(v, s, path, resource_root || s.embedded_resource);
     switch (v.kind) {
       case yaml::NodeKind::string:
         check_string(v, s, path);
@@ -434,37 +435,9 @@ class StructuralValidator {
     }
   }
 
-  void collect_cel(const StructuralSchema& s, const std::string& path) {
-    for (const auto& r : s.validations) m_cel.push_back({path, &r});
-  }
-
-  void report_cel() {
-    if (m_cel.empty()) return;
-    std::string list;
-    bool old_self = false;
-    for (const auto& [path, rule] : m_cel) {
-      list += (list.empty() ? "" : "; ") + (path.empty() ? std::string("<root>") : path) + ": " +
-              util::quote(rule->rule, 120);
-      old_self = old_self || rule->rule.find("oldSelf") != std::string::npos;
-    }
-    std::string message = std::to_string(m_cel.size()) + " x-kubernetes-validations rule" +
-                          (m_cel.size() == 1 ? "" : "s") + " not evaluated (CEL): " + list;
-    std::string hint;
-    if (old_self && m_opts.is_create)
-      hint = "rules that compare with oldSelf apply to updates only, not to a create";
-    const yaml::Document& doc = m_sink.doc();
-    m_sink.add(Severity::info, doc.root.pos, "", "schema.cel-not-evaluated", std::move(message),
-               std::move(hint));
-  }
-
-  struct CelSeen {
-    std::string path;
-    const CelRule* rule;
-  };
-
   const StructuralOptions& m_opts;
   FindingSink m_sink;
-  std::vector<CelSeen> m_cel;
+  CelValidator m_cel{m_sink, m_opts};
 };
 
 }  // namespace

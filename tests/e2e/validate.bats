@@ -111,6 +111,21 @@ apiVersion: kubeflow.org/v2
   hint: use apiVersion: kubeflow.org/v1" ]
 }
 
+@test "--crd evaluates the CRD's x-kubernetes-validations rules and sets transition rules aside on create" {
+  cp "$V/crd-cel.yaml" "$V/cel-job.yaml" .
+  run "$KPT_BIN" validate --crd crd-cel.yaml -q cel-job.yaml
+  [ "$status" -eq 1 ]
+  [ "$output" = "cel-job.yaml:8:5: error: spec.runPolicy: failed rule: !has(self.backoffLimit) || self.backoffLimit <= 10 [schema.cel]
+    cleanPodPolicy: None
+    ^
+cel-job.yaml:12:17: error: spec.pytorchReplicaSpecs.Worker.replicas: at most 8 replicas of each type [schema.cel]
+      replicas: 16
+                ^" ]
+  run "$KPT_BIN" validate --crd crd-cel.yaml cel-job.yaml
+  [ "${lines[0]}" = "cel-job.yaml:2:1: note: 1 transition rule (oldSelf) not evaluated on create: spec.runPolicy.cleanPodPolicy: 'self == oldSelf' [schema.cel-transition]" ]
+  [ "${lines[${#lines[@]}-1]}" = "2 errors, 2 warnings, 1 note in 1 document (1 file)" ]
+}
+
 @test "usage and I/O errors exit 2 with a message on stderr" {
   run "$KPT_BIN" validate no-such.yaml
   [ "$status" -eq 2 ]

@@ -207,8 +207,8 @@ namespace kpt::plugin {
 namespace {
 
 TEST(DiagnosticOutput, InfoFindingsAreNotesInText) {
-  const Diagnostic d{Severity::info, {"a.yaml", 0, 0}, "spec", "schema.cel-not-evaluated", "m", ""};
-  EXPECT_EQ(format_finding(d, nullptr, false), "a.yaml: note: spec: m [schema.cel-not-evaluated]\n");
+  const Diagnostic d{Severity::info, {"a.yaml", 0, 0}, "spec", "schema.cel-transition", "m", ""};
+  EXPECT_EQ(format_finding(d, nullptr, false), "a.yaml: note: spec: m [schema.cel-transition]\n");
 }
 
 }  // namespace

@@ -134,6 +134,19 @@ TEST(CarriedSchema, ChecksThePodTemplateOffline) {
   }
 }
 
+TEST(CarriedSchema, TheImmutableQueueRuleIsSkippedOnCreate) {
+  // v1.8+ marks spec.runPolicy.schedulingPolicy.queue immutable with the transition rule
+  // self == oldSelf, which the API server does not evaluate on create.
+  const StructuralSchema* schema = carried_schema().find("kubeflow.org/v1", "PyTorchJob");
+  ASSERT_NE(schema, nullptr);
+  std::vector<std::string> infos;
+  for (const auto& d : validate_structure(parse_one(k_valid_job), *schema, StructuralOptions{})) {
+    if (d.rule_id == "schema.cel-transition") infos.push_back(d.message);
+  }
+  EXPECT_EQ(infos, std::vector<std::string>{"1 transition rule (oldSelf) not evaluated on create: "
+                                            "spec.runPolicy.schedulingPolicy.queue: 'self == oldSelf'"});
+}
+
 TEST(CarriedSchema, RequiresReplicaSpecsAndContainers) {
   const auto errors =
       errors_of("apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: j}\nspec: {}\n");

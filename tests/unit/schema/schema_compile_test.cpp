@@ -172,7 +172,7 @@ TEST(SchemaBinary, DamagedBytesAreAnErrorNeverACrash) {
   std::string other_version = bytes;
   other_version[4] = 9;
   EXPECT_EQ(SchemaSet::deserialize(other_version).error().message,
-            "compiled schema is damaged: format version 9, this build reads 1");
+            "compiled schema is damaged: format version 9, this build reads 2");
   for (std::size_t n = 4; n < bytes.size(); n += 7) {
     SCOPED_TRACE(n);
     EXPECT_FALSE(SchemaSet::deserialize(bytes.substr(0, n)).has_value());

@@ -360,14 +360,13 @@ TEST(StructuralValidator, EmbeddedResourcesNeedApiVersionKindAndValidMetadata) {
   });
 }
 
-TEST(StructuralValidator, CelRulesAreListedOnceAsNotEvaluated) {
+TEST(StructuralValidator, TheQueueTransitionRuleIsSkippedOnCreate) {
   run_cases({
       {"rule on a present field",
        k_head + "  runPolicy:\n    schedulingPolicy:\n      queue: q\n",
-       {"job.yaml:1:1 info : 1 x-kubernetes-validations rule not evaluated (CEL): "
-        "spec.runPolicy.schedulingPolicy.queue: 'self == oldSelf' [schema.cel-not-evaluated] hint: rules "
-        "that compare "
-        "with oldSelf apply to updates only, not to a create"}},
+       {"job.yaml:1:1 info : 1 transition rule (oldSelf) not evaluated on create: "
+        "spec.runPolicy.schedulingPolicy.queue: 'self == oldSelf' [schema.cel-transition] hint: rules that "
+        "compare with oldSelf apply to updates, not to a create"}},
       {"field absent: the rule does not run", k_head, {}},
   });
 }
