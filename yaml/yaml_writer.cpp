@@ -37,6 +37,17 @@ std::string scalar(const json& v) {
   return v.dump();
 }
 
+// libyaml reads a simple (implicit) key of at most 1024 characters; a longer key is written as
+// an explicit "? key" entry, which has no such limit (bytes bound characters from above).
+constexpr std::size_t k_max_simple_key = 1000;
+
+/// The key of a block mapping entry up to and including its ':' (`pad` is the entry's indent).
+std::string key_part(const std::string& key, const std::string& pad) {
+  const std::string text = needs_quotes(key) ? json(key).dump() : key;
+  if (text.size() > k_max_simple_key) return "? " + text + "\n" + pad + ":";
+  return text + ":";
+}
+
 bool is_empty_collection(const json& v) { return (v.is_object() || v.is_array()) && v.empty(); }
 
 void emit(const json& v, int indent, std::string& out);
@@ -46,7 +57,7 @@ void emit_object(const json& obj, int indent, std::string& out, bool first_inlin
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (!(first && first_inline)) out += std::string(static_cast<std::size_t>(indent), ' ');
     first = false;
-    out += (needs_quotes(it.key()) ? json(it.key()).dump() : it.key()) + ":";
+    out += key_part(it.key(), std::string(static_cast<std::size_t>(indent), ' '));
     const json& val = it.value();
     if (is_empty_collection(val)) {
       out += val.is_object() ? " {}\n" : " []\n";
