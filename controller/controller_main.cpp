@@ -28,10 +28,13 @@ std::string key_of(const nlohmann::json& obj) {
   return meta.value("namespace", std::string{}) + "/" + meta.value("name", std::string{});
 }
 
-void work(WorkQueue& queue, Reconciler& reconciler, Metrics& metrics, const util::Clock& clock, Logger& log) {
+using ReconcileFn = std::function<ReconcileResult(const std::string&)>;
+
+void work(WorkQueue& queue, const ReconcileFn& reconcile, Metrics& metrics, const util::Clock& clock,
+          Logger& log) {
   while (auto key = queue.get()) {
     const auto started = clock.steady_now();
-    const auto r = reconciler.reconcile(*key);
+    const auto r = reconcile(*key);
     const std::chrono::duration<double> took = clock.steady_now() - started;
     if (r.error) {
       metrics.observe_reconcile(r.retriable ? "retry" : "error", took);
@@ -54,6 +57,36 @@ void work(WorkQueue& queue, Reconciler& reconciler, Metrics& metrics, const util
 }
 
 }  // namespace
+
+std::optional<ControllerKinds> parse_kinds(const std::string& text) {
+  ControllerKinds kinds{false, false, false};
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto end = std::min(text.find(',', start), text.size());
+    const auto kind = text.substr(start, end - start);
+    if (kind == "pytorchjobs") {
+      kinds.pytorchjobs = true;
+    } else if (kind == "trainjobs") {
+      kinds.trainjobs = kinds.trainjobs_asked = true;
+    } else {
+      return std::nullopt;
+    }
+    start = end + 1;
+  }
+  return kinds;
+}
+
+bool trainjobs_served(kube::ApiClient& client) {
+  const auto ref = trainjob_resources::trainjobs();
+  auto doc = client.get_raw(ref.group_version_path());
+  if (!doc) return false;
+  const auto parsed = nlohmann::json::parse(*doc, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) return false;
+  for (const auto& r : parsed.value("resources", nlohmann::json::array())) {
+    if (r.is_object() && r.value("name", std::string{}) == ref.resource) return true;
+  }
+  return false;
+}
 
 std::string detect_training_operator(kube::ApiClient& client) {
   kube::ListOptions opts;
@@ -82,11 +115,18 @@ class ControllerRun {
         m_log(log),
         m_metrics(metrics),
         m_queue(clock),
+        m_tj_queue(clock),
         m_expectations(clock),
+        m_tj_expectations(clock),
         m_reconciler(client, clock, config.reconciler,
-                     ReconcilerCaches{m_jobs, m_pods, m_services, m_expectations}, &metrics) {
-    add_job_informer();
-    add_child_informers();
+                     ReconcilerCaches{m_jobs, m_pods, m_services, m_expectations}, &metrics),
+        m_tj_reconciler(client, clock, config.trainjob,
+                        TrainJobCaches{m_trainjobs, m_tj_pods, m_tj_services, m_tj_expectations}) {
+    if (config.kinds.pytorchjobs) {
+      add_job_informer();
+      add_child_informers();
+    }
+    if (config.kinds.trainjobs) add_trainjob_informers();
   }
 
   int run(std::atomic<bool>& stop, const std::function<void(int)>& on_listening);
@@ -94,9 +134,11 @@ class ControllerRun {
  private:
   void add_job_informer();
   void add_child_informers();
+  /// TrainJobs, and the pods and Services that carry JobSet's jobset-name label.
+  void add_trainjob_informers();
   /// Children: cache first, then meet expectations, then enqueue, so the pass the event triggers
   /// sees what the event said.
-  void on_child_change(const ChildChange& change);
+  void on_child_change(const ChildChange& change, WorkQueue& queue, Expectations& expectations);
   bool ready() const;
   bool synced() const;
   void start_informers();
@@ -114,11 +156,17 @@ class ControllerRun {
   Logger& m_log;
   Metrics& m_metrics;
   WorkQueue m_queue;
+  WorkQueue m_tj_queue;  ///< TrainJob keys: a PyTorchJob and a TrainJob may share a name
   JobCache m_jobs;
   ChildCache m_pods{ChildCache::Kind::pods};
   ChildCache m_services{ChildCache::Kind::services};
+  JobCache m_trainjobs;
+  ChildCache m_tj_pods{ChildCache::Kind::trainjob_pods};
+  ChildCache m_tj_services{ChildCache::Kind::trainjob_services};
   Expectations m_expectations;
+  Expectations m_tj_expectations;
   Reconciler m_reconciler;
+  TrainJobReconciler m_tj_reconciler;
   std::vector<std::unique_ptr<Informer>> m_informers;
   std::atomic<bool> m_leading{false};
   std::atomic<bool> m_stop_informers{false};
@@ -141,11 +189,11 @@ void ControllerRun::add_job_informer() {
   m_informers.push_back(std::move(informer));
 }
 
-void ControllerRun::on_child_change(const ChildChange& change) {
+void ControllerRun::on_child_change(const ChildChange& change, WorkQueue& queue, Expectations& expectations) {
   if (change.job_key.empty()) return;
-  if (change.created) m_expectations.observe_creation(change.job_key);
-  if (change.deleted) m_expectations.observe_deletion(change.job_key);
-  m_queue.add(change.job_key);
+  if (change.created) expectations.observe_creation(change.job_key);
+  if (change.deleted) expectations.observe_deletion(change.job_key);
+  queue.add(change.job_key);
 }
 
 void ControllerRun::add_child_informers() {
@@ -156,14 +204,46 @@ void ControllerRun::add_child_informers() {
         m_client, cache == &m_pods ? kube::resources::pods() : kube::resources::services(),
         m_config.namespace_, model::pytorchjob::selector_string(selector),
         [this, cache](kube::WatchEvent::Type type, const nlohmann::json& obj) {
-          on_child_change(cache->apply(type, obj));
+          on_child_change(cache->apply(type, obj), m_queue, m_expectations);
         },
         m_log, m_config.resync);
     informer->set_list_handler([this, cache](const std::vector<nlohmann::json>& page, bool first, bool last) {
-      for (const auto& change : cache->list_page(page, first, last)) on_child_change(change);
+      for (const auto& change : cache->list_page(page, first, last))
+        on_child_change(change, m_queue, m_expectations);
     });
     informer->set_page_size(k_list_page_size);
     m_informers.push_back(std::move(informer));
+  }
+}
+
+void ControllerRun::add_trainjob_informers() {
+  auto informer = std::make_unique<Informer>(
+      m_client, trainjob_resources::trainjobs(), m_config.namespace_, "",
+      [this](kube::WatchEvent::Type type, const nlohmann::json& tj) {
+        const auto key = m_trainjobs.apply(type, tj);
+        if (type == kube::WatchEvent::Type::deleted) m_tj_expectations.forget(key);
+        m_tj_queue.add(key);
+      },
+      m_log, m_config.resync);
+  informer->set_list_handler([this](const std::vector<nlohmann::json>& page, bool first, bool last) {
+    for (const auto& key : m_trainjobs.list_page(page, first, last)) m_tj_queue.add(key);
+  });
+  informer->set_page_size(k_list_page_size);
+  m_informers.push_back(std::move(informer));
+  for (auto* cache : {&m_tj_pods, &m_tj_services}) {
+    auto child = std::make_unique<Informer>(
+        m_client, cache == &m_tj_pods ? kube::resources::pods() : kube::resources::services(),
+        m_config.namespace_, "jobset.sigs.k8s.io/jobset-name",
+        [this, cache](kube::WatchEvent::Type type, const nlohmann::json& obj) {
+          on_child_change(cache->apply(type, obj), m_tj_queue, m_tj_expectations);
+        },
+        m_log, m_config.resync);
+    child->set_list_handler([this, cache](const std::vector<nlohmann::json>& page, bool first, bool last) {
+      for (const auto& change : cache->list_page(page, first, last))
+        on_child_change(change, m_tj_queue, m_tj_expectations);
+    });
+    child->set_page_size(k_list_page_size);
+    m_informers.push_back(std::move(child));
   }
 }
 
@@ -184,8 +264,13 @@ void ControllerRun::start_informers() {
 
 void ControllerRun::start_workers(const std::atomic<bool>& stop) {
   while (!stop.load() && !synced()) std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  const ReconcileFn pytorchjob = [this](const std::string& key) { return m_reconciler.reconcile(key); };
+  const ReconcileFn trainjob = [this](const std::string& key) { return m_tj_reconciler.reconcile(key); };
   for (int i = 0; i < std::max(1, m_config.workers); ++i) {
-    m_threads.emplace_back([this] { work(m_queue, m_reconciler, m_metrics, m_clock, m_log); });
+    if (m_config.kinds.pytorchjobs)
+      m_threads.emplace_back([this, pytorchjob] { work(m_queue, pytorchjob, m_metrics, m_clock, m_log); });
+    if (m_config.kinds.trainjobs)
+      m_threads.emplace_back([this, trainjob] { work(m_tj_queue, trainjob, m_metrics, m_clock, m_log); });
   }
   m_log.info("controller started", {{"namespace", m_config.namespace_.empty() ? "*" : m_config.namespace_},
                                     {"workers", std::to_string(m_config.workers)}});
@@ -201,6 +286,7 @@ void ControllerRun::shut_down() {
   m_log.info("shutting down");
   m_stop_informers = true;
   m_queue.shut_down();
+  m_tj_queue.shut_down();
   for (auto& t : m_threads) t.join();
   m_threads.clear();
 }
@@ -245,7 +331,18 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
       return 1;
     }
   }
-  ControllerRun run(client, config, clock, log, metrics);
+  ControllerConfig effective = config;
+  if (effective.kinds.trainjobs && !trainjobs_served(client)) {
+    if (effective.kinds.trainjobs_asked) {
+      log.error(
+          "the API server does not serve trainjobs.trainer.kubeflow.org: install the Trainer CRDs "
+          "(kubectl pytorch controller manifests) or leave trainjobs out of --kinds");
+      return 1;
+    }
+    log.info("the API server does not serve TrainJobs; reconciling PyTorchJobs only");
+    effective.kinds.trainjobs = false;
+  }
+  ControllerRun run(client, effective, clock, log, metrics);
   return run.run(stop, on_listening);
 }
 

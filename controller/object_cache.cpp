@@ -10,12 +10,13 @@ namespace kpt::controller {
 
 namespace {
 
-/// The controlling PyTorchJob owner reference: {job key, uid}; empty key when there is none.
-std::pair<std::string, std::string> controller_owner(const nlohmann::json& meta) {
+/// The controlling owner reference of `kind`: {job key, uid}; empty key when there is none.
+std::pair<std::string, std::string> controller_owner(const nlohmann::json& meta, const char* kind) {
   const auto refs = meta.find("ownerReferences");
   if (refs == meta.end() || !refs->is_array()) return {};
   for (const auto& ref : *refs) {
-    if (ref.value("kind", "") == "PyTorchJob" && ref.value("controller", false)) {
+    if (!ref.is_object()) continue;
+    if (ref.value("kind", "") == kind && ref.value("controller", false)) {
       return {meta.value("namespace", std::string{}) + "/" + ref.value("name", std::string{}),
               ref.value("uid", std::string{})};
     }
@@ -41,6 +42,39 @@ bool is_older(const nlohmann::json& candidate, const nlohmann::json& stored) {
   return a && b && *a < *b;
 }
 
+std::int64_t label_int(const nlohmann::json& labels, const char* key) {
+  const auto it = labels.find(key);
+  if (it == labels.end() || !it->is_string()) return 0;
+  const auto& s = it->get_ref<const std::string&>();
+  std::int64_t v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc{} && end == s.data() + s.size() ? v : 0;
+}
+
+/// What the TrainJob reconciler reads of one of its pods.
+void observe_trainjob_pod(const nlohmann::json& pod, CachedChild& child) {
+  const auto& meta = pod.at("metadata");
+  const auto labels = meta.value("labels", nlohmann::json::object());
+  const auto annotations = meta.value("annotations", nlohmann::json::object());
+  auto& o = child.indexed;
+  o.name = meta.value("name", std::string{});
+  o.index = label_int(annotations, "batch.kubernetes.io/job-completion-index");
+  o.deleting = meta.contains("deletionTimestamp");
+  const auto status = pod.value("status", nlohmann::json::object());
+  o.phase = status.value("phase", std::string{"Pending"});
+  for (const auto& c : status.value("conditions", nlohmann::json::array())) {
+    if (c.is_object() && c.value("type", "") == "Ready") o.ready = c.value("status", "") == "True";
+  }
+  for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
+    for (const auto& c : status.value(list, nlohmann::json::array())) {
+      const auto count = c.is_object() ? c.find("restartCount") : c.end();
+      if (count != c.end() && count->is_number_integer()) o.restarts += count->get<std::int64_t>();
+    }
+  }
+  child.job_name = labels.value("batch.kubernetes.io/job-name", std::string{});
+  child.restart_attempt = label_int(labels, "jobset.sigs.k8s.io/restart-attempt");
+}
+
 }  // namespace
 
 std::string object_key(const nlohmann::json& obj) {
@@ -57,7 +91,8 @@ ChildChange ChildCache::apply(kube::WatchEvent::Type type, const nlohmann::json&
 ChildChange ChildCache::apply_locked(kube::WatchEvent::Type type, const nlohmann::json& obj) {
   const auto meta = obj.find("metadata");
   if (meta == obj.end() || !meta->is_object()) return {};
-  auto [job_key, uid] = controller_owner(*meta);
+  const bool of_trainjob = m_kind == Kind::trainjob_pods || m_kind == Kind::trainjob_services;
+  auto [job_key, uid] = controller_owner(*meta, of_trainjob ? "TrainJob" : "PyTorchJob");
   if (job_key.empty()) return {};
   ChildChange change;
   change.job_key = job_key;
@@ -75,6 +110,8 @@ ChildChange ChildCache::apply_locked(kube::WatchEvent::Type type, const nlohmann
   child.owner_uid = std::move(uid);
   if (m_kind == Kind::pods) {
     child.pod = model::pytorchjob::pod_observation_from_json(obj);
+  } else if (m_kind == Kind::trainjob_pods) {
+    observe_trainjob_pod(obj, child);
   } else {
     child.pod.name = name;
   }

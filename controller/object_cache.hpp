@@ -2,6 +2,7 @@
 
 #include "kube/api_client.hpp"
 #include "model/pytorchjob/lifecycle_types.hpp"
+#include "model/trainjob/lifecycle_types.hpp"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -22,7 +23,11 @@ namespace kpt::controller {
 /// memory flat: a full pod with its env is ~50x larger.
 struct CachedChild {
   std::string owner_uid;
-  model::pytorchjob::PodObservation pod;  ///< only `name` is set for Services
+  model::pytorchjob::PodObservation pod;  ///< only `name` is set for Services and TrainJob pods
+  /// A TrainJob's pod: the Job controller's observation (completion index, ready, restarts).
+  model::trainjob::PodObservation indexed;
+  std::string job_name;              ///< batch.kubernetes.io/job-name of a TrainJob's pod
+  std::int64_t restart_attempt = 0;  ///< jobset.sigs.k8s.io/restart-attempt of a TrainJob's pod
 };
 
 /// What applying one object to a ChildCache changed, for the event handler: which job to
@@ -33,11 +38,12 @@ struct ChildChange {
   bool deleted = false;
 };
 
-/// The informer's store for Pods or Services, indexed by owning job ("ns/job"). Thread-safe;
+/// The informer's store for Pods or Services, indexed by owning job ("ns/job"): a PyTorchJob's, or
+/// with the trainjob_ kinds a TrainJob's (its controlling owner reference names the kind). Thread-safe;
 /// readers get copies, so nothing cached is ever mutated by a reconcile.
 class ChildCache {
  public:
-  enum class Kind { pods, services };
+  enum class Kind { pods, services, trainjob_pods, trainjob_services };
   explicit ChildCache(Kind kind) : m_kind(kind) {}
 
   /// Applies one watch event (added / modified / deleted).

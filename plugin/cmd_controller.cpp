@@ -38,6 +38,7 @@ struct ControllerFlags {
   std::string resync = "5m";
   bool no_events = false;
   std::string gang_scheduler;
+  std::string kinds;  ///< empty: both, TrainJobs only where the API server serves them
   std::string image = std::string("ghcr.io/kubectl-pytorch/kubectl-pytorch:") + k_version;
 };
 
@@ -78,6 +79,15 @@ int run(Context& ctx, const ControllerFlags& f) {
   config.reconciler.job_selector = f.job_selector;
   config.reconciler.emit_events = !f.no_events;
   config.reconciler.gang = model::pytorchjob::parse_gang_scheduler(f.gang_scheduler);
+  if (!f.kinds.empty()) {
+    const auto kinds = controller::parse_kinds(f.kinds);
+    if (!kinds) {
+      return usage_error(
+          ctx, "unknown --kinds '" + f.kinds + "': use pytorchjobs, trainjobs or both (comma-separated)");
+    }
+    config.kinds = *kinds;
+  }
+  config.trainjob.emit_events = !f.no_events;
   config.namespace_ = ctx.connection.namespace_;
   config.workers = f.workers;
   config.leader_elect = f.leader_elect;
@@ -164,6 +174,10 @@ void add_controller_command(CLI::App& app, Context& ctx) {
       "--gang-scheduler", flags->gang_scheduler,
       "PodGroups for every job: 'volcano', or a scheduler-plugins scheduler name (default: only jobs "
       "with runPolicy.schedulingPolicy, with Volcano)");
+  cmd->add_option(
+      "--kinds", flags->kinds,
+      "Kinds to reconcile: pytorchjobs, trainjobs or both, comma-separated (default: both, TrainJobs "
+      "where the API server serves them)");
   cmd->add_option("--resync", flags->resync, "Re-list everything this often")->capture_default_str();
   cmd->add_flag("--no-events", flags->no_events, "Do not record Events");
   cmd->callback([&ctx, flags, cmd] {
