@@ -31,6 +31,8 @@ HttpRequest to_request(const httplib::Request& in) {
   return out;
 }
 
+constexpr const char* k_crd_storage_key = "apiextensions.k8s.io/customresourcedefinitions";
+
 bool token_matches(const std::string& header, const std::string& token) {
   const std::string want = "Bearer " + token;
   if (header.size() != want.size()) return false;
@@ -43,12 +45,15 @@ struct ApiServer::Impl {
   explicit Impl(ServerOptions opts)
       : options(std::move(opts)),
         store(options.store),
+        opened(open_database()),
         faults(options.faults),
         handler(store, registry, faults) {}
 
   ServerOptions options;
   Store store;
   ResourceRegistry registry;
+  /// The database is loaded before the handler seeds the built-in namespaces into the store.
+  Expected<void> opened;
   FaultInjector faults;
   ApiHandler handler;
   std::unique_ptr<httplib::Server> server;
@@ -58,6 +63,16 @@ struct ApiServer::Impl {
   std::mutex mutex;
   std::condition_variable stopped_cv;
   bool stopped = false;
+
+  /// Loads the stored objects, and registers the resources of the stored CRDs before serving them.
+  Expected<void> open_database() {
+    if (options.database.empty()) return {};
+    auto storage = open_sqlite_storage(options.database);
+    if (!storage) return storage.error();
+    if (auto loaded = store.open(std::move(*storage)); !loaded) return loaded.error();
+    for (const auto& crd : store.list(k_crd_storage_key, "")) registry.apply_crd(crd);
+    return {};
+  }
 
   void serve(const httplib::Request& in, httplib::Response& out) {
     HttpResponse r = handler.handle(to_request(in));
@@ -88,6 +103,7 @@ ApiServer::~ApiServer() { stop(); }
 Expected<int> ApiServer::start(int port) {
   auto& im = *m_impl;
   if (im.server) return make_error(ErrorCode::usage, "the server is already started");
+  if (!im.opened) return im.opened.error();
   if (im.options.tls) {
     if (!im.options.certificates) {
       auto certs = generate_certificates();

@@ -22,13 +22,15 @@ struct ServerOptions {
   std::optional<ServerCertificates> certificates;  ///< generated at start() when TLS is on and none given
   std::string token;                               ///< bearer token required of clients; empty: no auth
   StoreOptions store;
+  /// SQLite database holding the objects across restarts (created when missing); empty: memory only.
+  std::string database;
   FaultPlan faults;
   std::size_t threads = 64;  ///< each open watch holds one
   /// One line per request ("GET /api/v1/pods 200"); never headers, so never the token.
   std::function<void(const std::string&)> access_log;
 };
 
-/// The embedded Kubernetes API server: an in-memory store behind HTTP(S) that kubectl,
+/// The embedded Kubernetes API server: a store (in memory, or SQLite) behind HTTP(S) that kubectl,
 /// our client and the controller use like a cluster. Usable in-process:
 ///   ApiServer s({.token = "t"}); auto port = s.start(); ... s.stop();
 class ApiServer {

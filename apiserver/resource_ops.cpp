@@ -439,7 +439,7 @@ ApiResult<json> ResourceOps::remove(const ResourceInfo& res, const std::string& 
   const std::string uid = meta.value("uid", "");
   if (propagation == "Foreground") collect_garbage(uid, propagation);
   auto erased = m_store.erase(res.storage_key(), ns, name);
-  if (!erased) return not_found(res.group, res.plural, name);
+  if (!erased) return erased.error().code == 404 ? not_found(res.group, res.plural, name) : erased.error();
   after_delete(res, *erased, propagation);
   (*erased)["apiVersion"] = res.group_version();
   return *erased;
@@ -452,7 +452,7 @@ void ResourceOps::after_delete(const ResourceInfo& res, const json& obj, const s
     const std::string key =
         spec.value("group", "") + "/" + spec.value("names", json::object()).value("plural", "");
     m_registry.remove_crd(name);
-    for (const auto& ref : m_store.refs_of(key, "")) m_store.erase(ref.resource, ref.ns, ref.name);
+    for (const auto& ref : m_store.refs_of(key, "")) (void)m_store.erase(ref.resource, ref.ns, ref.name);
   }
   if (res.kind == "Namespace" && res.group.empty()) {
     std::vector<std::string> done;
@@ -491,7 +491,7 @@ void ResourceOps::collect_garbage(const std::string& owner_uid, const std::strin
       (void)remove(*dep_res, dep.ns, dep.name, propagation == "Foreground" ? "Foreground" : "Background",
                    false);
     } else {
-      m_store.erase(dep.resource, dep.ns, dep.name);
+      (void)m_store.erase(dep.resource, dep.ns, dep.name);
     }
   }
 }

@@ -1,5 +1,7 @@
 #include "apiserver/store.hpp"
 
+#include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <random>
 
@@ -8,6 +10,35 @@ namespace kpt::apiserver {
 namespace {
 
 std::string object_key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+/// The storage key of an object: "<group>/<plural>/<namespace>/<name>"; resource is "<group>/<plural>".
+std::string storage_key(const std::string& resource, const std::string& ns, const std::string& name) {
+  return resource + "/" + ns + "/" + name;
+}
+
+struct KeyParts {
+  std::string resource, ns, name;
+};
+
+/// Splits a storage key; names and namespaces never hold a '/', the group never does either.
+std::optional<KeyParts> split_key(const std::string& key) {
+  const auto group_end = key.find('/');
+  const auto plural_end = group_end == std::string::npos ? group_end : key.find('/', group_end + 1);
+  const auto ns_end = plural_end == std::string::npos ? plural_end : key.find('/', plural_end + 1);
+  if (ns_end == std::string::npos) return std::nullopt;
+  return KeyParts{key.substr(0, plural_end), key.substr(plural_end + 1, ns_end - plural_end - 1),
+                  key.substr(ns_end + 1)};
+}
+
+std::uint64_t rv_of(const nlohmann::json& obj) {
+  const auto& meta = obj.value("metadata", nlohmann::json::object());
+  const std::string rv = meta.value("resourceVersion", "");
+  return rv.empty() ? 0 : std::strtoull(rv.c_str(), nullptr, 10);
+}
+
+/// The storage is compacted in steps of this many revisions past the history window, so a
+/// compaction's cost is spread over many writes.
+constexpr std::uint64_t k_compact_step = 1000;
 
 }  // namespace
 
@@ -23,7 +54,66 @@ std::string new_uid() {
   return buf;
 }
 
-Store::Store(StoreOptions options) : m_options(options) {}
+Store::Store(StoreOptions options) : m_options(options), m_storage(make_memory_storage()) {}
+
+Expected<void> Store::open(std::unique_ptr<Storage> storage) {
+  std::lock_guard lock(m_mutex);
+  auto revisions = storage->revisions();
+  if (!revisions) return revisions.error();
+  m_storage = std::move(storage);
+  m_objects.clear();
+  m_history.clear();
+  m_compacted_rv = m_storage->compacted();
+  m_storage_compacted = m_compacted_rv;
+  m_rv = std::max<std::uint64_t>(1, m_compacted_rv);
+  for (const auto& revision : *revisions) replay(revision);
+  return {};
+}
+
+void Store::replay(const Revision& revision) {
+  m_rv = std::max(m_rv, revision.id);
+  const auto parts = split_key(revision.key);
+  auto obj = nlohmann::json::parse(revision.value, nullptr, false);
+  if (!parts || obj.is_discarded()) return;  // not ours to serve; kept, never rewritten
+  auto& objects = m_objects[parts->resource];
+  const auto key = object_key(parts->ns, parts->name);
+  const auto it = objects.find(key);
+  nlohmann::json previous = it != objects.end() ? it->second : nlohmann::json();
+  std::string type = "ADDED";
+  if (revision.deleted) {
+    type = "DELETED";
+    if (it != objects.end()) objects.erase(it);
+  } else {
+    if (!revision.created) type = "MODIFIED";
+    objects[key] = obj;
+  }
+  if (revision.id <= m_compacted_rv) return;
+  m_history.push_back({revision.id, type, parts->resource, parts->ns, std::move(obj),
+                       type == "MODIFIED" ? std::move(previous) : nlohmann::json()});
+  while (m_history.size() > m_options.history_window) {
+    m_compacted_rv = m_history.front().rv;
+    m_history.pop_front();
+  }
+}
+
+std::optional<ApiError> Store::persist(const StoreEvent& event) {
+  const auto& meta = event.object["metadata"];
+  Revision revision;
+  revision.id = event.rv;
+  revision.key = storage_key(event.resource, event.ns, meta.value("name", ""));
+  revision.created = event.type == "ADDED";
+  revision.deleted = event.type == "DELETED";
+  revision.value = event.object.dump();
+  revision.prev_revision = event.type == "MODIFIED" ? rv_of(event.previous) : 0;
+  if (auto written = m_storage->append(revision); !written) {
+    return ApiError{500, "InternalError", "storing the object: " + written.error().message, nullptr};
+  }
+  if (m_compacted_rv >= m_storage_compacted + k_compact_step) {
+    // A failed compaction only leaves more rows behind; the next step retries.
+    if (m_storage->compact(m_compacted_rv)) m_storage_compacted = m_compacted_rv;
+  }
+  return std::nullopt;
+}
 
 ApiResult<nlohmann::json> Store::mutate(const std::string& resource, const std::string& ns,
                                         const std::string& name, const Mutator& fn, bool dry_run) {
@@ -39,24 +129,29 @@ ApiResult<nlohmann::json> Store::mutate(const std::string& resource, const std::
   const std::uint64_t rv = dry_run ? m_rv : m_rv + 1;
   obj["metadata"]["resourceVersion"] = std::to_string(rv);
   if (dry_run) return obj;
+  StoreEvent event{rv,  current ? "MODIFIED" : "ADDED",       resource, ns,
+                   obj, current ? *current : nlohmann::json()};
+  if (auto failed = persist(event)) return *failed;
   m_rv = rv;
   objects[key] = obj;
-  record({rv, current ? "MODIFIED" : "ADDED", resource, ns, obj, current ? *current : nlohmann::json()});
+  record(std::move(event));
   return obj;
 }
 
-std::optional<nlohmann::json> Store::erase(const std::string& resource, const std::string& ns,
-                                           const std::string& name, bool dry_run) {
+ApiResult<nlohmann::json> Store::erase(const std::string& resource, const std::string& ns,
+                                       const std::string& name, bool dry_run) {
   std::lock_guard lock(m_mutex);
   auto& objects = m_objects[resource];
   const auto it = objects.find(object_key(ns, name));
-  if (it == objects.end()) return std::nullopt;
+  if (it == objects.end()) return not_found("", resource, name);
   nlohmann::json obj = it->second;
   if (dry_run) return obj;
+  obj["metadata"]["resourceVersion"] = std::to_string(m_rv + 1);
+  StoreEvent event{m_rv + 1, "DELETED", resource, ns, obj, nullptr};
+  if (auto failed = persist(event)) return *failed;
   objects.erase(it);
   ++m_rv;
-  obj["metadata"]["resourceVersion"] = std::to_string(m_rv);
-  record({m_rv, "DELETED", resource, ns, obj, nullptr});
+  record(std::move(event));
   return obj;
 }
 
@@ -145,6 +240,7 @@ void Store::compact() {
   std::lock_guard lock(m_mutex);
   m_history.clear();
   m_compacted_rv = m_rv;
+  if (m_storage->compact(m_compacted_rv)) m_storage_compacted = m_compacted_rv;
 }
 
 void Store::shutdown() {

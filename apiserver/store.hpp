@@ -1,6 +1,7 @@
 #pragma once
 
 #include "apiserver/status.hpp"
+#include "apiserver/storage.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -31,12 +32,17 @@ struct StoreOptions {
   std::size_t history_window = 10000;  ///< events kept for watch resumption; older ones are compacted
 };
 
-/// In-memory objects of every resource with one resourceVersion counter, and a bounded
-/// history of changes for watches. Thread-safe; objects are copied in and out.
-/// It knows nothing of API semantics (status subresources, validation): see ResourceOps.
+/// The objects of every resource with one resourceVersion counter, and a bounded history of
+/// changes for watches, held in memory and written through to a Storage (in memory by default,
+/// SQLite for the local cluster) before a write is acknowledged. Thread-safe; objects are copied
+/// in and out. It knows nothing of API semantics (status subresources, validation): see ResourceOps.
 class Store {
  public:
   explicit Store(StoreOptions options = {});
+
+  /// Replaces the storage with `storage` and loads its objects and watch history (what a
+  /// restarted server serves from). Call before serving.
+  Expected<void> open(std::unique_ptr<Storage> storage);
 
   /// Reads-modifies-writes one object under the store lock. `fn` gets the current object
   /// (nullopt when absent) and returns the object to store, or an error. The store assigns
@@ -44,9 +50,10 @@ class Store {
   using Mutator = std::function<ApiResult<nlohmann::json>(const std::optional<nlohmann::json>& current)>;
   ApiResult<nlohmann::json> mutate(const std::string& resource, const std::string& ns,
                                    const std::string& name, const Mutator& fn, bool dry_run = false);
-  /// Removes an object; returns it (with the deletion's resourceVersion), or nullopt.
-  std::optional<nlohmann::json> erase(const std::string& resource, const std::string& ns,
-                                      const std::string& name, bool dry_run = false);
+  /// Removes an object; returns it (with the deletion's resourceVersion), or an error: 404
+  /// when absent, 500 when the storage fails.
+  ApiResult<nlohmann::json> erase(const std::string& resource, const std::string& ns, const std::string& name,
+                                  bool dry_run = false);
 
   [[nodiscard]] std::optional<nlohmann::json> get(const std::string& resource, const std::string& ns,
                                                   const std::string& name) const;
@@ -79,8 +86,13 @@ class Store {
 
  private:
   void record(StoreEvent event);
+  /// Writes the change to the storage first; compacts the storage past the history window.
+  std::optional<ApiError> persist(const StoreEvent& event);
+  void replay(const Revision& revision);
 
   StoreOptions m_options;
+  std::unique_ptr<Storage> m_storage;
+  std::uint64_t m_storage_compacted = 0;  ///< what the storage was last compacted to
   mutable std::mutex m_mutex;
   mutable std::condition_variable m_changed;
   std::uint64_t m_rv = 1;

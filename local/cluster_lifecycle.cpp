@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <thread>
 
 namespace kpt::local {
@@ -174,6 +175,22 @@ Expected<StopResult> ClusterLifecycle::stop() const {
   if (auto gone = wait_exit(s.pid, m_options.stop_timeout); !gone) return gone.error();
   remove_stale_files();
   return StopResult{true, s.pid};
+}
+
+Expected<StopResult> ClusterLifecycle::reset() const {
+  auto stopped = stop();
+  if (!stopped) return stopped.error();
+  std::error_code ec;
+  for (const auto& file : {m_paths.database_file, m_paths.database_file + "-wal",
+                           m_paths.database_file + "-shm", m_paths.hosts_file}) {
+    if (std::filesystem::remove(file, ec); ec) {
+      return make_error(ErrorCode::io, "removing '" + file + "': " + ec.message());
+    }
+  }
+  if (std::filesystem::remove_all(m_paths.pod_log_dir, ec); ec) {
+    return make_error(ErrorCode::io, "removing '" + m_paths.pod_log_dir + "': " + ec.message());
+  }
+  return stopped;
 }
 
 Expected<void> ClusterLifecycle::wait_exit(int pid, std::chrono::milliseconds timeout) const {

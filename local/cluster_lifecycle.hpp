@@ -69,6 +69,10 @@ class ClusterLifecycle {
   /// Sends SIGTERM and waits for the server to exit; removes stale pid and port files.
   Expected<StopResult> stop() const;
 
+  /// Stops the cluster and wipes what it stored: every object (the database), pod logs and
+  /// names. The CA and token stay, so kubeconfigs written before keep working after `local up`.
+  Expected<StopResult> reset() const;
+
   /// A client for the running cluster (port file, token and CA of the state directory).
   [[nodiscard]] Expected<std::unique_ptr<kube::ApiClient>> client() const;
 

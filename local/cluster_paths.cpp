@@ -48,6 +48,7 @@ ClusterPaths ClusterPaths::in(const std::string& state_dir) {
   p.log_file = state_dir + "/apiserver.log";
   p.hosts_file = state_dir + "/hosts";
   p.pod_log_dir = state_dir + "/logs";
+  p.database_file = state_dir + "/objects.db";
   return p;
 }
 

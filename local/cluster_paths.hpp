@@ -20,6 +20,7 @@ struct ClusterPaths {
   std::string log_file;    ///< the server's request log (no secrets)
   std::string hosts_file;  ///< name resolution for local pods
   std::string pod_log_dir;
+  std::string database_file;  ///< the API server's objects (SQLite, with -wal and -shm beside it)
 
   static ClusterPaths in(const std::string& state_dir);
 };

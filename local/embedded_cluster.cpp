@@ -50,6 +50,7 @@ Expected<apiserver::ServerOptions> server_options_from(const ClusterPaths& paths
   apiserver::ServerOptions options;
   options.certificates = apiserver::ServerCertificates{*ca, {}, *cert, *key};
   options.token = *token;
+  options.database = paths.database_file;
   options.access_log = [](const std::string& line) { std::cerr << line << "\n"; };
   return options;
 }

@@ -71,6 +71,15 @@ void run_down(Context& ctx, const LocalFlags& f) {
   ctx.out << "the local API server (pid " << stopped->pid << ") is stopped\n";
 }
 
+void run_reset(Context& ctx, const LocalFlags& f) {
+  const auto lifecycle = lifecycle_for(ctx, f);
+  auto reset = lifecycle.reset();
+  if (!reset) return fail(ctx, reset.error());
+  if (reset->was_running) ctx.out << "the local API server (pid " << reset->pid << ") is stopped\n";
+  ctx.out << "the local cluster's objects and logs are removed (state directory "
+          << lifecycle.paths().state_dir << ")\n";
+}
+
 void run_status(Context& ctx, const LocalFlags& f) {
   const auto lifecycle = lifecycle_for(ctx, f);
   const auto s = lifecycle.status();
@@ -107,6 +116,10 @@ void add_local_command(CLI::App& app, Context& ctx) {
   auto* down = cmd->add_subcommand("down", "Stop the local cluster");
   add_state_dir(down);
   down->callback([&ctx, flags] { run_down(ctx, *flags); });
+
+  auto* reset = cmd->add_subcommand("reset", "Stop the local cluster and remove every object it stored");
+  add_state_dir(reset);
+  reset->callback([&ctx, flags] { run_reset(ctx, *flags); });
 
   auto* status = cmd->add_subcommand("status", "Show whether the local cluster runs");
   add_state_dir(status);

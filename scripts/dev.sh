@@ -15,10 +15,10 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 # kubectl itself is expected on PATH (the plugin's host); python3-torch runs the main job.
 packages=(cmake ninja-build g++ pkg-config git ca-certificates ccache clang-format
   libyaml-dev libcurl4-openssl-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev
-  nlohmann-json3-dev libcpp-httplib-dev libspdlog-dev libbenchmark-dev libssl-dev zlib1g-dev
+  nlohmann-json3-dev libcpp-httplib-dev libspdlog-dev libbenchmark-dev libssl-dev zlib1g-dev libsqlite3-dev
   golang-k8s-kube-openapi-dev python3 openssl libnss-wrapper python3-torch)
 if [ "$mode" = test ]; then
-  packages+=(bats python3-jsonschema python3-yaml util-linux procps)
+  packages+=(bats python3-jsonschema python3-yaml util-linux procps python3-kubernetes hyperfine)
 fi
 
 missing=()

@@ -1,0 +1,183 @@
+// The Store over each Storage (in memory, SQLite): one suite, so both run the same Store code.
+#include "apiserver/store.hpp"
+
+#include "apiserver/storage.hpp"
+#include "tests/support/temp_dir.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+namespace kpt::apiserver {
+namespace {
+
+using nlohmann::json;
+
+/// Lets a test hand one memory storage to successive Stores, as a database file outlives a server.
+class SharedStorage final : public Storage {
+ public:
+  explicit SharedStorage(std::shared_ptr<Storage> inner) : m_inner(std::move(inner)) {}
+  Expected<void> append(const Revision& r) override { return m_inner->append(r); }
+  [[nodiscard]] Expected<std::vector<Revision>> revisions() const override { return m_inner->revisions(); }
+  Expected<void> compact(std::uint64_t upto) override { return m_inner->compact(upto); }
+  [[nodiscard]] std::uint64_t compacted() const override { return m_inner->compacted(); }
+
+ private:
+  std::shared_ptr<Storage> m_inner;
+};
+
+class FailingStorage final : public Storage {
+ public:
+  Expected<void> append(const Revision&) override { return make_error(ErrorCode::io, "disk full"); }
+  [[nodiscard]] Expected<std::vector<Revision>> revisions() const override { return std::vector<Revision>{}; }
+  Expected<void> compact(std::uint64_t) override { return {}; }
+  [[nodiscard]] std::uint64_t compacted() const override { return 0; }
+};
+
+json pod(const std::string& name, int generation = 0) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", "default"}}},
+          {"spec", {{"generation", generation}}}};
+}
+
+const std::string k_pods = "/pods";
+
+class StoreOverStorage : public ::testing::TestWithParam<std::string> {
+ protected:
+  /// A new Store on the same stored revisions: what a restarted server sees.
+  std::unique_ptr<Store> reopen(StoreOptions options = {}) {
+    auto store = std::make_unique<Store>(options);
+    auto opened = store->open(storage());
+    EXPECT_TRUE(opened) << (opened ? "" : opened.error().message);
+    return store;
+  }
+
+  std::unique_ptr<Storage> storage() {
+    if (GetParam() == "memory") return std::make_unique<SharedStorage>(m_memory);
+    auto sqlite = open_sqlite_storage(m_dir.file("objects.db"));
+    EXPECT_TRUE(sqlite) << (sqlite ? "" : sqlite.error().message);
+    return sqlite ? std::move(*sqlite) : make_memory_storage();
+  }
+
+  static ApiResult<json> put(Store& store, const json& obj) {
+    return store.mutate(k_pods, "default", obj["metadata"]["name"], [&](const auto&) { return obj; });
+  }
+
+  kpt::testing::TempDir m_dir{"kpt-store"};
+  std::shared_ptr<Storage> m_memory = make_memory_storage();
+};
+
+TEST_P(StoreOverStorage, ObjectsAndTheResourceVersionSurviveAReopen) {
+  std::string a_rv;
+  std::uint64_t rv = 0;
+  {
+    auto store = reopen();
+    ASSERT_TRUE(put(*store, pod("a")));
+    ASSERT_TRUE(put(*store, pod("b")));
+    auto a = put(*store, pod("a", 2));
+    ASSERT_TRUE(a);
+    a_rv = a->at("metadata").at("resourceVersion");
+    ASSERT_TRUE(store->erase(k_pods, "default", "b"));
+    rv = store->current_rv();
+  }
+  auto store = reopen();
+  EXPECT_EQ(store->current_rv(), rv);
+  const auto a = store->get(k_pods, "default", "a");
+  ASSERT_TRUE(a);
+  EXPECT_EQ((*a)["metadata"]["resourceVersion"], a_rv);
+  EXPECT_EQ((*a)["spec"]["generation"], 2);
+  EXPECT_FALSE(store->get(k_pods, "default", "b"));
+  EXPECT_EQ(store->list(k_pods, "").size(), 1U);
+  auto next = put(*store, pod("c"));
+  ASSERT_TRUE(next);
+  EXPECT_EQ((*next)["metadata"]["resourceVersion"], std::to_string(rv + 1));
+}
+
+TEST_P(StoreOverStorage, AWatchFromARevisionReplaysTheStoredChangesAfterAReopen) {
+  std::uint64_t from = 0;
+  {
+    auto store = reopen();
+    ASSERT_TRUE(put(*store, pod("a")));
+    from = store->current_rv();
+    ASSERT_TRUE(put(*store, pod("a", 1)));
+    ASSERT_TRUE(put(*store, pod("b")));
+    ASSERT_TRUE(store->erase(k_pods, "default", "a"));
+  }
+  auto store = reopen();
+  auto events = store->events_after(k_pods, "default", from);
+  ASSERT_TRUE(events);
+  ASSERT_EQ(events->size(), 3U);
+  EXPECT_EQ((*events)[0].type, "MODIFIED");
+  EXPECT_EQ((*events)[0].previous["spec"]["generation"], 0);
+  EXPECT_EQ((*events)[1].type, "ADDED");
+  EXPECT_EQ((*events)[1].object["metadata"]["name"], "b");
+  EXPECT_EQ((*events)[2].type, "DELETED");
+  EXPECT_EQ((*events)[2].rv, store->current_rv());
+}
+
+TEST_P(StoreOverStorage, CompactionKeepsTheLatestOfEachKeyAndAnOlderWatchIsGone) {
+  StoreOptions small;
+  small.history_window = 5;
+  {
+    auto store = reopen(small);
+    ASSERT_TRUE(put(*store, pod("kept")));
+    ASSERT_TRUE(put(*store, pod("deleted")));
+    ASSERT_TRUE(store->erase(k_pods, "default", "deleted"));
+    for (int i = 0; i < 2500; ++i) ASSERT_TRUE(put(*store, pod("busy", i)));
+  }
+  auto stored = storage()->revisions();
+  ASSERT_TRUE(stored);
+  EXPECT_LT(stored->size(), 1100U);  // the latest per key and the revisions since the last compaction
+  auto store = reopen(small);
+  EXPECT_TRUE(store->get(k_pods, "default", "kept"));
+  EXPECT_FALSE(store->get(k_pods, "default", "deleted"));
+  EXPECT_EQ((*store->get(k_pods, "default", "busy"))["spec"]["generation"], 2499);
+  auto old = store->events_after(k_pods, "default", 2);
+  ASSERT_FALSE(old);
+  EXPECT_EQ(old.error().code, 410);
+  EXPECT_EQ(old.error().message,
+            "too old resource version: 2 (" + std::to_string(store->current_rv() - 4) + ")");
+  auto recent = store->events_after(k_pods, "default", store->current_rv() - 2);
+  ASSERT_TRUE(recent);
+  EXPECT_EQ(recent->size(), 2U);
+}
+
+TEST_P(StoreOverStorage, ADryRunStoresNothing) {
+  {
+    auto store = reopen();
+    auto dry = store->mutate(
+        k_pods, "default", "a", [](const auto&) { return pod("a"); }, true);
+    ASSERT_TRUE(dry);
+  }
+  auto stored = storage()->revisions();
+  ASSERT_TRUE(stored);
+  EXPECT_TRUE(stored->empty());
+  EXPECT_FALSE(reopen()->get(k_pods, "default", "a"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Storages, StoreOverStorage, ::testing::Values("memory", "sqlite"),
+                         [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+TEST(Store, AWriteTheStorageRefusesIsNotAcknowledgedNorServed) {
+  Store store;
+  ASSERT_TRUE(store.open(std::make_unique<FailingStorage>()));
+  const auto rv = store.current_rv();
+  auto written = store.mutate(k_pods, "default", "a", [](const auto&) { return pod("a"); });
+  ASSERT_FALSE(written);
+  EXPECT_EQ(written.error().code, 500);
+  EXPECT_EQ(written.error().message, "storing the object: disk full");
+  EXPECT_FALSE(store.get(k_pods, "default", "a"));
+  EXPECT_EQ(store.current_rv(), rv);
+}
+
+TEST(SqliteStorage, AnUnopenableDatabaseIsAnError) {
+  kpt::testing::TempDir dir("kpt-store");
+  auto storage = open_sqlite_storage(dir.file("missing/objects.db"));
+  ASSERT_FALSE(storage);
+  EXPECT_EQ(storage.error().message,
+            "opening the database '" + dir.file("missing/objects.db") + "': unable to open database file");
+}
+
+}  // namespace
+}  // namespace kpt::apiserver
