@@ -1,5 +1,6 @@
 #include "local/node.hpp"
 
+#include "local/node_restart.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -92,6 +93,12 @@ void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
     if (m_hosts.add(name, ns)) (void)m_hosts.write();
     Tracked t;
     t.run = make_pod_run(pod, m_options.env, util::now_rfc3339());
+    // A pod we do not track that already ran: it ran under this node before a restart.
+    if (const auto status = pod.value("status", json::object());
+        ran_before(status) && t.run.config_error.empty()) {
+      resume_after_node_restart(t.run, status, util::now_rfc3339(), std::chrono::steady_clock::now());
+      t.run.start_time = status.value("startTime", t.run.start_time);
+    }
     t.grace_seconds = pod.value("spec", json::object()).value("terminationGracePeriodSeconds", 30);
     it = m_pods.emplace(key, std::move(t)).first;
     publish_status(it->second);
