@@ -118,7 +118,7 @@ Expected<Prepared> prepare_job(const Context& ctx, const RunFlags& f, bool& inva
 
   auto read = yaml::read_manifests(inputs->front());
   std::vector<json> jobs;
-  for (const auto& doc : read.documents) {
+  for (const auto& doc : expand_lists(std::move(read.documents))) {
     json j = yaml::to_json(doc.root);
     if (j.is_object() && j.value("kind", "") == "PyTorchJob") jobs.push_back(std::move(j));
   }

@@ -87,6 +87,35 @@ Expected<schema::SchemaSet> load_crd(const std::string& path, const Context& ctx
   return set;
 }
 
+// The inputs, each argument read on its own: a path that cannot be read is a finding on that
+// path (exit 2 once the others are validated), not the end of the run.
+struct Inputs {
+  std::vector<yaml::InputFile> files;
+  std::vector<FileReport> unreadable;
+};
+
+Expected<Inputs> read_inputs(const ValidateFlags& flags, Context& ctx) {
+  auto fs = yaml::make_disk_reader();
+  if (flags.paths.empty()) return make_error(ErrorCode::usage, "validate needs FILE, DIR or '-'");
+  if (std::count(flags.paths.begin(), flags.paths.end(), "-") > 1)
+    return make_error(ErrorCode::usage, "'-' (stdin) given more than once");
+  Inputs out;
+  for (const auto& path : flags.paths) {
+    auto files = yaml::collect_inputs({path}, *fs, ctx.in, flags.max_bytes);
+    if (!files && files.error().code != ErrorCode::io) return files.error();
+    if (files) {
+      for (auto& f : *files) out.files.push_back(std::move(f));
+      continue;
+    }
+    FileReport report;
+    report.name = path;
+    report.file_findings.push_back(
+        Diagnostic{Severity::error, Location{path, 0, 0}, "", "input.unreadable", files.error().message, ""});
+    out.unreadable.push_back(std::move(report));
+  }
+  return out;
+}
+
 int run_validate(const ValidateFlags& flags, Context& ctx) {
   ValidateSettings settings;
   std::optional<model::pytorchjob::Release> release;
@@ -149,15 +178,15 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
     settings.schemas = &from_crd;
   }
 
-  auto fs = yaml::make_disk_reader();
-  auto inputs = yaml::collect_inputs(flags.paths, *fs, ctx.in, flags.max_bytes);
+  auto inputs = read_inputs(flags, ctx);
   if (!inputs) {
     ctx.err << "error: " << inputs.error().message << "\n";
     return 2;
   }
-  Report report = validate_inputs(*inputs, settings);
+  Report report = validate_inputs(inputs->files, settings);
   if (flags.server_dry_run)
-    add_server_findings(*cluster.api, *inputs, settings, target_namespace(ctx), report);
+    add_server_findings(*cluster.api, inputs->files, settings, target_namespace(ctx), report);
+  for (auto& unreadable : inputs->unreadable) report.files.push_back(std::move(unreadable));
   OutputOptions out_opts;
   out_opts.format = flags.output == "json"    ? OutputFormat::json
                     : flags.output == "junit" ? OutputFormat::junit
@@ -166,6 +195,7 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
   out_opts.quiet = flags.quiet;
   write_report(report, out_opts, ctx.out);
   ctx.out.flush();
+  if (!inputs->unreadable.empty()) return 2;  // once the readable inputs are validated
   return summarize(report).errors != 0 ? 1 : 0;
 }
 

@@ -48,9 +48,9 @@ void add_server_findings(kube::ApiClient& api, const std::vector<yaml::InputFile
                          const ValidateSettings& settings, const std::string& ns, Report& report) {
   for (std::size_t f = 0; f < inputs.size() && f < report.files.size(); ++f) {
     if (inputs[f].too_large) continue;
-    const auto read = yaml::read_manifests(inputs[f], settings.limits);
+    auto read = yaml::read_manifests(inputs[f], settings.limits);
     auto& file = report.files[f];
-    for (const auto& doc : read.documents) {
+    for (const auto& doc : expand_lists(std::move(read.documents))) {
       const auto* kind = doc.root.find("kind");
       if (kind == nullptr || kind->text != "PyTorchJob") continue;
       for (auto& d : file.documents) {

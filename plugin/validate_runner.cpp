@@ -77,14 +77,37 @@ DocumentReport validate_document(const yaml::Document& doc, const ValidateSettin
 
 }  // namespace
 
+std::vector<yaml::Document> expand_lists(std::vector<yaml::Document> documents) {
+  std::vector<yaml::Document> out;
+  out.reserve(documents.size());
+  for (auto& doc : documents) {
+    const yaml::Node* kind = doc.root.find("kind");
+    const yaml::Node* items = doc.root.find("items");
+    if (kind == nullptr || !kind->is_string() || !util::ends_with(kind->text, "List") || items == nullptr ||
+        !items->is_seq()) {
+      out.push_back(std::move(doc));
+      continue;
+    }
+    for (const auto& item : items->items)
+      out.push_back(yaml::Document{doc.file, 0, item.pos, item, doc.source});
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].index = i;
+  return out;
+}
+
 FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& settings) {
   FileReport out;
   out.name = input.name;
   out.source = input.text;
   auto read = yaml::read_manifests(input, settings.limits);
   out.file_findings = std::move(read.findings);
-  out.documents.reserve(read.documents.size());
-  for (const auto& doc : read.documents) out.documents.push_back(validate_document(doc, settings));
+  const auto documents = expand_lists(std::move(read.documents));
+  out.documents.reserve(documents.size());
+  for (const auto& doc : documents) out.documents.push_back(validate_document(doc, settings));
+  if (out.documents.empty() && out.file_findings.empty()) {
+    out.file_findings.push_back(Diagnostic{Severity::warning, Location{input.name, 0, 0}, "", "input.empty",
+                                           "holds no documents: nothing to validate", ""});
+  }
   return out;
 }
 

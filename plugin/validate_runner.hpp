@@ -17,7 +17,11 @@ struct ValidateSettings {
   unsigned jobs = 1;                           ///< files validated at once
 };
 
-/// Reads one input and validates every document: kinds the schemas do not know are skipped
+/// The documents to validate: those read, with each List (`kind: List` or any `*List`, as
+/// `kubectl get -o yaml` writes) replaced by its items, numbered in order.
+std::vector<yaml::Document> expand_lists(std::vector<yaml::Document> documents);
+
+/// Reads one input and validates every document (Lists expanded): kinds the schemas do not know are skipped
 /// (counted); each PyTorchJob goes through the structural schema, the release's field set,
 /// the operator's rules and the lints, merged so nothing is said twice.
 FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& settings);

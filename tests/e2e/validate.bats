@@ -129,7 +129,7 @@ cel-job.yaml:12:17: error: spec.pytorchReplicaSpecs.Worker.replicas: at most 8 r
 @test "usage and I/O errors exit 2 with a message on stderr" {
   run "$KPT_BIN" validate no-such.yaml
   [ "$status" -eq 2 ]
-  [[ "$output" == "error: "*"no-such.yaml"* ]]
+  [[ "$output" == "no-such.yaml: error: reading 'no-such.yaml': No such file or directory [input.unreadable]"* ]]
   run "$KPT_BIN" validate -o xml mnist-dp.yaml
   [ "$status" -eq 2 ]
   run "$KPT_BIN" validate --operator v1.2.0 mnist-dp.yaml
@@ -140,6 +140,29 @@ cel-job.yaml:12:17: error: spec.pytorchReplicaSpecs.Worker.replicas: at most 8 r
   [ "$output" = "error: reading CRD 'missing-crd.yaml': no such file" ]
   run "$KPT_BIN" validate
   [ "$status" -eq 2 ]
+}
+
+@test "a missing file is a finding on its path, the others are validated, and validate exits 2" {
+  cp "$V/valid.yaml" .
+  run "$KPT_BIN" validate no-such.yaml valid.yaml
+  [ "$status" -eq 2 ]
+  [ "$output" = "no-such.yaml: error: reading 'no-such.yaml': No such file or directory [input.unreadable]
+1 error, 0 warnings in 1 document (2 files)" ]
+}
+
+@test "a List (kubectl get -o yaml) is expanded and its items validated; an empty input says so" {
+  {
+    printf 'apiVersion: v1\nkind: List\nitems:\n'
+    sed -n '/^apiVersion:/,$p' mnist-dp.yaml | sed 's/^/  /; 1s/^  /- /'
+  } >list.yaml
+  run "$KPT_BIN" validate -q list.yaml
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"list.yaml:"*"[lint.worker-only-no-master-env]"* ]]
+  : >empty.yaml
+  run "$KPT_BIN" validate empty.yaml
+  [ "$status" -eq 0 ]
+  [ "$output" = "empty.yaml: warning: holds no documents: nothing to validate [input.empty]
+0 errors, 1 warning in 0 documents (1 file)" ]
 }
 
 @test "colour only on a terminal and never with NO_COLOR" {

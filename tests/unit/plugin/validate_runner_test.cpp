@@ -77,6 +77,39 @@ TEST(ValidateRunner, OtherKindsAreSkippedAndTypeMetaIsRequired) {
   EXPECT_EQ(d.location.line, 6u);
 }
 
+// What `kubectl get pytorchjobs,configmaps -o yaml` writes: one List holding the objects.
+TEST(ValidateRunner, TheItemsOfAListAreValidatedAsDocuments) {
+  const std::string text =
+      "apiVersion: v1\nkind: List\nitems:\n"
+      "- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: c\n"
+      "- apiVersion: kubeflow.org/v2\n  kind: PyTorchJob\n  metadata:\n    name: j\n";
+  const auto report = validate_file(input("list.yaml", text), carried());
+  ASSERT_EQ(report.documents.size(), 2u);
+  EXPECT_TRUE(report.documents[0].skipped);
+  EXPECT_EQ(report.documents[0].index, 0u);
+  EXPECT_EQ(report.documents[1].index, 1u);
+  EXPECT_EQ(report.documents[1].name, "j");
+  EXPECT_EQ(brief(report.documents[1].findings), std::vector<std::string>{"8:15 error schema.api-version"});
+}
+
+TEST(ValidateRunner, AnyKindListIsExpandedAndAnEmptyListHoldsNothing) {
+  const auto report = validate_file(input("l.yaml",
+                                          "apiVersion: kubeflow.org/v1\nkind: PyTorchJobList\nitems:\n"
+                                          "- metadata:\n    name: x\n---\nkind: List\nitems: []\n"),
+                                    carried());
+  ASSERT_EQ(report.documents.size(), 1u);
+  EXPECT_EQ(brief(report.documents[0].findings), std::vector<std::string>{"4:3 error manifest.type"});
+}
+
+TEST(ValidateRunner, AnEmptyInputSaysSo) {
+  const auto report = validate_file(input("e.yaml", "# nothing yet\n"), carried());
+  EXPECT_TRUE(report.documents.empty());
+  ASSERT_EQ(report.file_findings.size(), 1u);
+  EXPECT_EQ(report.file_findings[0].severity, Severity::warning);
+  EXPECT_EQ(report.file_findings[0].rule_id, "input.empty");
+  EXPECT_EQ(report.file_findings[0].message, "holds no documents: nothing to validate");
+}
+
 TEST(ValidateRunner, AnUnservedApiVersionIsAnError) {
   const auto report = validate_file(
       input("v2.yaml", "apiVersion: kubeflow.org/v2\nkind: PyTorchJob\nmetadata:\n  name: j\n"), carried());
