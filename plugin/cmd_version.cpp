@@ -1,14 +1,34 @@
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/plugin.hpp"
 #include "plugin/version.hpp"
+#include "yaml/yaml_writer.hpp"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <ostream>
 #include <string>
 
 namespace kpt::plugin {
+
+namespace {
+
+// The client's version as kubectl version -o json|yaml names it.
+int print_client_version(Context& ctx, const std::string& output) {
+  const nlohmann::json doc = {{"clientVersion", {{"gitVersion", k_version}}}};
+  if (output == "json") {
+    ctx.out << doc.dump(2) << "\n";
+  } else if (output == "yaml") {
+    ctx.out << yaml::to_yaml(doc);
+  } else {
+    ctx.out << "kubectl-pytorch " << k_version << "\n";
+  }
+  return exit_code::ok;
+}
+
+}  // namespace
 
 void add_version_command(CLI::App& app, Context& ctx) {
   struct Flags {
@@ -19,13 +39,23 @@ void add_version_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("version", "Print the client version (--cluster: and what doctor detects)");
   cmd->add_flag("--cluster", flags->cluster,
                 "Also report the cluster's Training Operator release (as doctor)");
-  cmd->add_option("-o,--output", flags->output, "Output format of the cluster report")
-      ->check(CLI::IsMember({"table", "json"}))
+  cmd->add_option("-o,--output", flags->output,
+                  "Output format: table, json or yaml (with --cluster: table or json)")
+      ->check(CLI::IsMember({"table", "json", "yaml"}))
       ->capture_default_str();
   cmd->callback([flags, &ctx] {
+    if (!flags->cluster) {
+      ctx.exit_code = print_client_version(ctx, flags->output);
+      return;
+    }
+    if (flags->output == "yaml") {
+      ctx.err << "error: version --cluster takes -o table or json\n";
+      ctx.exit_code = exit_code::usage;
+      return;
+    }
     // With -o json only the report goes to stdout, so that it stays one JSON document.
-    if (!flags->cluster || flags->output != "json") ctx.out << "kubectl-pytorch " << k_version << "\n";
-    ctx.exit_code = flags->cluster ? run_doctor(flags->output, ctx) : 0;
+    if (flags->output != "json") ctx.out << "kubectl-pytorch " << k_version << "\n";
+    ctx.exit_code = run_doctor(flags->output, ctx);
   });
 }
 

@@ -17,6 +17,17 @@ teardown() { teardown_workdir; }
   [[ "$output" =~ ^kubectl-pytorch\ v[0-9]+\.[0-9]+\.[0-9]+$ ]]
 }
 
+@test "version -o json and -o yaml name the client version as kubectl version does" {
+  PATH=$(plugin_path) run kubectl pytorch version -o json
+  [ "$status" -eq 0 ]
+  version=$(printf '%s' "$output" | python3 -c 'import json, sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])')
+  [[ "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]
+  run "$KPT_BIN" version -o yaml
+  [ "$status" -eq 0 ]
+  [ "${lines[0]}" = "clientVersion:" ]
+  [[ "${lines[1]}" == *"gitVersion: $version"* ]]
+}
+
 @test "help names the program as kubectl pytorch and lists exit codes" {
   PATH=$(plugin_path) run kubectl pytorch --help
   [ "$status" -eq 0 ]
