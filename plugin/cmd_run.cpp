@@ -1,3 +1,4 @@
+#include "local/cluster_paths.hpp"
 #include "local/pod_spec.hpp"
 #include "model/pytorchjob/release.hpp"
 #include "plugin/cluster_client.hpp"
@@ -21,9 +22,12 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <ostream>
 #include <random>
+#include <string_view>
 #include <thread>
 
 namespace kpt::plugin {
@@ -43,8 +47,9 @@ struct RunFlags {
   std::string pending_timeout = "5m";
   bool detach = false;
   bool rm = false;
+  bool replace = false;  ///< a running job the manifest changes is deleted and created again
   std::string dry_run = "none";
-  std::string output = "yaml";
+  std::string output;  ///< -o: yaml, json or name; default yaml for --dry-run, NAME for --detach
   bool force = false;
   bool force_conflicts = false;
   std::string workdir;
@@ -148,12 +153,17 @@ bool is_finished(const json& job) {
   return false;
 }
 
-// A finished job with the same name is replaced, so running a manifest again runs it again.
-Expected<void> replace_if_finished(kube::ApiClient& api, const Context& ctx, const std::string& ns,
-                                   const std::string& name) {
-  auto existing = api.get(kube::resources::pytorchjobs(), ns, name);
-  if (!existing || !is_finished(*existing)) return {};
-  ctx.err << "pytorchjob " << name << " had finished: replacing it\n";
+kube::WriteOptions apply_options(const RunFlags& f) {
+  kube::WriteOptions write;
+  write.field_manager = "kubectl-pytorch";
+  write.force = f.force_conflicts;
+  write.field_validation = "Strict";
+  write.dry_run = f.dry_run == "server";
+  return write;
+}
+
+// Deletes the job and waits until it is gone, so that the same name can be created afresh.
+Expected<void> delete_and_wait(kube::ApiClient& api, const std::string& ns, const std::string& name) {
   kube::DeleteOptions del;
   del.propagation_policy = "Foreground";
   if (auto r = api.remove(kube::resources::pytorchjobs(), ns, name, del);
@@ -165,12 +175,103 @@ Expected<void> replace_if_finished(kube::ApiClient& api, const Context& ctx, con
     if (!again && kube::is_not_found(again.error())) return {};
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  return make_error(ErrorCode::timeout, "the finished pytorchjob '" + name + "' was not deleted within 60s");
+  return make_error(ErrorCode::timeout, "the pytorchjob '" + name + "' was not deleted within 60s");
+}
+
+// Whether applying `job` would change the spec of `existing`: a server-side dry run of the
+// apply, so that the server's defaults do not count as changes.
+Expected<bool> changes_spec(kube::ApiClient& api, const RunFlags& f, const json& existing, const json& job) {
+  kube::WriteOptions preview = apply_options(f);
+  preview.dry_run = true;
+  auto applied =
+      api.patch(kube::resources::pytorchjobs(), existing["metadata"].value("namespace", ""),
+                existing["metadata"].value("name", ""), kube::PatchType::apply, job.dump(), preview);
+  (void)api.take_warnings();  // the real apply reports them
+  if (!applied) return applied.error();
+  return applied->value("spec", json::object()) != existing.value("spec", json::object());
+}
+
+// A job of the same name that apply cannot simply update: a finished one is replaced (running a
+// manifest again runs it again); a running one whose spec the manifest changes would keep its old
+// pods, so it is replaced only with --replace, and refused otherwise.
+Expected<void> make_way(const Context& ctx, const RunFlags& f, kube::ApiClient& api, const json& job) {
+  const std::string ns = job["metadata"].value("namespace", "");
+  const std::string name = job["metadata"].value("name", "");
+  auto existing = api.get(kube::resources::pytorchjobs(), ns, name);
+  if (!existing) return {};
+  if (is_finished(*existing)) {
+    ctx.err << "pytorchjob " << name << " had finished: replacing it\n";
+    return delete_and_wait(api, ns, name);
+  }
+  auto changed = changes_spec(api, f, *existing, job);
+  if (!changed) return changed.error();
+  if (!*changed) return {};
+  if (!f.replace) {
+    return make_error(ErrorCode::usage, "pytorchjob '" + name +
+                                            "' is running and the manifest changes its spec, which its pods "
+                                            "would not get; run with --replace to delete and recreate it");
+  }
+  ctx.err << "pytorchjob " << name << " is running with another spec: replacing it (--replace)\n";
+  return delete_and_wait(api, ns, name);
+}
+
+// What -o asks for on stdout: the object (yaml, json), its resource name (name), or `fallback`.
+void print_object(const Context& ctx, const RunFlags& f, const json& object, const std::string& fallback) {
+  const std::string output = f.output.empty() ? fallback : f.output;
+  if (output == "json") {
+    ctx.out << object.dump(2) << "\n";
+  } else if (output == "yaml") {
+    ctx.out << yaml::to_yaml(object);
+  } else {
+    ctx.out << (output == "name" ? "pytorchjob.kubeflow.org/" : "") << object["metadata"].value("name", "")
+            << "\n";
+  }
+}
+
+// A word as a POSIX shell reads it back: unchanged when it is plain, else in single quotes.
+std::string shell_word(const std::string& word) {
+  const auto plain = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("_-./:=@%+,").find(c) != std::string_view::npos;
+  };
+  if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return word;
+  std::string out = "'";
+  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::string flag_words(const std::string& name, const std::string& value) {
+  return value.empty() ? std::string() : " " + name + " " + shell_word(value);
+}
+
+std::string connection_words(const Context& ctx) {
+  return flag_words("--kubeconfig", ctx.connection.kubeconfig) +
+         flag_words("--context", ctx.connection.context);
+}
+
+// Hints that work when pasted: they reach the same cluster (the --kubeconfig and --context this
+// command was given; for a --local job the embedded cluster) and name the namespace. Credentials
+// are never repeated.
+std::string plugin_hint(const Context& ctx, const RunFlags& f, const std::string& args,
+                        const std::string& ns) {
+  return ctx.program + " " + args + (f.local ? std::string(" --local") : connection_words(ctx)) +
+         flag_words("-n", ns);
+}
+
+std::string kubectl_hint(const Context& ctx, const RunFlags& f, const std::string& args,
+                         const std::string& ns) {
+  const std::string where =
+      f.local ? flag_words("--kubeconfig", local::default_kubeconfig_path(ctx.env)) : connection_words(ctx);
+  return "kubectl " + args + where + flag_words("-n", ns);
 }
 
 int run_job(Context& ctx, const RunFlags& f) {
   if (f.dry_run != "none" && f.dry_run != "client" && f.dry_run != "server") {
     ctx.err << "error: --dry-run must be none, client or server\n";
+    return exit_code::usage;
+  }
+  if (!f.output.empty() && f.output != "yaml" && f.output != "json" && f.output != "name") {
+    ctx.err << "error: -o must be yaml, json or name\n";
     return exit_code::usage;
   }
   std::optional<std::chrono::milliseconds> timeout;
@@ -206,7 +307,7 @@ int run_job(Context& ctx, const RunFlags& f) {
     }
   }
   if (f.dry_run == "client") {
-    ctx.out << (f.output == "json" ? job.dump(2) + "\n" : yaml::to_yaml(job));
+    print_object(ctx, f, job, "yaml");
     return exit_code::ok;
   }
 
@@ -242,32 +343,27 @@ int run_job(Context& ctx, const RunFlags& f) {
   };
 
   if (f.dry_run == "none") {
-    if (auto replaced = replace_if_finished(*api, ctx, ns, name); !replaced) {
-      ctx.err << "error: " << replaced.error().message << "\n";
+    if (auto made = make_way(ctx, f, *api, job); !made) {
+      ctx.err << "error: " << made.error().message << "\n";
       return finish(exit_code::findings);
     }
   }
   const bool existed = static_cast<bool>(api->get(kube::resources::pytorchjobs(), ns, name));
-  kube::WriteOptions write;
-  write.field_manager = "kubectl-pytorch";
-  write.force = f.force_conflicts;
-  write.field_validation = "Strict";
-  write.dry_run = f.dry_run == "server";
-  auto applied =
-      api->patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::apply, job.dump(), write);
+  auto applied = api->patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::apply, job.dump(),
+                            apply_options(f));
   for (const auto& w : api->take_warnings()) ctx.err << "Warning: " << w << "\n";
   if (!applied) {
     ctx.err << "error: " << applied.error().message << "\n";
     return finish(exit_code::findings);
   }
   if (f.dry_run == "server") {
-    ctx.out << (f.output == "json" ? applied->dump(2) + "\n" : yaml::to_yaml(*applied));
+    print_object(ctx, f, *applied, "yaml");
     return finish(exit_code::ok);
   }
   ctx.err << "pytorchjob.kubeflow.org/" << name << (existed ? " configured" : " created") << "\n";
   if (f.detach) {
-    ctx.err << "follow it with: " << ctx.program << " logs " << name << " -f" << (f.local ? " --local" : "")
-            << "\n";
+    print_object(ctx, f, *applied, "bare");
+    ctx.err << "follow it with: " << plugin_hint(ctx, f, "logs " + name + " -f", ns) << "\n";
     if (session) session->started_here = false;  // the job needs the cluster to keep running
     return finish(exit_code::ok);
   }
@@ -282,7 +378,6 @@ int run_job(Context& ctx, const RunFlags& f) {
   follow.colour = ctx.colour_out();
   const FollowResult result = follow_job(*api, follow, ctx.out, ctx.err, guard.flag());
 
-  const std::string local_flag = f.local ? " --local" : "";
   auto remove_job = [&] {
     kube::DeleteOptions del;
     del.propagation_policy = "Foreground";
@@ -307,8 +402,8 @@ int run_job(Context& ctx, const RunFlags& f) {
         remove_job();
         return finish(result.exit_code);
       }
-      ctx.err << "the job keeps running\n  follow again: " << ctx.program << " logs " << name << " -f"
-              << local_flag << "\n  delete it:    kubectl delete pytorchjob " << name << " -n " << ns << "\n";
+      ctx.err << "the job keeps running\n  follow again: " << plugin_hint(ctx, f, "logs " + name + " -f", ns)
+              << "\n  delete it:    " << kubectl_hint(ctx, f, "delete pytorchjob " + name, ns) << "\n";
       if (session && session->started_here) {
         ctx.err << "  the local cluster stays up for it: " << ctx.program << " local down  stops it\n";
         session->started_here = false;
@@ -318,7 +413,7 @@ int run_job(Context& ctx, const RunFlags& f) {
     case FollowEnd::gone:
       ctx.err << "error: " << result.message << "\n";
       if (result.end == FollowEnd::stuck) {
-        ctx.err << "  inspect: " << ctx.program << " status " << name << local_flag << "\n";
+        ctx.err << "  inspect: " << plugin_hint(ctx, f, "status " + name, ns) << "\n";
       }
       if (f.rm) remove_job();
       return finish(exit_code::findings);
@@ -337,8 +432,11 @@ void add_run_command(CLI::App& app, Context& ctx) {
       "  kubectl pytorch run --local job.yaml             # on the embedded cluster, pods as local "
       "processes\n"
       "  kubectl pytorch run --image IMG --workers 2 -- python train.py\n"
+      "  kubectl pytorch run --detach -o name job.yaml    # prints pytorchjob.kubeflow.org/NAME\n"
+      "  kubectl pytorch run --replace job.yaml           # the job runs with another spec: recreate it\n"
       "Exit code: 0 the job succeeded; rank 0's exit code when it failed (1 without one);\n"
-      "124 --timeout; 130 interrupted (the job keeps running unless --rm); 1 stuck; 2 usage.");
+      "124 --timeout; 130 interrupted (the job keeps running unless --rm); 1 stuck, deleted or\n"
+      "refused (a running job the manifest changes, without --replace); 2 usage.");
   cmd->add_option("args", flags->args, "FILE, or with --image the command after '--'");
   cmd->add_flag("--local", flags->local,
                 "Run on the embedded cluster (started if not up, stopped afterwards)");
@@ -352,10 +450,15 @@ void add_run_command(CLI::App& app, Context& ctx) {
                   "Give up when a replica has not started after this long")
       ->capture_default_str();
   cmd->add_flag("--detach", flags->detach, "Create the job and return");
+  cmd->add_flag("--replace", flags->replace,
+                "Delete and recreate a running job of the same name when the manifest changes its spec");
   cmd->add_flag("--rm", flags->rm, "Delete the job when run ends, also on timeout or Ctrl-C");
   cmd->add_option("--dry-run", flags->dry_run, "none, client (print the job) or server (dryRun=All)")
       ->capture_default_str();
-  cmd->add_option("-o,--output", flags->output, "With --dry-run: yaml or json")->capture_default_str();
+  cmd->add_option(
+      "-o,--output", flags->output,
+      "With --dry-run or --detach: yaml, json or name (default: yaml with --dry-run, the name with "
+      "--detach)");
   cmd->add_flag("--force", flags->force, "Run even when validation finds errors");
   cmd->add_flag("--force-conflicts", flags->force_conflicts,
                 "Server-side apply: take over conflicting fields");

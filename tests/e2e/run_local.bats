@@ -82,8 +82,43 @@ teardown() { teardown_workdir; }
   wait "$pid" || status=$?
   [ "$status" -eq 130 ]
   grep -q "interrupted: the job keeps running" "$KPT_WORK/err"
-  grep -q "follow again: kubectl pytorch logs sleeper -f --local" "$KPT_WORK/err"
+  grep -qF "follow again: kubectl pytorch logs sleeper -f --local -n default" "$KPT_WORK/err"
+  grep -qF "delete it:    kubectl delete pytorchjob sleeper --kubeconfig $HOME/.kube/kubectl-pytorch-local.yaml -n default" "$KPT_WORK/err"
+  # the hint works when pasted, without the KUBECONFIG this test exports
+  hint=$(sed -n 's/^  delete it: *//p' "$KPT_WORK/err")
+  run env -u KUBECONFIG sh -c "$hint --wait=false"
+  [ "$status" -eq 0 ]
+  [ "$output" = 'pytorchjob.kubeflow.org "sleeper" deleted' ]
+}
+
+@test "re-running a changed job while it runs is refused; --replace recreates it" {
+  kubectl delete pytorchjob sleeper --ignore-not-found --wait=true >/dev/null
+  "$KPT_BIN" run --local --detach "$KPT_SOURCE_DIR/testdata/run/sleeper.yaml" >/dev/null 2>&1
+  sed 's/exec sleep 300/exec sleep 301/' "$KPT_SOURCE_DIR/testdata/run/sleeper.yaml" >"$KPT_WORK/changed.yaml"
+  run --separate-stderr "$KPT_BIN" run --local --detach "$KPT_WORK/changed.yaml"
+  [ "$status" -eq 1 ]
+  [[ "$stderr" == *"error: pytorchjob 'sleeper' is running and the manifest changes its spec, which its pods would not get; run with --replace to delete and recreate it"* ]]
+  # the same manifest again changes nothing: no refusal
+  run --separate-stderr "$KPT_BIN" run --local --detach "$KPT_SOURCE_DIR/testdata/run/sleeper.yaml"
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *"pytorchjob.kubeflow.org/sleeper configured"* ]]
+  run --separate-stderr timeout 90 "$KPT_BIN" run --local --detach --replace "$KPT_WORK/changed.yaml"
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *"pytorchjob sleeper is running with another spec: replacing it (--replace)"* ]]
+  run kubectl get pytorchjob sleeper -o jsonpath='{.spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].command[2]}'
+  [ "$output" = "echo started; exec sleep 301" ]
   kubectl delete pytorchjob sleeper --wait=false >/dev/null
+}
+
+@test "--detach prints the job's name on stdout, -o name its resource name" {
+  run --separate-stderr "$KPT_BIN" run --local --detach "$KPT_SOURCE_DIR/testdata/run/hello.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "hello" ]
+  [[ "$stderr" == *"follow it with: kubectl pytorch logs hello -f --local -n default"* ]]
+  run --separate-stderr "$KPT_BIN" run --local --detach -o name "$KPT_SOURCE_DIR/testdata/run/hello.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "pytorchjob.kubeflow.org/hello" ]
+  timeout 120 "$KPT_BIN" logs hello -f --local >/dev/null 2>&1
 }
 
 @test "--rm deletes the job when it ends" {
