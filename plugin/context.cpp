@@ -5,7 +5,9 @@ namespace kpt::plugin {
 namespace {
 bool colour_allowed(const Context& ctx, bool is_tty) {
   if (!is_tty) return false;
-  if (ctx.env.count("NO_COLOR") != 0) return false;
+  // no-color.org: NO_COLOR disables colour when it is set and not empty.
+  if (const auto no_color = ctx.env.find("NO_COLOR"); no_color != ctx.env.end() && !no_color->second.empty())
+    return false;
   const auto term = ctx.env.find("TERM");
   return term == ctx.env.end() || term->second != "dumb";
 }

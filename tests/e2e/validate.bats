@@ -174,6 +174,11 @@ cel-job.yaml:12:17: error: spec.pytorchReplicaSpecs.Worker.replicas: at most 8 r
   [[ "$output" != *$'\033['* ]]
 }
 
+@test "NO_COLOR set but empty leaves colour on (no-color.org)" {
+  run script -qec "env NO_COLOR= '$KPT_BIN' validate -q mnist-dp.yaml" /dev/null
+  [[ "$output" == *$'\033[1;31merror:'* ]]
+}
+
 @test "a billion-laughs document is refused quickly with a finding" {
   cp "$V/billion-laughs.yaml" .
   # The bound is the timeout (124 if hit): expansion is counted before copying, not after.
