@@ -19,7 +19,7 @@ constexpr const char* k_exit_codes =
     "Exit codes:\n"
     "  0    success (validate: no findings of error severity; run: the job succeeded)\n"
     "  1    validate: findings of error severity; other commands: the operation failed\n"
-    "  2    usage or I/O error (bad flags, unreadable file, unreachable cluster)\n"
+    "  2    usage or I/O error (bad flags, unreadable file, no usable kubeconfig)\n"
     "  N    run: the job failed; N is rank 0's exit code (1 when it has none)\n"
     "  124  run: --timeout reached\n"
     "  130  run: interrupted (the job keeps running unless --rm)\n";
