@@ -12,11 +12,11 @@ namespace kpt::apiserver {
 /// One row of the revision log, the way kine (k3s) keeps Kubernetes objects in SQL: every write
 /// appends a revision, and its id is the object's resourceVersion.
 struct Revision {
-  std::uint64_t id = 0;     ///< the resourceVersion; strictly increasing
-  std::string key;          ///< "<group>/<plural>/<namespace>/<name>" (group and namespace may be empty)
-  bool created = false;     ///< the first revision of the key (ADDED)
-  bool deleted = false;     ///< the key's deletion (DELETED); value is the object as it was deleted
-  std::string value;        ///< the object's JSON
+  std::uint64_t id = 0;  ///< the resourceVersion; strictly increasing
+  std::string key;       ///< "<group>/<plural>/<namespace>/<name>" (group and namespace may be empty)
+  bool created = false;  ///< the first revision of the key (ADDED)
+  bool deleted = false;  ///< the key's deletion (DELETED); value is the object as it was deleted
+  std::string value;     ///< the object's JSON
   std::uint64_t prev_revision = 0;  ///< the key's previous revision; 0 when created
 };
 

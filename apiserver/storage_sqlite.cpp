@@ -29,7 +29,9 @@ DELETE FROM revisions WHERE id <= ?1 AND (deleted = 1 OR
 
 class Statement {
  public:
-  Statement(sqlite3* db, const char* sql) { (void)sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &m_stmt, nullptr); }
+  Statement(sqlite3* db, const char* sql) {
+    (void)sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &m_stmt, nullptr);
+  }
   ~Statement() { sqlite3_finalize(m_stmt); }
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
@@ -46,8 +48,9 @@ class SqliteStorage final : public Storage {
       : m_connection{db},
         m_db(db),
         m_path(std::move(path)),
-        m_insert(db, "INSERT INTO revisions (id, key, created, deleted, value, prev_revision) "
-                     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
+        m_insert(db,
+                 "INSERT INTO revisions (id, key, created, deleted, value, prev_revision) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
         m_select(db, "SELECT id, key, created, deleted, value, prev_revision FROM revisions ORDER BY id"),
         m_compact(db, k_compact),
         m_mark(db, "UPDATE compaction SET revision = ?1 WHERE one = 1 AND revision < ?1"),

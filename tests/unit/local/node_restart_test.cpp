@@ -26,10 +26,11 @@ json running_status(int restarts) {
 
 TEST(NodeRestart, OnlyAPodWhoseContainersStartedRanBefore) {
   EXPECT_TRUE(ran_before(running_status(0)));
-  EXPECT_FALSE(ran_before(json{{"phase", "Pending"},
-                               {"containerStatuses", json::array({{{"name", "pytorch"},
-                                                                   {"restartCount", 0},
-                                                                   {"state", {{"waiting", json::object()}}}}})}}));
+  EXPECT_FALSE(ran_before(
+      json{{"phase", "Pending"},
+           {"containerStatuses",
+            json::array(
+                {{{"name", "pytorch"}, {"restartCount", 0}, {"state", {{"waiting", json::object()}}}}})}}));
   EXPECT_FALSE(ran_before(json::object()));
   EXPECT_FALSE(ran_before(json("not an object")));
 }
