@@ -8,8 +8,6 @@
 #include "model/trainjob/lifecycle.hpp"
 #include "model/trainjob/runtime_ref.hpp"
 #include "util/sha1.hpp"
-#include "yaml/manifest_reader.hpp"
-#include "yaml/node_json.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -108,15 +106,6 @@ bool spec_suspended(const nlohmann::json& object) {
 
 bool finished(const tj::TrainJobStatus& s) {
   return tj::is_true(s.conditions, "Complete") || tj::is_true(s.conditions, "Failed");
-}
-
-Expected<nlohmann::json> parse_yaml(std::string_view text) {
-  auto read = yaml::read_manifests("runtime snapshot", std::make_shared<const std::string>(text));
-  for (const auto& f : read.findings) {
-    if (f.severity == Severity::error) return make_error(ErrorCode::parse, f.message);
-  }
-  if (read.documents.size() != 1) return make_error(ErrorCode::parse, "expected one YAML document");
-  return yaml::to_json(read.documents.front().root);
 }
 
 }  // namespace
@@ -243,8 +232,7 @@ Expected<nlohmann::json> TrainJobReconciler::read_or_take_snapshot(const Pass& p
     // A cluster without Trainer installed has none of its ClusterTrainingRuntimes: the release's own.
     available = tj::with_carried_runtimes(std::move(available), m_options.release);
   }
-  auto resolved =
-      tj::runtime_for_reconcile(p.trainjob, cm ? &*cm : nullptr, available, m_options.release, parse_yaml);
+  auto resolved = tj::runtime_for_reconcile(p.trainjob, cm ? &*cm : nullptr, available, m_options.release);
   if (!resolved) return resolved.error();
   if (resolved->apply_snapshot) {
     auto created = m_client.create(trainjob_resources::configmaps(), p.ns,

@@ -1,7 +1,7 @@
 #include "kube/kubeconfig.hpp"
 
 #include "kube/base64.hpp"
-#include "kube/yaml_json.hpp"
+#include "yaml/node_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -178,7 +178,7 @@ void for_each_named(FieldReader& top, const char* key, const char* body_key, std
 
 Expected<Kubeconfig> parse_kubeconfig(const std::string& path, const std::string& text) {
   const std::string prefix = "error loading config file \"" + path + "\"";
-  auto doc = yaml_to_json(path, text);
+  auto doc = yaml::yaml_to_json(path, text);
   if (!doc) return make_error(ErrorCode::config, prefix + ": " + doc.error().message);
   Kubeconfig out;
   out.files.push_back(path);

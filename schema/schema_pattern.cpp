@@ -1,4 +1,4 @@
-#include "schema/quantity.hpp"
+#include "model/k8s/quantity.hpp"
 #include "schema/structural_schema_impl.hpp"
 
 #include <regex>
@@ -38,7 +38,8 @@ void compile_pattern(StructuralSchema& schema) {
 }
 
 PatternResult match_pattern(const CompiledPattern& pattern, std::string_view value) {
-  if (pattern.quantity) return is_valid_quantity(value) ? PatternResult::match : PatternResult::no_match;
+  if (pattern.quantity)
+    return model::k8s::is_valid_quantity(value) ? PatternResult::match : PatternResult::no_match;
   if (pattern.bad) return PatternResult::bad_pattern;
   if (value.size() > k_max_regex_input) return PatternResult::too_long;
   try {

@@ -1,4 +1,4 @@
-#include "schema/quantity.hpp"
+#include "model/k8s/quantity.hpp"
 #include "schema/structural_cel.hpp"
 #include "schema/structural_findings.hpp"
 #include "schema/structural_schema.hpp"
@@ -105,7 +105,7 @@ std::string quantity_hint(const std::string& text) {
     const std::string number = stem.substr(0, stem.size() - 1);
     const char prefix = stem.back() == 'k' ? 'K' : stem.back();
     const std::string decimal = number + (prefix == 'K' ? 'k' : prefix);
-    if (!is_valid_quantity(decimal)) continue;
+    if (!model::k8s::is_valid_quantity(decimal)) continue;
     return "quantities have no 'B': did you mean " + util::quote(number + prefix + "i") + " (binary) or " +
            util::quote(decimal) + " (decimal)?";
   }

@@ -4,36 +4,112 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
+#include <cstdio>
+
 namespace kpt::yaml {
 
 namespace {
 
 using nlohmann::json;
 
-bool needs_quotes(const std::string& s) {
-  if (s.empty()) return true;
-  static const char* const k_words[] = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", "~"};
+/// Past this depth the rest is written in flow style (JSON is valid YAML), so hostile nesting
+/// cannot grow the emitter's stack.
+constexpr int k_max_block_depth = 64;
+
+/// Plain text a YAML 1.1 reader would take for a number, a date or a special float. Errs on the side
+/// of quoting: a quoted string always reads back as a string. Linear, for any length.
+bool looks_numeric(std::string_view s) {
+  if (!s.empty() && (s[0] == '+' || s[0] == '-')) s.remove_prefix(1);
+  if (s.empty()) return false;
   const std::string lower = util::to_lower(s);
-  for (const char* w : k_words) {
-    if (lower == w) return true;
+  if (lower == ".inf" || lower == ".nan") return true;
+  if (lower.size() > 2 && lower[0] == '0' && (lower[1] == 'x' || lower[1] == 'o' || lower[1] == 'b')) {
+    return lower.find_first_not_of("0123456789abcdef_", 2) == std::string::npos;
   }
-  // Anything that starts like a number, an indicator or has ": " / " #" is quoted.
-  static const std::string k_start = "-?:,[]{}#&*!|>'\"%@`0123456789.+ ";
-  if (k_start.find(s.front()) != std::string::npos) return true;
-  if (s.back() == ' ' || s.back() == ':') return true;
-  if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos) return true;
-  for (unsigned char c : s) {
-    if (c < 0x20 || c == 0x7f) return true;
+  if (std::isdigit(static_cast<unsigned char>(s[0])) == 0 && s[0] != '.') return false;
+  return s.find_first_not_of("0123456789._eE+-:") == std::string_view::npos;
+}
+
+bool reads_as_other_type(const std::string& s) {
+  const std::string lower = util::to_lower(s);
+  for (const char* word : {"true", "false", "yes", "no", "on", "off", "y", "n", "null", "~"}) {
+    if (lower == word) return true;
+  }
+  return looks_numeric(s);
+}
+
+bool needs_quotes(const std::string& s) {
+  if (s.empty() || s.front() == ' ' || s.back() == ' ' || reads_as_other_type(s)) return true;
+  if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string_view::npos) return true;
+  if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos || s.back() == ':') return true;
+  for (const char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
   }
   return false;
 }
 
-std::string scalar(const json& v) {
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+/// Multi-line text that a literal block keeps byte for byte: no control characters but newline
+/// and tab, no line with trailing blanks, not starting with a blank (that needs an indent marker).
+bool fits_literal_block(const std::string& s) {
+  if (s.find('\n') == std::string::npos || s.front() == ' ' || s.front() == '\t') return false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return false;
+    if (c == '\n' && i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t')) return false;
+  }
+  return s.back() != ' ' && s.back() != '\t';
+}
+
+std::string literal_block(const std::string& s, int indent) {
+  std::size_t trailing = 0;
+  while (trailing < s.size() && s[s.size() - 1 - trailing] == '\n') ++trailing;
+  std::string out = trailing == 0 ? "|-" : trailing == 1 ? "|" : "|+";
+  const std::string body = s.substr(0, s.size() - trailing);
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  for (const auto& line : util::split(body, '\n')) out += line.empty() ? "\n" : "\n" + pad + line;
+  for (std::size_t i = 1; i < trailing; ++i) out += "\n";
+  return out;
+}
+
+std::string scalar(const json& v, int indent) {
   if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
-    return needs_quotes(s) ? json(s).dump() : s;
+    if (fits_literal_block(s)) return literal_block(s, indent);
+    return needs_quotes(s) ? quoted(s) : s;
   }
-  if (v.is_null()) return "null";
   return v.dump();
 }
 
@@ -43,66 +119,64 @@ constexpr std::size_t k_max_simple_key = 1000;
 
 /// The key of a block mapping entry up to and including its ':' (`pad` is the entry's indent).
 std::string key_part(const std::string& key, const std::string& pad) {
-  const std::string text = needs_quotes(key) ? json(key).dump() : key;
+  const std::string text = needs_quotes(key) ? quoted(key) : key;
   if (text.size() > k_max_simple_key) return "? " + text + "\n" + pad + ":";
   return text + ":";
 }
 
-bool is_empty_collection(const json& v) { return (v.is_object() || v.is_array()) && v.empty(); }
+bool is_block_collection(const json& v) { return (v.is_object() || v.is_array()) && !v.empty(); }
 
-void emit(const json& v, int indent, std::string& out);
+void emit(std::string& out, const json& v, int indent, int depth);
 
-void emit_object(const json& obj, int indent, std::string& out, bool first_inline) {
+void emit_object(std::string& out, const json& v, int indent, int depth) {
+  const std::string pad(static_cast<std::size_t>(indent), ' ');
   bool first = true;
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    if (!(first && first_inline)) out += std::string(static_cast<std::size_t>(indent), ' ');
+  for (const auto& [key, child] : v.items()) {
+    if (!first) out += pad;
     first = false;
-    out += key_part(it.key(), std::string(static_cast<std::size_t>(indent), ' '));
-    const json& val = it.value();
-    if (is_empty_collection(val)) {
-      out += val.is_object() ? " {}\n" : " []\n";
-    } else if (val.is_object()) {
+    out += key_part(key, pad);
+    if (is_block_collection(child) && depth < k_max_block_depth) {
       out += "\n";
-      emit_object(val, indent + 2, out, false);
-    } else if (val.is_array()) {
-      out += "\n";
-      emit(val, indent, out);
+      // A sequence under a key starts at the key's column, as sigs.k8s.io/yaml writes it.
+      const int child_indent = child.is_array() ? indent : indent + 2;
+      out += std::string(static_cast<std::size_t>(child_indent), ' ');
+      emit(out, child, child_indent, depth + 1);
     } else {
-      out += " " + scalar(val) + "\n";
+      out += " " + (is_block_collection(child) ? child.dump() : scalar(child, indent + 2)) + "\n";
     }
   }
 }
 
-void emit(const json& v, int indent, std::string& out) {
+void emit_array(std::string& out, const json& v, int indent, int depth) {
   const std::string pad(static_cast<std::size_t>(indent), ' ');
-  if (v.is_object()) {
-    emit_object(v, indent, out, false);
-  } else if (v.is_array()) {
-    for (const auto& item : v) {
-      out += pad + "-";
-      if (is_empty_collection(item)) {
-        out += item.is_object() ? " {}\n" : " []\n";
-      } else if (item.is_object()) {
-        out += " ";
-        emit_object(item, indent + 2, out, true);
-      } else if (item.is_array()) {
-        out += "\n";
-        emit(item, indent + 2, out);
-      } else {
-        out += " " + scalar(item) + "\n";
-      }
+  bool first = true;
+  for (const auto& item : v) {
+    if (!first) out += pad;
+    first = false;
+    out += "- ";
+    if (is_block_collection(item) && depth < k_max_block_depth) {
+      emit(out, item, indent + 2, depth + 1);
+    } else {
+      out += (is_block_collection(item) ? item.dump() : scalar(item, indent + 2)) + "\n";
     }
+  }
+}
+
+void emit(std::string& out, const json& v, int indent, int depth) {
+  if (v.is_object() && !v.empty()) {
+    emit_object(out, v, indent, depth);
+  } else if (v.is_array() && !v.empty()) {
+    emit_array(out, v, indent, depth);
   } else {
-    out += pad + scalar(v) + "\n";
+    out += (v.is_object() || v.is_array() ? v.dump() : scalar(v, indent)) + "\n";
   }
 }
 
 }  // namespace
 
-std::string to_yaml(const nlohmann::json& value) {
+std::string to_yaml(const json& value) {
   std::string out;
-  if (is_empty_collection(value)) return value.is_object() ? "{}\n" : "[]\n";
-  emit(value, 0, out);
+  emit(out, value, 0, 0);
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "model/pytorchjob/gang.hpp"
 
+#include "model/k8s/quantity.hpp"
 #include "model/pytorchjob/desired_state.hpp"
 
 #include <nlohmann/json.hpp>
@@ -14,54 +15,6 @@
 namespace kpt::model::pytorchjob {
 
 namespace {
-
-/// A quantity's value in base units, or nothing ("1Gi", "500m", "2", "1e3").
-std::optional<long double> quantity(std::string_view text) {
-  std::size_t i = 0;
-  bool negative = false;
-  if (i < text.size() && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
-  long double value = 0;
-  bool digits = false;
-  while (i < text.size() && text[i] >= '0' && text[i] <= '9')
-    value = value * 10 + (text[i++] - '0'), digits = true;
-  if (i < text.size() && text[i] == '.') {
-    long double scale = 0.1L;
-    for (++i; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i, scale /= 10) {
-      value += (text[i] - '0') * scale;
-      digits = true;
-    }
-  }
-  if (!digits) return std::nullopt;
-  const auto suffix = text.substr(i);
-  static const std::map<std::string_view, long double> k_suffixes = {{"", 1.0L},
-                                                                     {"n", 1e-9L},
-                                                                     {"u", 1e-6L},
-                                                                     {"m", 1e-3L},
-                                                                     {"k", 1e3L},
-                                                                     {"M", 1e6L},
-                                                                     {"G", 1e9L},
-                                                                     {"T", 1e12L},
-                                                                     {"P", 1e15L},
-                                                                     {"E", 1e18L},
-                                                                     {"Ki", 1024.0L},
-                                                                     {"Mi", 1048576.0L},
-                                                                     {"Gi", 1073741824.0L},
-                                                                     {"Ti", 1099511627776.0L},
-                                                                     {"Pi", 1125899906842624.0L},
-                                                                     {"Ei", 1152921504606846976.0L}};
-  if (const auto it = k_suffixes.find(suffix); it != k_suffixes.end()) {
-    value *= it->second;
-  } else if (suffix.size() > 1 && (suffix[0] == 'e' || suffix[0] == 'E')) {
-    const std::string exp(suffix.substr(1));
-    char* end = nullptr;
-    const long e = std::strtol(exp.c_str(), &end, 10);
-    if (end == exp.c_str() || *end != '\0') return std::nullopt;
-    value *= std::pow(10.0L, static_cast<long double>(e));
-  } else {
-    return std::nullopt;
-  }
-  return negative ? -value : value;
-}
 
 std::string format_quantity(long double value) {
   char out[48];
@@ -96,7 +49,8 @@ std::map<std::string, std::string> pod_resources(const nlohmann::json& replica_s
     }
     for (const auto& [name, q] : own) {
       const auto it = sum.find(name);
-      sum[name] = it == sum.end() ? format_quantity(quantity(q).value_or(0)) : add_quantities(it->second, q);
+      sum[name] = it == sum.end() ? format_quantity(k8s::quantity_base_units(q).value_or(0))
+                                  : add_quantities(it->second, q);
     }
   }
   return sum;
@@ -110,10 +64,10 @@ int replicas_of(const nlohmann::json& replica_spec) {
 }  // namespace
 
 std::string add_quantities(std::string_view a, std::string_view b) {
-  const auto x = quantity(a);
-  const auto y = quantity(b);
+  const auto x = k8s::quantity_base_units(a);
+  const auto y = k8s::quantity_base_units(b);
   if (!x || !y) return {};
-  return format_quantity(*x + *y);
+  return format_quantity(static_cast<long double>(*x) + *y);
 }
 
 GangScheduler parse_gang_scheduler(std::string_view flag) {

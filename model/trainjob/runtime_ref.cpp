@@ -3,7 +3,8 @@
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/json_access.hpp"
 #include "model/trainjob/runtime_catalog.hpp"
-#include "model/trainjob/yaml_emit.hpp"
+#include "yaml/node_json.hpp"
+#include "yaml/yaml_writer.hpp"
 
 namespace kpt::model::trainjob {
 
@@ -145,11 +146,10 @@ json runtime_snapshot_configmap(const json& trainjob, const json& runtime) {
            {{"name", string_at(meta, "name") + k_snapshot_suffix},
             {"namespace", string_at(meta, "namespace")},
             {"ownerReferences", json::array({owner})}}},
-          {"data", {{k_snapshot_key, to_yaml(runtime)}}}};
+          {"data", {{k_snapshot_key, yaml::to_yaml(runtime)}}}};
 }
 
-Expected<json> runtime_from_snapshot(const json& configmap, const json& trainjob,
-                                     const YamlParser& parse_yaml) {
+Expected<json> runtime_from_snapshot(const json& configmap, const json& trainjob) {
   if (!controlled_by(configmap, string_at(metadata_of(trainjob), "uid"))) {
     return make_error(ErrorCode::parse,
                       "invalid runtime snapshot: a snapshot configmap exists but is owned by another object");
@@ -159,23 +159,24 @@ Expected<json> runtime_from_snapshot(const json& configmap, const json& trainjob
     return make_error(ErrorCode::parse,
                       "invalid runtime snapshot: snapshot ConfigMap missing \"runtime\" data key");
   }
-  auto parsed = parse_yaml(data[k_snapshot_key].get<std::string>());
+  auto parsed = yaml::yaml_to_json(k_snapshot_key, data[k_snapshot_key].get<std::string>());
   if (!parsed) {
-    return make_error(ErrorCode::parse, "invalid runtime snapshot: unable to unmarshal the snapshot: " +
-                                            parsed.error().message);
+    return make_error(
+        ErrorCode::parse,
+        "invalid runtime snapshot: unable to unmarshal the snapshot: error converting YAML to JSON: " +
+            parsed.error().message);
   }
   if (auto mismatch = snapshot_mismatch(*parsed, runtime_ref_of(trainjob))) return *mismatch;
   return std::move(*parsed);
 }
 
 Expected<ReconcileRuntime> runtime_for_reconcile(const json& trainjob, const json* snapshot,
-                                                 const AvailableRuntimes& available, TrainerRelease release,
-                                                 const YamlParser& parse_yaml) {
+                                                 const AvailableRuntimes& available, TrainerRelease release) {
   const RuntimeRef ref = runtime_ref_of(trainjob);
   if (!ref.supported()) return make_error(ErrorCode::usage, "unsupported runtime: " + ref.registry_key());
   const bool use_snapshot = features_of(release).runtime_snapshot;
   if (use_snapshot && snapshot != nullptr) {
-    auto from_snapshot = runtime_from_snapshot(*snapshot, trainjob, parse_yaml);
+    auto from_snapshot = runtime_from_snapshot(*snapshot, trainjob);
     if (!from_snapshot) {
       const char* prefix =
           ref.kind == k_kind_training_runtime ? "unable to get runtime snapshot" : "getting runtime snapshot";

@@ -5,7 +5,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,14 +66,11 @@ std::string deprecated_runtime_warning(const nlohmann::json& runtime);
 /// `runtime` holds the runtime object as YAML; the TrainJob is its controller owner.
 nlohmann::json runtime_snapshot_configmap(const nlohmann::json& trainjob, const nlohmann::json& runtime);
 
-/// Parses YAML text into JSON (the caller's reader; the model has no YAML parser of its own).
-using YamlParser = std::function<Expected<nlohmann::json>(std::string_view text)>;
-
 /// The runtime held by an existing snapshot ConfigMap, checked as v2.3 checks it, or the error
 /// text the reconcile fails with ("invalid runtime snapshot: ..."); the caller wraps it with
 /// "unable to get runtime snapshot: " (TrainingRuntime) or "getting runtime snapshot: ".
 Expected<nlohmann::json> runtime_from_snapshot(const nlohmann::json& configmap,
-                                               const nlohmann::json& trainjob, const YamlParser& parse_yaml);
+                                               const nlohmann::json& trainjob);
 
 /// What the reconcile builds from, and whether it must first apply a new snapshot.
 struct ReconcileRuntime {
@@ -88,7 +84,6 @@ struct ReconcileRuntime {
 /// live runtime from `available`.
 Expected<ReconcileRuntime> runtime_for_reconcile(const nlohmann::json& trainjob,
                                                  const nlohmann::json* snapshot,
-                                                 const AvailableRuntimes& available, TrainerRelease release,
-                                                 const YamlParser& parse_yaml);
+                                                 const AvailableRuntimes& available, TrainerRelease release);
 
 }  // namespace kpt::model::trainjob

@@ -1,8 +1,8 @@
 #include "model/trainjob/torch_plugin.hpp"
 
+#include "model/k8s/quantity.hpp"
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/json_access.hpp"
-#include "model/trainjob/quantity.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -37,7 +37,7 @@ const json* resource_list(const json* resources, const char* key) {
 
 std::int64_t cpu_of(const json* list) {
   const json* cpu = list != nullptr ? child(*list, "cpu") : nullptr;
-  return cpu != nullptr ? json_quantity_value(*cpu).value_or(0) : 0;
+  return cpu != nullptr ? k8s::json_quantity_value(*cpu).value_or(0) : 0;
 }
 
 /// numGPU: the first gpu-named resource's value (0 when none).
@@ -48,7 +48,7 @@ std::int64_t gpu_in(const json* list, bool* ambiguous) {
   for (const auto& [name, quantity] : list->items()) {
     if (util::to_lower(name).find("gpu") == std::string::npos) continue;
     ++named;
-    if (!found) found = json_quantity_value(quantity).value_or(0);
+    if (!found) found = k8s::json_quantity_value(quantity).value_or(0);
   }
   if (ambiguous != nullptr && named > 1) *ambiguous = true;
   return found.value_or(0);

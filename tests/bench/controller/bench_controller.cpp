@@ -12,7 +12,7 @@
 #include "controller/manifests.hpp"
 #include "kube/http_transport.hpp"
 #include "kube/rest_client.hpp"
-#include "kube/yaml_json.hpp"
+#include "yaml/node_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -181,7 +181,7 @@ int main(int argc, char** argv) {
   apiserver::ApiServer server(options);
   if (!server.start(0)) return 2;
   auto api = client_for(server.url());
-  auto crd = kube::yaml_to_json("crd.yaml", controller::crd_manifest());
+  auto crd = yaml::yaml_to_json("crd.yaml", controller::crd_manifest());
   if (!crd || !api->create(kube::resources::crds(), "", *crd)) return 2;
   while (!api->list(kube::resources::pytorchjobs(), "default", {}))
     std::this_thread::sleep_for(std::chrono::milliseconds{10});

@@ -9,7 +9,7 @@
 #include "controller/manifests.hpp"
 #include "kube/http_transport.hpp"
 #include "kube/rest_client.hpp"
-#include "kube/yaml_json.hpp"
+#include "yaml/node_json.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -61,7 +61,7 @@ class ControllerIntegration : public ::testing::Test {
     server = std::make_unique<apiserver::ApiServer>(options);
     ASSERT_TRUE(server->start(0).has_value());
     api = client_for(*server);
-    auto crd = kube::yaml_to_json("crd.yaml", crd_manifest());
+    auto crd = yaml::yaml_to_json("crd.yaml", crd_manifest());
     ASSERT_TRUE(crd.has_value());
     auto created = api->create(kube::resources::crds(), "", *crd);
     ASSERT_TRUE(created.has_value()) << created.error().message;

@@ -19,7 +19,7 @@ class GangScheduling : public ControllerIntegration {
     std::ifstream in(std::string(KPT_SOURCE_DIR) + "/testdata/controller/" + file);
     std::stringstream text;
     text << in.rdbuf();
-    auto crd = kube::yaml_to_json(file, text.str());
+    auto crd = yaml::yaml_to_json(file, text.str());
     ASSERT_TRUE(crd.has_value()) << crd.error().message;
     auto created = api->create(kube::resources::crds(), "", *crd);
     ASSERT_TRUE(created.has_value()) << created.error().message;

@@ -12,6 +12,8 @@
 namespace kpt::yaml {
 namespace {
 
+using nlohmann::json;
+
 TEST(ToYaml, PrintsBlockStyleAndQuotesWhatYaml11WouldMisread) {
   const auto j = nlohmann::json::parse(R"({
     "kind": "PyTorchJob",
@@ -55,6 +57,80 @@ TEST(ToYaml, KeysPastTheSimpleKeyLimitAreWrittenExplicitlyAndReadBack) {
   ASSERT_TRUE(read.findings.empty()) << read.findings.front().message;
   ASSERT_EQ(read.documents.size(), 1u);
   EXPECT_EQ(to_json(read.documents.front().root), j);
+}
+
+TEST(ToYaml, WritesSortedBlockStyleWithUnindentedSequences) {
+  const json value = {
+      {"kind", "ClusterTrainingRuntime"},
+      {"metadata", {{"name", "torch-distributed"}, {"labels", {{"a/b", "c"}}}}},
+      {"spec", {{"replicatedJobs", {{{"name", "node"}, {"replicas", 1}}}}, {"empty", json::object()}}},
+      {"list", {"x", "y"}},
+      {"none", json::array()}};
+  EXPECT_EQ(to_yaml(value),
+            "kind: ClusterTrainingRuntime\n"
+            "list:\n"
+            "- x\n"
+            "- \"y\"\n"
+            "metadata:\n"
+            "  labels:\n"
+            "    a/b: c\n"
+            "  name: torch-distributed\n"
+            "none: []\n"
+            "spec:\n"
+            "  empty: {}\n"
+            "  replicatedJobs:\n"
+            "  - name: node\n"
+            "    replicas: 1\n");
+}
+
+TEST(ToYaml, QuotesStringsThatWouldReadBackAsAnotherType) {
+  struct Case {
+    const char* text;
+    const char* yaml;
+  };
+  const Case cases[] = {
+      {"29500", "\"29500\"\n"},
+      {"true", "\"true\"\n"},
+      {"No", "\"No\"\n"},
+      {"null", "\"null\"\n"},
+      {"", "\"\"\n"},
+      {"1.5", "\"1.5\"\n"},
+      {"0x1F", "\"0x1F\"\n"},
+      {"2026-01-01", "\"2026-01-01\"\n"},
+      {"a: b", "\"a: b\"\n"},
+      {"- x", "\"- x\"\n"},
+      {"*ref", "\"*ref\"\n"},
+      {" lead", "\" lead\"\n"},
+      {"tab\there", "\"tab\\there\"\n"},
+      {"plain-text", "plain-text\n"},
+      {"hf://tatsu-lab/alpaca", "hf://tatsu-lab/alpaca\n"},
+      {"pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime", "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime\n"},
+      {"metadata.annotations['batch.kubernetes.io/job-completion-index']",
+       "metadata.annotations['batch.kubernetes.io/job-completion-index']\n"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    EXPECT_EQ(to_yaml(json(c.text)), c.yaml);
+  }
+  EXPECT_EQ(to_yaml(json{{"29500", 1}}), "\"29500\": 1\n");
+}
+
+TEST(ToYaml, WritesMultiLineStringsAsLiteralBlocks) {
+  EXPECT_EQ(to_yaml(json{{"command", {"bash", "echo a\n\necho b\n"}}}),
+            "command:\n- bash\n- |\n  echo a\n\n  echo b\n");
+  EXPECT_EQ(to_yaml(json{{"s", "no newline\nat end"}}), "s: |-\n  no newline\n  at end\n");
+  EXPECT_EQ(to_yaml(json{{"s", "two\n\n"}}), "s: |+\n  two\n\n");
+  // Trailing blanks would be lost in a block: quoted instead.
+  EXPECT_EQ(to_yaml(json{{"s", "a \nb"}}), "s: \"a \\nb\"\n");
+}
+
+TEST(ToYaml, WritesScalarsAndDeepNestingBoundedly) {
+  EXPECT_EQ(to_yaml(json{{"n", 3}, {"f", 1.5}, {"b", false}, {"z", nullptr}}),
+            "b: false\nf: 1.5\n\"n\": 3\nz: null\n");
+  json deep = "leaf";
+  for (int i = 0; i < 200; ++i) deep = json{{"k", deep}};
+  const std::string out = to_yaml(deep);
+  EXPECT_NE(out.find("{\"k\":"), std::string::npos);  // past the block depth, flow style
+  EXPECT_EQ(out.back(), '\n');
 }
 
 }  // namespace

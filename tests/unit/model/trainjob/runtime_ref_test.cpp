@@ -1,7 +1,7 @@
 #include "model/trainjob/runtime_ref.hpp"
 
-#include "model/trainjob/yaml_emit.hpp"
 #include "tests/unit/model/trainjob/fixtures.hpp"
+#include "yaml/yaml_writer.hpp"
 
 #include <gtest/gtest.h>
 
@@ -137,15 +137,8 @@ TEST(RuntimeSnapshot, IsAConfigMapOwnedByTheTrainJobWithTheRuntimeAsYaml) {
                                                       {"uid", "tj-uid"},
                                                       {"controller", true},
                                                       {"blockOwnerDeletion", true}}}));
-  EXPECT_EQ(cm["data"]["runtime"], to_yaml(r));
+  EXPECT_EQ(cm["data"]["runtime"], yaml::to_yaml(r));
   EXPECT_EQ(cm["data"].size(), 1u);
-}
-
-/// A stand-in YAML reader: the snapshots in these tests are written as JSON, which is YAML.
-Expected<json> parse_json(std::string_view text) {
-  auto value = json::parse(text, nullptr, false);
-  if (value.is_discarded()) return make_error(ErrorCode::parse, "error converting YAML to JSON: bad");
-  return value;
 }
 
 json snapshot(const json& runtime_object, const std::string& owner_uid = "tj-uid") {
@@ -173,7 +166,8 @@ TEST(RuntimeSnapshot, InvalidSnapshotsFailWithTheRealMessages) {
       {"no data key", missing_key,
        "invalid runtime snapshot: snapshot ConfigMap missing \"runtime\" data key"},
       {"bad yaml", bad_yaml,
-       "invalid runtime snapshot: unable to unmarshal the snapshot: error converting YAML to JSON: bad"},
+       "invalid runtime snapshot: unable to unmarshal the snapshot: error converting YAML to JSON: 'runtime' "
+       "line 2, column 1: did not find expected node content (while parsing a flow node at line 2)"},
       {"wrong kind", snapshot(runtime("ClusterTrainingRuntime", "tr")),
        "invalid runtime snapshot: the snapshot refers to the wrong runtime: expecting a runtime with name, "
        "api group "
@@ -189,11 +183,11 @@ TEST(RuntimeSnapshot, InvalidSnapshotsFailWithTheRealMessages) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    const auto got = runtime_from_snapshot(c.cm, tj, parse_json);
+    const auto got = runtime_from_snapshot(c.cm, tj);
     ASSERT_FALSE(got);
     EXPECT_EQ(got.error().message, c.message);
   }
-  EXPECT_TRUE(runtime_from_snapshot(snapshot(runtime("TrainingRuntime", "tr")), tj, parse_json));
+  EXPECT_TRUE(runtime_from_snapshot(snapshot(runtime("TrainingRuntime", "tr")), tj));
 }
 
 TEST(RuntimeForReconcile, V23UsesAnExistingSnapshotAndNeverFallsBack) {
@@ -203,25 +197,24 @@ TEST(RuntimeForReconcile, V23UsesAnExistingSnapshotAndNeverFallsBack) {
   live.training_runtimes[0]["spec"] = {{"edited", true}};
   const json snap = snapshot(runtime("TrainingRuntime", "tr"));
 
-  const auto from_snapshot = runtime_for_reconcile(tj, &snap, live, {2, 3, 0}, parse_json);
+  const auto from_snapshot = runtime_for_reconcile(tj, &snap, live, {2, 3, 0});
   ASSERT_TRUE(from_snapshot);
   EXPECT_FALSE(from_snapshot->apply_snapshot);
   EXPECT_FALSE(from_snapshot->runtime.contains("spec"));  // the later edit does not reach this TrainJob
 
-  const auto fresh = runtime_for_reconcile(tj, nullptr, live, {2, 3, 0}, parse_json);
+  const auto fresh = runtime_for_reconcile(tj, nullptr, live, {2, 3, 0});
   ASSERT_TRUE(fresh);
   EXPECT_TRUE(fresh->apply_snapshot);
   EXPECT_EQ(fresh->runtime["spec"]["edited"], true);
 
   const json foreign = snapshot(runtime("TrainingRuntime", "tr"), "x");
-  const auto invalid = runtime_for_reconcile(tj, &foreign, live, {2, 3, 0}, parse_json);
+  const auto invalid = runtime_for_reconcile(tj, &foreign, live, {2, 3, 0});
   ASSERT_FALSE(invalid);
   EXPECT_EQ(
       invalid.error().message,
       "unable to get runtime snapshot: invalid runtime snapshot: a snapshot configmap exists but is owned by "
       "another object");
-  const auto cluster =
-      runtime_for_reconcile(trainjob({{"name", "c"}}), &foreign, live, {2, 3, 0}, parse_json);
+  const auto cluster = runtime_for_reconcile(trainjob({{"name", "c"}}), &foreign, live, {2, 3, 0});
   ASSERT_FALSE(cluster);
   EXPECT_EQ(cluster.error().message,
             "getting runtime snapshot: invalid runtime snapshot: a snapshot configmap exists but is owned by "
@@ -236,7 +229,7 @@ TEST(RuntimeForReconcile, BeforeV23TheLiveRuntimeIsReadEveryTime) {
   const json foreign = snapshot(runtime("TrainingRuntime", "tr"), "x");
   for (const TrainerRelease release : {TrainerRelease{2, 0, 0}, TrainerRelease{2, 2, 1}}) {
     SCOPED_TRACE(release.to_string());
-    const auto got = runtime_for_reconcile(tj, &foreign, live, release, parse_json);
+    const auto got = runtime_for_reconcile(tj, &foreign, live, release);
     ASSERT_TRUE(got);
     EXPECT_FALSE(got->apply_snapshot);
     EXPECT_EQ(got->runtime, live.training_runtimes[0]);

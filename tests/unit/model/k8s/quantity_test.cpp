@@ -1,12 +1,47 @@
-#include "model/trainjob/quantity.hpp"
+#include "model/k8s/quantity.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <limits>
+#include <string>
 
-namespace kpt::model::trainjob {
+namespace kpt::model::k8s {
 namespace {
+
+TEST(Quantity, AcceptsWhatTheKubernetesPatternAcceptsAndNothingElse) {
+  struct Case {
+    const char* text;
+    bool valid;
+  };
+  const Case cases[] = {
+      {"1", true},     {"100m", true}, {"1.5Gi", true},  {"16Gi", true},   {"16G", true},   {"1e3", true},
+      {"1E3", true},   {"1E", true},   {"+1", true},     {"-1.5", true},   {".5", true},    {"5.", true},
+      {"2Ki", true},   {"1Ei", true},  {"1e-3", true},   {"1e+3", true},   {"1e.5", true},  {"0", true},
+      {"16GB", false}, {"", false},    {"Gi", false},    {".", false},     {"1 Gi", false}, {"1gi", false},
+      {"1e", false},   {"1ki", false}, {"1mi", false},   {"1.2.3", false}, {"--1", false},  {"1Gi ", false},
+      {"1x", false},   {"e3", false},  {"1e3Gi", false}, {"0x10", false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    EXPECT_EQ(is_valid_quantity(c.text), c.valid);
+  }
+}
+
+TEST(Quantity, ChecksAFiftyThousandCharacterValueWithoutCrashing) {
+  const std::string digits(50'000, '9');
+  EXPECT_TRUE(is_valid_quantity(digits));
+  EXPECT_FALSE(is_valid_quantity(digits + "GB"));
+  EXPECT_FALSE(quantity_base_units(digits).has_value());  // valid, but no meaningful size
+}
+
+TEST(QuantityBaseUnits, ValuesAreInBaseUnits) {
+  EXPECT_DOUBLE_EQ(*quantity_base_units("1Gi"), 1073741824.0);
+  EXPECT_DOUBLE_EQ(*quantity_base_units("100m"), 0.1);
+  EXPECT_DOUBLE_EQ(*quantity_base_units("1e3"), 1000.0);
+  EXPECT_DOUBLE_EQ(*quantity_base_units("2k"), 2000.0);
+  EXPECT_FALSE(quantity_base_units("16GB").has_value());
+}
 
 TEST(QuantityValue, RoundsUpLikeApimachineryValue) {
   struct Case {
@@ -67,5 +102,14 @@ TEST(QuantityValue, SaturatesHugeValues) {
   EXPECT_EQ(quantity_value(std::string_view("-1e30")), -std::numeric_limits<std::int64_t>::max());
 }
 
+TEST(QuantityValue, PatternValidFormsWithoutAnIntegerValueHaveNone) {
+  EXPECT_TRUE(is_valid_quantity("1e.5"));
+  EXPECT_EQ(quantity_value(std::string_view("1e.5")), std::nullopt);
+  EXPECT_NEAR(*quantity_base_units("1e.5"), 3.1622776601683795, 1e-12);
+  EXPECT_EQ(quantity_value(std::string_view("99999999999999999999.5")),
+            std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(quantity_value(std::string_view("0.00000000000000000000000001")), 1);
+}
+
 }  // namespace
-}  // namespace kpt::model::trainjob
+}  // namespace kpt::model::k8s
