@@ -229,8 +229,16 @@ Expected<SchemaSet> SchemaSet::from_openapi(const yaml::Node& open_api_v3_schema
   return set;
 }
 
-Expected<SchemaSet> SchemaSet::from_crd(const yaml::Document& crd) {
-  const yaml::Node& root = crd.root;
+namespace {
+
+/// The CRD's identity fields, or the error naming the one that is wrong.
+struct CrdHeader {
+  const yaml::Node* group = nullptr;
+  const yaml::Node* kind = nullptr;
+  const yaml::Node* versions = nullptr;
+};
+
+Expected<CrdHeader> crd_header(const yaml::Node& root) {
   const yaml::Node* kind = root.find("kind");
   if (kind == nullptr || !kind->is_string() || kind->text != "CustomResourceDefinition") {
     return make_error(ErrorCode::parse,
@@ -243,16 +251,25 @@ Expected<SchemaSet> SchemaSet::from_crd(const yaml::Document& crd) {
                       "CRD field 'apiVersion': only 'apiextensions.k8s.io/v1' is supported, got " +
                           util::quote(api != nullptr ? api->text : std::string()));
   }
-  const yaml::Node* group = required_string(root, {"spec", "group"});
-  if (group == nullptr) return make_error(ErrorCode::parse, "CRD field 'spec.group': missing");
-  const yaml::Node* crd_kind = required_string(root, {"spec", "names", "kind"});
-  if (crd_kind == nullptr) return make_error(ErrorCode::parse, "CRD field 'spec.names.kind': missing");
-  const yaml::Node* versions = root.at_path({"spec", "versions"});
-  if (versions == nullptr || !versions->is_seq() || versions->items.empty()) {
+  CrdHeader h;
+  h.group = required_string(root, {"spec", "group"});
+  if (h.group == nullptr) return make_error(ErrorCode::parse, "CRD field 'spec.group': missing");
+  h.kind = required_string(root, {"spec", "names", "kind"});
+  if (h.kind == nullptr) return make_error(ErrorCode::parse, "CRD field 'spec.names.kind': missing");
+  h.versions = root.at_path({"spec", "versions"});
+  if (h.versions == nullptr || !h.versions->is_seq() || h.versions->items.empty()) {
     return make_error(ErrorCode::parse, "CRD field 'spec.versions': missing or empty");
   }
-  SchemaSet set;
-  SchemaCompiler compiler(set.m_impl->nodes);
+  return h;
+}
+
+/// Compiles every served version of one CRD into `entries`; returns how many it added.
+Expected<std::size_t> add_crd(const yaml::Document& crd, SchemaCompiler& compiler,
+                              std::vector<SchemaEntry>& entries) {
+  auto header = crd_header(crd.root);
+  if (!header) return header.error();
+  const yaml::Node* versions = header->versions;
+  std::size_t added = 0;
   for (std::size_t i = 0; i < versions->items.size(); ++i) {
     const yaml::Node& v = versions->items[i];
     const std::string at = "spec.versions[" + std::to_string(i) + "]";
@@ -268,13 +285,36 @@ Expected<SchemaSet> SchemaSet::from_crd(const yaml::Document& crd) {
     }
     const StructuralSchema* compiled = compiler.compile(*schema, at + ".schema.openAPIV3Schema");
     if (compiled == nullptr) return make_error(ErrorCode::parse, compiler.error());
-    set.m_impl->entries.push_back({group->text, name->text, crd_kind->text, compiled});
+    entries.push_back({header->group->text, name->text, header->kind->text, compiled});
+    ++added;
   }
-  if (set.m_impl->entries.empty())
-    return make_error(ErrorCode::parse, "CRD field 'spec.versions': no version is served");
-  const yaml::Node* crd_name = root.at_path({"metadata", "name"});
-  set.m_impl->origin = "CRD " + util::quote(crd_name != nullptr ? crd_name->text : crd_kind->text);
-  if (!crd.file.empty()) set.m_impl->origin += " from " + util::quote(crd.file);
+  if (added == 0) return make_error(ErrorCode::parse, "CRD field 'spec.versions': no version is served");
+  return added;
+}
+
+std::string crd_origin(const yaml::Document& crd) {
+  const yaml::Node* crd_name = crd.root.at_path({"metadata", "name"});
+  const yaml::Node* kind = crd.root.at_path({"spec", "names", "kind"});
+  const yaml::Node* named = crd_name != nullptr ? crd_name : kind;
+  std::string origin = "CRD " + util::quote(named != nullptr ? named->text : std::string());
+  if (!crd.file.empty()) origin += " from " + util::quote(crd.file);
+  return origin;
+}
+
+}  // namespace
+
+Expected<SchemaSet> SchemaSet::from_crd(const yaml::Document& crd) { return from_crds({&crd}); }
+
+Expected<SchemaSet> SchemaSet::from_crds(const std::vector<const yaml::Document*>& crds) {
+  if (crds.empty()) return make_error(ErrorCode::parse, "no CustomResourceDefinition given");
+  SchemaSet set;
+  SchemaCompiler compiler(set.m_impl->nodes);
+  for (const yaml::Document* crd : crds) {
+    auto added = add_crd(*crd, compiler, set.m_impl->entries);
+    if (!added) return crds.size() == 1 ? added.error() : added.error().context(crd_origin(*crd));
+  }
+  set.m_impl->origin = crd_origin(*crds.front());
+  if (crds.size() > 1) set.m_impl->origin += " and " + std::to_string(crds.size() - 1) + " more";
   return set;
 }
 

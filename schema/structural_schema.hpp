@@ -25,6 +25,9 @@ class SchemaSet {
   /// Compiles every served version of a CustomResourceDefinition document
   /// (apiextensions.k8s.io/v1). Errors name the CRD field that is wrong.
   static Expected<SchemaSet> from_crd(const yaml::Document& crd);
+  /// Every served version of several CRDs in one set (a Trainer install: TrainJob, TrainingRuntime,
+  /// ClusterTrainingRuntime). An error names the CRD it is in when there is more than one.
+  static Expected<SchemaSet> from_crds(const std::vector<const yaml::Document*>& crds);
   /// Compiles a bare openAPIV3Schema for one group/version/kind.
   static Expected<SchemaSet> from_openapi(const yaml::Node& open_api_v3_schema, const std::string& group,
                                           const std::string& version, const std::string& kind);

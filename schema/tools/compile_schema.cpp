@@ -3,7 +3,7 @@
 // where you use it; load it with SchemaSet::deserialize).
 //
 //   kpt_schema_compile --openapi SCHEMA.json --group G --version V --kind K --out data.cpp --symbol NAME
-//   kpt_schema_compile --crd CRD.yaml --out data.cpp --symbol NAME
+//   kpt_schema_compile --crd CRDS.yaml --out data.cpp --symbol NAME   (every CRD in the file, one set)
 
 #include "schema/structural_schema.hpp"
 #include "util/file_io.hpp"
@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -43,11 +44,12 @@ kpt::Expected<kpt::schema::SchemaSet> compile(std::map<std::string, std::string>
   limits.max_bytes = 64u * 1024 * 1024;
   limits.max_nodes = 20'000'000;
   const auto read = kpt::yaml::read_manifests(path, text, limits);
+  std::vector<const kpt::yaml::Document*> crds;
   for (const auto& d : read.documents) {
     const auto* kind = d.root.find("kind");
-    if (kind != nullptr && kind->text == "CustomResourceDefinition")
-      return kpt::schema::SchemaSet::from_crd(d);
+    if (kind != nullptr && kind->text == "CustomResourceDefinition") crds.push_back(&d);
   }
+  if (!crds.empty()) return kpt::schema::SchemaSet::from_crds(crds);
   if (!read.findings.empty()) {
     const auto& f = read.findings.front();
     return make_error(ErrorCode::parse, path + ":" + std::to_string(f.location.line) + ":" +
