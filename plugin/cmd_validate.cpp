@@ -1,5 +1,6 @@
 // `validate FILE|DIR|- ...`: structural schema, operator rules, lints; findings on stdout.
 #include "model/pytorchjob/release.hpp"
+#include "model/trainjob/release.hpp"
 #include "plugin/cluster_client.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
@@ -9,6 +10,7 @@
 #include "plugin/plugin.hpp"
 #include "plugin/validate_runner.hpp"
 #include "schema/carried/carried_schema.hpp"
+#include "schema/carried/carried_trainer_schema.hpp"
 #include "schema/schema_cache.hpp"
 #include "schema/structural_schema.hpp"
 #include "util/strings.hpp"
@@ -35,6 +37,7 @@ struct ValidateFlags {
   std::string output = "text";
   std::string crd;
   std::string operator_release;  ///< "" = detected in the cluster, else v1.9.4
+  std::string trainer_release;   ///< Trainer v2 schemas for TrainJobs and runtimes; "" = the newest
   bool strict = true;
   bool quiet = false;
   bool offline = false;
@@ -71,15 +74,18 @@ Expected<schema::SchemaSet> load_crd(const std::string& path, const Context& ctx
                                                 std::to_string(f.location.col) + ": " + f.message);
       }
     }
+    std::vector<const yaml::Document*> crds;
     for (const auto& doc : read.documents) {
       const auto* kind = doc.root.find("kind");
-      if (kind == nullptr || kind->text != "CustomResourceDefinition") continue;
-      auto set = schema::SchemaSet::from_crd(doc);
-      if (!set) return set.error().context("compiling CRD " + util::quote(path));
-      return set;
+      if (kind != nullptr && kind->text == "CustomResourceDefinition") crds.push_back(&doc);
     }
-    return make_error(ErrorCode::usage,
-                      "reading CRD " + util::quote(path) + ": no CustomResourceDefinition in it");
+    if (crds.empty()) {
+      return make_error(ErrorCode::usage,
+                        "reading CRD " + util::quote(path) + ": no CustomResourceDefinition in it");
+    }
+    auto set = schema::SchemaSet::from_crds(crds);
+    if (!set) return set.error().context("compiling CRD " + util::quote(path));
+    return set;
   };
   schema::SchemaCache cache(cache_dir(ctx));
   auto set = cache.load_or_compile(*text, compile);
@@ -127,6 +133,17 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
       return 2;
     }
   }
+  auto trainer = model::trainjob::k_newest_trainer_release;
+  if (!flags.trainer_release.empty()) {
+    const auto parsed = model::trainjob::parse_trainer_release(flags.trainer_release);
+    if (!parsed) {
+      ctx.err << "error: unknown Trainer release " << util::quote(flags.trainer_release)
+              << "; known: " << model::trainjob::known_trainer_releases_list() << "\n";
+      return 2;
+    }
+    trainer = *parsed;
+  }
+  settings.fallback_schemas = &schema::carried_trainer_schema(trainer);
   for (const auto& id : flags.disabled) {
     if (!schema::rules::is_lint_id(id)) {
       ctx.err << "error: --disable: unknown lint " << util::quote(id)
@@ -205,7 +222,8 @@ void add_validate_command(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<ValidateFlags>();
   auto* cmd = app.add_subcommand(
       "validate",
-      "Check PyTorchJob manifests against the CRD schema, the operator's rules for a release, and lints");
+      "Check PyTorchJob and Trainer v2 manifests against the CRD schemas, the operator's rules for a "
+      "release, and lints");
   cmd->footer(
       "Findings go to stdout (they are the command's output, as with kubeconform), one per finding:\n"
       "  file:line:col: error|warning: <field>: <message> [rule]\n"
@@ -214,6 +232,8 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       "With a reachable cluster (kubeconfig, unless --offline) the schema is the installed CRD (or\n"
       "/openapi/v3 when CRDs may not be read), cached per server and CRD resourceVersion, and the\n"
       "default --operator is the release doctor detects; --crd FILE wins over the cluster's CRD.\n"
+      "TrainJob, TrainingRuntime and ClusterTrainingRuntime documents are checked against the carried\n"
+      "Trainer v2 schemas of --trainer (CEL rules included), or the CRDs of --crd FILE when it has them.\n"
       "Lints (--disable ID): " +
       util::join(schema::rules::lint_ids(), ", ") +
       "\n"
@@ -231,6 +251,11 @@ void add_validate_command(CLI::App& app, Context& ctx) {
          "--operator", flags->operator_release,
          "Training Operator release the jobs are for (default: the one detected in the cluster, else "
          "v1.9.4)")
+      ->type_name("vX.Y.Z");
+  cmd->add_option("--trainer", flags->trainer_release,
+                  "Kubeflow Trainer v2 release whose carried schemas check TrainJobs, TrainingRuntimes and "
+                  "ClusterTrainingRuntimes (default: the newest, " +
+                      model::trainjob::k_newest_trainer_release.to_string() + ")")
       ->type_name("vX.Y.Z");
   cmd->add_flag(
       "--strict,!--no-strict", flags->strict,

@@ -26,6 +26,14 @@ yaml::Position value_pos(const yaml::Node& map, std::string_view key, yaml::Posi
   return v != nullptr && v->pos.line != 0 ? v->pos : fallback;
 }
 
+/// The set that serves `kind`: the CRD's (or carried PyTorchJob) schemas first, then the fallback.
+const schema::SchemaSet* schemas_for(const ValidateSettings& s, std::string_view kind) {
+  for (const schema::SchemaSet* set : {s.schemas, s.fallback_schemas}) {
+    if (set != nullptr && !set->api_versions(kind).empty()) return set;
+  }
+  return nullptr;
+}
+
 DocumentReport validate_document(const yaml::Document& doc, const ValidateSettings& s) {
   DocumentReport out;
   out.index = doc.index;
@@ -47,18 +55,19 @@ DocumentReport validate_document(const yaml::Document& doc, const ValidateSettin
     return out;
   }
   out.kind = kind->text;
-  const auto served = s.schemas != nullptr ? s.schemas->api_versions(kind->text) : std::vector<std::string>{};
-  if (served.empty()) {
+  const schema::SchemaSet* schemas = schemas_for(s, kind->text);
+  if (schemas == nullptr) {
     out.skipped = true;
     return out;
   }
-  const schema::StructuralSchema* structural = s.schemas->find(api_version->text, kind->text);
+  const auto served = schemas->api_versions(kind->text);
+  const schema::StructuralSchema* structural = schemas->find(api_version->text, kind->text);
   if (structural == nullptr) {
-    out.findings.push_back(finding(
-        doc, value_pos(root, "apiVersion", doc.start), "apiVersion", "schema.api-version",
-        "apiVersion " + util::quote(api_version->text) + " of kind " + util::quote(kind->text) +
-            " is not served by " + s.schemas->origin() + " (served: " + util::join(served, ", ") + ")",
-        "use apiVersion: " + served.front()));
+    out.findings.push_back(
+        finding(doc, value_pos(root, "apiVersion", doc.start), "apiVersion", "schema.api-version",
+                "apiVersion " + util::quote(api_version->text) + " of kind " + util::quote(kind->text) +
+                    " is not served by " + schemas->origin() + " (served: " + util::join(served, ", ") + ")",
+                "use apiVersion: " + served.front()));
     return out;
   }
   schema::StructuralOptions sopts;

@@ -14,16 +14,19 @@ struct ValidateSettings {
   schema::rules::RuleOptions rules;
   yaml::ReadLimits limits;
   const schema::SchemaSet* schemas = nullptr;  ///< the CRD's or the carried schemas
-  unsigned jobs = 1;                           ///< files validated at once
+  /// Kinds `schemas` does not serve are looked up here (the carried Trainer v2 schemas of --trainer).
+  const schema::SchemaSet* fallback_schemas = nullptr;
+  unsigned jobs = 1;  ///< files validated at once
 };
 
 /// The documents to validate: those read, with each List (`kind: List` or any `*List`, as
 /// `kubectl get -o yaml` writes) replaced by its items, numbered in order.
 std::vector<yaml::Document> expand_lists(std::vector<yaml::Document> documents);
 
-/// Reads one input and validates every document (Lists expanded): kinds the schemas do not know are skipped
-/// (counted); each PyTorchJob goes through the structural schema, the release's field set,
-/// the operator's rules and the lints, merged so nothing is said twice.
+/// Reads one input and validates every document (Lists expanded): kinds the schemas do not know are
+/// skipped (counted); every known kind goes through its structural schema (CEL rules included); each
+/// PyTorchJob also through the release's field set, the operator's rules and the lints, merged so
+/// nothing is said twice.
 FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& settings);
 
 /// validate_file over every input, `settings.jobs` at a time; the report keeps input order.

@@ -408,19 +408,26 @@ def pytorchjob(conv):
     })
 
 
+def load_swagger_definitions(path, tool):
+    """The swagger file's definitions, or None after saying on stderr how to install it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)["definitions"]
+    except OSError as e:
+        print(f"{tool}: reading '{path}': {e.strerror}\n"
+              "  install it with: apt-get install -y golang-k8s-kube-openapi-dev", file=sys.stderr)
+        return None
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--swagger", required=True)
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    try:
-        with open(args.swagger, encoding="utf-8") as f:
-            swagger = json.load(f)
-    except OSError as e:
-        print(f"gen_carried_schema: reading '{args.swagger}': {e.strerror}\n"
-              "  install it with: apt-get install -y golang-k8s-kube-openapi-dev", file=sys.stderr)
+    definitions = load_swagger_definitions(args.swagger, "gen_carried_schema")
+    if definitions is None:
         return 1
-    conv = Converter(with_overlay(swagger["definitions"]))
+    conv = Converter(with_overlay(definitions))
     text = json.dumps(pytorchjob(conv), sort_keys=True, separators=(",", ":"))
     with open(args.out, "w", encoding="utf-8") as f:
         f.write(text + "\n")
