@@ -15,7 +15,8 @@ teardown() { teardown_workdir; }
   cp "$T/multi-node.yaml" "$T/runtime-patches.yaml" "$T/dataset-init.yaml" "$T/mnist-dp.yaml" .
   run "$KPT_BIN" validate --offline multi-node.yaml runtime-patches.yaml dataset-init.yaml mnist-dp.yaml
   [ "$status" -eq 0 ]
-  [ "$output" = "0 errors, 0 warnings in 5 documents (4 files)" ]
+  # One note per TrainJob and runtime: the immutability rules (oldSelf) apply to updates only.
+  [ "${lines[-1]}" = "0 errors, 0 warnings, 5 notes in 5 documents (4 files)" ]
 }
 
 @test "a job and a runtime without release-specific fields validate clean in every release" {
@@ -24,7 +25,7 @@ teardown() { teardown_workdir; }
     run "$KPT_BIN" validate --offline --trainer "$release" multi-node.yaml dataset-init.yaml
     echo "$release: $output"
     [ "$status" -eq 0 ]
-    [ "$output" = "0 errors, 0 warnings in 3 documents (2 files)" ]
+    [ "${lines[-1]}" = "0 errors, 0 warnings, 3 notes in 3 documents (2 files)" ]
   done
 }
 
@@ -39,7 +40,7 @@ teardown() { teardown_workdir; }
   cp "$T/multi-node.yaml" .
   run "$KPT_BIN" validate --offline --trainer v2.9.0 multi-node.yaml
   [ "$status" -eq 2 ]
-  [ "$output" = 'error: unknown Trainer release "v2.9.0"; known: v2.0.0, v2.0.1, v2.1.0, v2.2.0, v2.2.1, v2.3.0' ]
+  [ "$output" = "error: unknown Trainer release 'v2.9.0'; known: v2.0.0, v2.0.1, v2.1.0, v2.2.0, v2.2.1, v2.3.0" ]
 }
 
 @test "--crd FILE with several CRDs serves every kind in it" {
@@ -48,7 +49,15 @@ teardown() { teardown_workdir; }
   sed 's/^  runtimeRef:/  podSpecOverrides: [{targetJobs: [{name: node}]}]\n  runtimeRef:/' multi-node.yaml > v20.yaml
   run "$KPT_BIN" validate --offline --crd crds.yaml v20.yaml
   [ "$status" -eq 0 ]
-  [ "$output" = "0 errors, 0 warnings in 1 document (1 file)" ]
-  run "$KPT_BIN" validate --offline v20.yaml
+  [ "${lines[-1]}" = "0 errors, 0 warnings, 1 note in 1 document (1 file)" ]
+  run "$KPT_BIN" validate --offline -q v20.yaml
   [ "$status" -eq 1 ]
+  [ "${lines[0]}" = "v20.yaml:10:3: error: spec.podSpecOverrides: unknown field 'podSpecOverrides' [schema.unknown-field]" ]
+}
+
+@test "the CRDs' CEL rules are evaluated: a managedBy outside the enum is an error with the rule's message" {
+  sed 's/^  runtimeRef:/  managedBy: example.com\/other\n  runtimeRef:/' "$T/multi-node.yaml" > managed.yaml
+  run "$KPT_BIN" validate --offline -q managed.yaml
+  [ "$status" -eq 1 ]
+  [ "${lines[0]}" = "managed.yaml:10:14: error: spec.managedBy: ManagedBy must be trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue if set [schema.cel]" ]
 }
