@@ -1,6 +1,7 @@
 #include "apiserver/api_handler.hpp"
 
 #include "apiserver/discovery.hpp"
+#include "apiserver/protobuf_body.hpp"
 #include "apiserver/table.hpp"
 
 #include <ctime>
@@ -20,14 +21,25 @@ WriteFlags write_flags(const HttpRequest& req, const std::string& subresource) {
   return f;
 }
 
-ApiResult<json> parse_body(const HttpRequest& req) {
+/// The request's object: JSON, YAML, or (for the kinds kubectl's typed commands send) protobuf.
+/// A protobuf object must be of the endpoint's own kind; `res` may be null for bodies of other types.
+ApiResult<json> parse_body(const HttpRequest& req, const ResourceInfo* res) {
   const std::string type = req.header("content-type");
-  if (type.find("protobuf") != std::string::npos || type.find("cbor") != std::string::npos) {
-    // kubectl's typed generators (create service, expose) send protobuf; this server speaks JSON.
+  if (is_protobuf_content_type(type)) {
+    auto decoded = decode_protobuf_body(req.body);
+    if (!decoded || res == nullptr) return decoded;
+    const std::string kind = decoded.value().value("kind", "");
+    const std::string api_version = decoded.value().value("apiVersion", "");
+    if (kind != res->kind || api_version != res->group_version()) {
+      return bad_request("the body holds a " + api_version + " " + kind + ", but this is the endpoint of " +
+                         res->group_version() + " " + res->kind);
+    }
+    return decoded;
+  }
+  if (type.find("cbor") != std::string::npos) {
     return ApiError{415, "UnsupportedMediaType",
                     "the body of the request was in an unknown format - accepted media types include: "
-                    "application/json, application/yaml (this server does not decode '" +
-                        type + "'; write the object to a file and use 'kubectl create -f')",
+                    "application/json, application/yaml, application/vnd.kubernetes.protobuf",
                     nullptr};
   }
   if (type.rfind("application/yaml", 0) == 0) return parse_patch_body(PatchKind::apply, req.body);
@@ -79,7 +91,8 @@ ApiHandler::ApiHandler(Store& store, ResourceRegistry& registry, FaultInjector& 
       m_registry(registry),
       m_ops(store, registry),
       m_faults(faults),
-      m_logs(std::make_shared<NoLogProvider>()) {
+      m_logs(std::make_shared<NoLogProvider>()),
+      m_exec(std::make_shared<NoExecProvider>()) {
   // The namespaces every cluster has.
   const auto ns_res = m_registry.find("", "v1", "namespaces");
   for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
@@ -89,6 +102,10 @@ ApiHandler::ApiHandler(Store& store, ResourceRegistry& registry, FaultInjector& 
 
 void ApiHandler::set_log_provider(std::shared_ptr<LogProvider> provider) {
   m_logs = provider ? std::move(provider) : std::make_shared<NoLogProvider>();
+}
+
+void ApiHandler::set_exec_provider(std::shared_ptr<ExecProvider> provider) {
+  m_exec = provider ? std::move(provider) : std::make_shared<NoExecProvider>();
 }
 
 HttpResponse ApiHandler::handle(const HttpRequest& req) {
@@ -149,11 +166,13 @@ HttpResponse ApiHandler::handle_api(const HttpRequest& req, const std::string& g
   if (rest.size() > i + 3) return error_response(path_not_found());
   const auto& res = *t.resource;
   const auto& sub = t.subresource;
-  const bool sub_ok = sub.empty() || (sub == "status" && res.status_subresource) ||
-                      (sub == "scale" && res.scale_subresource) ||
-                      ((sub == "log" || sub == "binding") && res.kind == "Pod" && res.group.empty());
+  const bool sub_ok =
+      sub.empty() || (sub == "status" && res.status_subresource) ||
+      (sub == "scale" && res.scale_subresource) ||
+      ((sub == "log" || sub == "binding" || sub == "exec") && res.kind == "Pod" && res.group.empty());
   if (!sub_ok) return error_response(path_not_found());
 
+  if (sub == "exec" && (req.method == "GET" || req.method == "POST")) return do_exec(req, t);
   if (req.method == "GET") {
     if (t.name.empty()) return req.flag("watch") ? do_watch(req, t) : do_list(req, t);
     if (sub == "log") return do_log(req, t);
@@ -216,7 +235,7 @@ HttpResponse ApiHandler::do_create(const HttpRequest& req, const Target& t) {
   if (res.kind == "SelfSubjectAccessReview") {
     // Everything is allowed for the token holder, so the (possibly protobuf, from
     // `kubectl auth can-i`) body need not be decoded; the answer is JSON either way.
-    auto body = parse_body(req);
+    auto body = parse_body(req, nullptr);
     json review = body ? body.value()
                        : json{{"apiVersion", "authorization.k8s.io/v1"},
                               {"kind", "SelfSubjectAccessReview"},
@@ -225,7 +244,7 @@ HttpResponse ApiHandler::do_create(const HttpRequest& req, const Target& t) {
     review["status"] = {{"allowed", true}, {"reason", "the local server's token holder may do everything"}};
     return json_response(201, review);
   }
-  auto body = parse_body(req);
+  auto body = parse_body(req, &res);
   if (!body) return error_response(body.error());
   auto r = m_ops.create(res, t.ns, std::move(body.value()), write_flags(req, ""));
   return write_response(*this, r, 201, [&](const json& o, int s) { return render(req, res, o, s); });
@@ -233,7 +252,7 @@ HttpResponse ApiHandler::do_create(const HttpRequest& req, const Target& t) {
 
 HttpResponse ApiHandler::do_update(const HttpRequest& req, const Target& t) {
   const auto& res = *t.resource;
-  auto body = parse_body(req);
+  auto body = parse_body(req, t.subresource.empty() ? &res : nullptr);
   if (!body) return error_response(body.error());
   auto r = m_ops.update(res, t.ns, t.name, std::move(body.value()), write_flags(req, t.subresource));
   if (t.subresource == "scale" && r) return json_response(200, scale_of(res, r.value().object));
@@ -283,7 +302,7 @@ HttpResponse ApiHandler::do_delete(const HttpRequest& req, const Target& t) {
 }
 
 HttpResponse ApiHandler::do_binding(const HttpRequest& req, const Target& t) {
-  auto body = parse_body(req);
+  auto body = parse_body(req, nullptr);
   if (!body) return error_response(body.error());
   const std::string node = body.value().value("target", json::object()).value("name", "");
   if (node.empty()) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "apiserver/exec_provider.hpp"
 #include "apiserver/faults.hpp"
 #include "apiserver/http_types.hpp"
 #include "apiserver/log_provider.hpp"
@@ -31,6 +32,8 @@ class ApiHandler {
   HttpResponse handle(const HttpRequest& request);
 
   void set_log_provider(std::shared_ptr<LogProvider> provider);
+  /// Where pods/exec runs commands (the local node); nullptr restores "no node".
+  void set_exec_provider(std::shared_ptr<ExecProvider> provider);
   void set_server_address(std::string address) { m_server_address = std::move(address); }
   /// How long a watch may stay idle before a BOOKMARK is sent (when the client allows them).
   void set_bookmark_interval(std::chrono::milliseconds interval) { m_bookmark_interval = interval; }
@@ -43,6 +46,7 @@ class ApiHandler {
   HttpResponse do_list(const HttpRequest& request, const Target& t);
   HttpResponse do_watch(const HttpRequest& request, const Target& t);
   HttpResponse do_log(const HttpRequest& request, const Target& t);
+  HttpResponse do_exec(const HttpRequest& request, const Target& t);
   HttpResponse do_create(const HttpRequest& request, const Target& t);
   HttpResponse do_update(const HttpRequest& request, const Target& t);
   HttpResponse do_patch(const HttpRequest& request, const Target& t);
@@ -56,6 +60,7 @@ class ApiHandler {
   ResourceOps m_ops;
   FaultInjector& m_faults;
   std::shared_ptr<LogProvider> m_logs;
+  std::shared_ptr<ExecProvider> m_exec;
   std::string m_server_address = "127.0.0.1:6443";
   std::chrono::milliseconds m_bookmark_interval{2000};
 };

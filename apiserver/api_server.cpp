@@ -1,10 +1,10 @@
 #include "apiserver/api_server.hpp"
 
 #include "apiserver/api_handler.hpp"
+#include "apiserver/connection_server.hpp"
 
 #include <httplib.h>
 #include <openssl/crypto.h>
-#include <openssl/pem.h>
 
 #include <algorithm>
 #include <atomic>
@@ -56,7 +56,7 @@ struct ApiServer::Impl {
   Expected<void> opened;
   FaultInjector faults;
   ApiHandler handler;
-  std::unique_ptr<httplib::Server> server;
+  std::unique_ptr<ConnectionServer> server;
   std::thread thread;
   std::atomic<bool> stopping{false};
   int port = 0;
@@ -79,6 +79,10 @@ struct ApiServer::Impl {
     out.status = r.status;
     for (const auto& [k, v] : r.headers) out.headers.emplace(k, v);
     if (options.access_log) options.access_log(in.method + " " + in.path + " " + std::to_string(r.status));
+    if (r.upgrade) {
+      upgrade(r);
+      return;
+    }
     if (!r.stream) {
       out.set_content(r.body, r.content_type);
       return;
@@ -94,6 +98,16 @@ struct ApiServer::Impl {
       return true;
     });
   }
+
+  /// Answers 101 on the request's own connection and hands it to the response's handler.
+  void upgrade(const HttpResponse& r) {
+    UpgradedConnection* conn = ConnectionServer::take_over_current();
+    if (conn == nullptr) return;
+    std::string head = "HTTP/1.1 101 Switching Protocols\r\n";
+    for (const auto& [k, v] : r.headers) head += k + ": " + v + "\r\n";
+    head += "\r\n";
+    if (conn->write(head)) r.upgrade(*conn, stopping);
+  }
 };
 
 ApiServer::ApiServer(ServerOptions options) : m_impl(std::make_unique<Impl>(std::move(options))) {}
@@ -104,33 +118,17 @@ Expected<int> ApiServer::start(int port) {
   auto& im = *m_impl;
   if (im.server) return make_error(ErrorCode::usage, "the server is already started");
   if (!im.opened) return im.opened.error();
+  SSL_CTX* tls = nullptr;
   if (im.options.tls) {
     if (!im.options.certificates) {
       auto certs = generate_certificates();
       if (!certs) return certs.error();
       im.options.certificates = std::move(*certs);
     }
-    BIO* cert_bio = BIO_new_mem_buf(im.options.certificates->cert_pem.data(),
-                                    static_cast<int>(im.options.certificates->cert_pem.size()));
-    BIO* key_bio = BIO_new_mem_buf(im.options.certificates->key_pem.data(),
-                                   static_cast<int>(im.options.certificates->key_pem.size()));
-    X509* cert = PEM_read_bio_X509(cert_bio, nullptr, nullptr, nullptr);
-    EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
-    BIO_free(cert_bio);
-    BIO_free(key_bio);
-    if (cert == nullptr || key == nullptr) {
-      X509_free(cert);
-      EVP_PKEY_free(key);
-      return make_error(ErrorCode::config, "loading the serving certificate failed");
-    }
-    auto ssl = std::make_unique<httplib::SSLServer>(cert, key);
-    X509_free(cert);
-    EVP_PKEY_free(key);
-    if (!ssl->is_valid()) return make_error(ErrorCode::config, "setting up TLS failed");
-    im.server = std::move(ssl);
-  } else {
-    im.server = std::make_unique<httplib::Server>();
+    tls = make_server_tls_context(im.options.certificates->cert_pem, im.options.certificates->key_pem);
+    if (tls == nullptr) return make_error(ErrorCode::config, "loading the serving certificate failed");
   }
+  im.server = std::make_unique<ConnectionServer>(tls);
   auto& srv = *im.server;
   const std::size_t threads = im.options.threads;
   srv.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
@@ -220,6 +218,9 @@ ResourceRegistry& ApiServer::registry() { return m_impl->registry; }
 ApiHandler& ApiServer::handler() { return m_impl->handler; }
 void ApiServer::set_log_provider(std::shared_ptr<LogProvider> provider) {
   m_impl->handler.set_log_provider(std::move(provider));
+}
+void ApiServer::set_exec_provider(std::shared_ptr<ExecProvider> provider) {
+  m_impl->handler.set_exec_provider(std::move(provider));
 }
 void ApiServer::set_fault_plan(const FaultPlan& plan) { m_impl->faults.set_plan(plan); }
 std::uint64_t ApiServer::faults_injected() const { return m_impl->faults.injected(); }

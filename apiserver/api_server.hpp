@@ -1,6 +1,7 @@
 #pragma once
 
 #include "apiserver/certs.hpp"
+#include "apiserver/exec_provider.hpp"
 #include "apiserver/faults.hpp"
 #include "apiserver/log_provider.hpp"
 #include "apiserver/resources.hpp"
@@ -60,6 +61,8 @@ class ApiServer {
   ApiHandler& handler();
   /// Where pods/log comes from (the local node plugs in here); nullptr restores "no logs".
   void set_log_provider(std::shared_ptr<LogProvider> provider);
+  /// Where pods/exec runs commands (the local node plugs in here); nullptr restores "no node".
+  void set_exec_provider(std::shared_ptr<ExecProvider> provider);
   void set_fault_plan(const FaultPlan& plan);
   [[nodiscard]] std::uint64_t faults_injected() const;
 

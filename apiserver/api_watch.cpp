@@ -129,7 +129,7 @@ HttpResponse ApiHandler::do_watch(const HttpRequest& req, const Target& t) {
   spec->labels = std::move(*labels);
   spec->fields = std::move(*fields);
   const std::string rv = req.param("resourceVersion");
-  const bool send_initial = req.param("sendInitialEvents") == "true";
+  const bool send_initial = req.flag("sendInitialEvents");
   if (rv.empty() || rv == "0" || send_initial) {
     spec->initial_events = true;
     spec->initial_events_bookmark = send_initial;

@@ -131,6 +131,7 @@ std::optional<json> api_resource_list(const ResourceRegistry& registry, const st
     if (r->kind == "Pod" && r->group.empty()) {
       resources.push_back(sub_entry(*r, "log", "Pod", {"get"}));
       resources.push_back(sub_entry(*r, "binding", "Binding", {"create"}));
+      resources.push_back(sub_entry(*r, "exec", "PodExecOptions", {"create", "get"}));
     }
   }
   if (resources.empty()) return std::nullopt;

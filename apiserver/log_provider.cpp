@@ -37,12 +37,16 @@ std::string limit_log(std::string text, std::optional<std::int64_t> tail_lines,
 }
 
 ApiResult<std::string> resolve_container(const LogRequest& request, const nlohmann::json& pod) {
+  return resolve_container(request.container, pod);
+}
+
+ApiResult<std::string> resolve_container(const std::string& container, const nlohmann::json& pod) {
   std::vector<std::string> names;
   if (pod.contains("spec") && pod["spec"].contains("containers")) {
     for (const auto& c : pod["spec"]["containers"]) names.push_back(c.value("name", ""));
   }
   const std::string pod_name = pod["metadata"].value("name", "");
-  if (request.container.empty()) {
+  if (container.empty()) {
     if (names.size() == 1) return names.front();
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : " ") + n;
@@ -50,9 +54,9 @@ ApiResult<std::string> resolve_container(const LogRequest& request, const nlohma
                        list + "]");
   }
   for (const auto& n : names) {
-    if (n == request.container) return n;
+    if (n == container) return n;
   }
-  return bad_request("container " + request.container + " is not valid for pod " + pod_name);
+  return bad_request("container " + container + " is not valid for pod " + pod_name);
 }
 
 ApiResult<std::unique_ptr<LogStream>> NoLogProvider::open(const LogRequest& request,

@@ -79,5 +79,6 @@ std::string limit_log(std::string text, std::optional<std::int64_t> tail_lines,
 
 /// The container a request means: the named one, or the pod's only container; error otherwise.
 ApiResult<std::string> resolve_container(const LogRequest& request, const nlohmann::json& pod);
+ApiResult<std::string> resolve_container(const std::string& container, const nlohmann::json& pod);
 
 }  // namespace kpt::apiserver

@@ -1,5 +1,6 @@
 #include "apiserver/resource_ops.hpp"
 
+#include "apiserver/builtin_kinds.hpp"
 #include "util/time.hpp"
 
 #include <algorithm>
@@ -248,6 +249,7 @@ ApiResult<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::
   if (res.kind == "Namespace" && res.group.empty()) body["status"] = {{"phase", "Active"}};
   if (res.kind == "Service" && res.group.empty()) default_service(body);
   if (res.kind == "CustomResourceDefinition") crd_defaults(body);
+  if (auto err = prepare_builtin(res, body)) return *err;
   if (auto err = validate(res, body, warnings, flags)) return *err;
   return body;
 }
@@ -288,6 +290,9 @@ ApiResult<json> ResourceOps::merge_update(const ResourceInfo& res, const json& c
   }
   out["apiVersion"] = res.group_version();
   out["kind"] = res.kind;
+  if (flags.subresource != "status") {
+    if (auto err = prepare_builtin(res, out)) return *err;
+  }
   if (auto err = validate(res, out, warnings, flags)) return *err;
   return out;
 }

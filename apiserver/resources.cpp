@@ -50,6 +50,18 @@ std::vector<ResourceInfo> builtin_resources() {
   out.push_back(svc);
   out.push_back(builtin("", "v1", "events", "event", "Event", true, {"ev"}));
   out.push_back(builtin("", "v1", "configmaps", "configmap", "ConfigMap", true, {"cm"}));
+  out.push_back(builtin("", "v1", "secrets", "secret", "Secret", true, {}));
+  out.push_back(builtin("", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true, {"sa"}));
+  auto jobs = builtin("batch", "v1", "jobs", "job", "Job", true, {});
+  jobs.status_subresource = true;
+  jobs.stored_only = true;
+  jobs.categories = {"all"};
+  out.push_back(jobs);
+  auto cronjobs = builtin("batch", "v1", "cronjobs", "cronjob", "CronJob", true, {"cj"});
+  cronjobs.status_subresource = true;
+  cronjobs.stored_only = true;
+  cronjobs.categories = {"all"};
+  out.push_back(cronjobs);
   out.push_back(builtin("coordination.k8s.io", "v1", "leases", "lease", "Lease", true, {}));
   auto deploy = builtin("apps", "v1", "deployments", "deployment", "Deployment", true, {"deploy"});
   deploy.status_subresource = true;

@@ -75,8 +75,9 @@ class ResourceRegistry {
   std::vector<ResourcePtr> m_resources;
 };
 
-/// The built-in resources: namespaces, pods, services, events, leases, deployments,
-/// validatingwebhookconfigurations, customresourcedefinitions, selfsubjectaccessreviews.
+/// The built-in resources: namespaces, pods, services, events, configmaps, secrets,
+/// serviceaccounts, leases, deployments, jobs, cronjobs, validatingwebhookconfigurations,
+/// customresourcedefinitions, selfsubjectaccessreviews.
 std::vector<ResourceInfo> builtin_resources();
 
 }  // namespace kpt::apiserver

@@ -1,5 +1,6 @@
 #include "apiserver/table.hpp"
 
+#include "apiserver/builtin_tables.hpp"
 #include "util/time.hpp"
 
 #include <cstdio>
@@ -11,14 +12,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string str(const json& obj, const json::json_pointer& p, const std::string& fallback = {}) {
-  if (!obj.contains(p)) return fallback;
-  const auto& v = obj[p];
-  if (v.is_string()) return v.get<std::string>();
-  if (v.is_null()) return fallback;
-  return v.dump();
-}
-
 json column(const std::string& name, const std::string& type, const std::string& description,
             int priority = 0, const std::string& format = {}) {
   return {{"name", name},
@@ -26,54 +19,6 @@ json column(const std::string& name, const std::string& type, const std::string&
           {"format", format},
           {"description", description},
           {"priority", priority}};
-}
-
-std::string pod_status(const json& pod) {
-  if (pod["metadata"].contains("deletionTimestamp")) return "Terminating";
-  std::string status = str(pod, "/status/phase"_json_pointer, "Pending");
-  if (pod.contains("/status/reason"_json_pointer)) status = str(pod, "/status/reason"_json_pointer);
-  if (pod.contains("/status/containerStatuses"_json_pointer)) {
-    for (const auto& cs : pod["status"]["containerStatuses"]) {
-      const auto& st = cs.value("state", json::object());
-      if (st.contains("waiting") && st["waiting"].contains("reason")) return st["waiting"]["reason"];
-      if (st.contains("terminated")) {
-        const auto& t = st["terminated"];
-        if (t.contains("reason")) {
-          status = t["reason"].get<std::string>();
-        } else {
-          status = "ExitCode:" + std::to_string(t.value("exitCode", 0));
-        }
-      }
-    }
-  }
-  return status;
-}
-
-std::vector<json> pod_cells(const json& pod) {
-  int ready = 0;
-  int total = 0;
-  int restarts = 0;
-  if (pod.contains("/spec/containers"_json_pointer))
-    total = static_cast<int>(pod["spec"]["containers"].size());
-  if (pod.contains("/status/containerStatuses"_json_pointer)) {
-    for (const auto& cs : pod["status"]["containerStatuses"]) {
-      ready += cs.value("ready", false) ? 1 : 0;
-      restarts += cs.value("restartCount", 0);
-    }
-  }
-  return {std::to_string(ready) + "/" + std::to_string(total), pod_status(pod), restarts};
-}
-
-std::vector<json> service_cells(const json& svc) {
-  std::string ports;
-  if (svc.contains("/spec/ports"_json_pointer)) {
-    for (const auto& p : svc["spec"]["ports"]) {
-      if (!ports.empty()) ports += ",";
-      ports += std::to_string(p.value("port", 0)) + "/" + p.value("protocol", "TCP");
-    }
-  }
-  return {str(svc, "/spec/type"_json_pointer, "ClusterIP"),
-          str(svc, "/spec/clusterIP"_json_pointer, "<none>"), "<none>", ports.empty() ? "<none>" : ports};
 }
 
 json render_cell(const json& value, const std::string& type, std::int64_t now) {
@@ -164,47 +109,32 @@ json eval_json_path(const json& object, const std::string& path) {
 
 json to_table(const ResourceInfo& res, const std::vector<json>& objects, const json& list_metadata,
               const TableOptions& options) {
-  json cols = json::array({column("Name", "string", "Name must be unique within a namespace", 0, "name")});
-  const bool core = res.group.empty();
-  if (core && res.kind == "Pod") {
-    cols.push_back(
-        column("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."));
-    cols.push_back(column("Status", "string", "The aggregate status of the containers in this pod."));
-    cols.push_back(
-        column("Restarts", "integer", "The number of times the containers in this pod have been restarted."));
-  } else if (core && res.kind == "Service") {
-    cols.push_back(column("Type", "string", "The type of the service."));
-    cols.push_back(column("Cluster-IP", "string", "The IP address of the service."));
-    cols.push_back(column("External-IP", "string", "The external IP of the service."));
-    cols.push_back(column("Port(s)", "string", "The ports of the service."));
-  } else if (core && res.kind == "Namespace") {
-    cols.push_back(column("Status", "string", "The status of the namespace"));
-  } else if (res.kind == "CustomResourceDefinition") {
-    cols.push_back(column("Created At", "date", "The time the CRD was created."));
-  }
-  const bool custom_columns = !res.columns.empty();
-  for (const auto& c : res.columns) cols.push_back(column(c.name, c.type, c.description, c.priority));
-  if (!custom_columns && res.kind != "CustomResourceDefinition") {
-    cols.push_back(column("Age", "string", "CreationTimestamp of the object"));
+  const BuiltinPrinter* printer = builtin_printer(res);
+  json cols;
+  const bool crd = res.kind == "CustomResourceDefinition";
+  if (printer != nullptr) {
+    cols = printer->columns;
+  } else {
+    cols = json::array({column("Name", "string", "Name must be unique within a namespace", 0, "name")});
+    if (crd) cols.push_back(column("Created At", "date", "The time the CRD was created."));
+    for (const auto& c : res.columns) cols.push_back(column(c.name, c.type, c.description, c.priority));
+    if (res.columns.empty() && !crd)
+      cols.push_back(column("Age", "string", "CreationTimestamp of the object"));
   }
 
   json rows = json::array();
   for (const auto& obj : objects) {
-    json cells = json::array({obj["metadata"].value("name", "")});
-    const std::string created = obj["metadata"].value("creationTimestamp", "");
-    if (core && res.kind == "Pod") {
-      for (auto& c : pod_cells(obj)) cells.push_back(c);
-    } else if (core && res.kind == "Service") {
-      for (auto& c : service_cells(obj)) cells.push_back(c);
-    } else if (core && res.kind == "Namespace") {
-      cells.push_back(str(obj, "/status/phase"_json_pointer, "Active"));
-    } else if (res.kind == "CustomResourceDefinition") {
-      cells.push_back(created);
-    }
-    for (const auto& c : res.columns)
-      cells.push_back(render_cell(eval_json_path(obj, c.json_path), c.type, options.now_epoch));
-    if (!custom_columns && res.kind != "CustomResourceDefinition") {
-      cells.push_back(human_duration(age_seconds(created, options.now_epoch)));
+    json cells;
+    if (printer != nullptr) {
+      cells = printer->cells(obj, options.now_epoch);
+    } else {
+      const std::string created = obj["metadata"].value("creationTimestamp", "");
+      cells = json::array({obj["metadata"].value("name", "")});
+      if (crd) cells.push_back(created);
+      for (const auto& c : res.columns)
+        cells.push_back(render_cell(eval_json_path(obj, c.json_path), c.type, options.now_epoch));
+      if (res.columns.empty() && !crd)
+        cells.push_back(human_duration(age_seconds(created, options.now_epoch)));
     }
     json row_obj = options.include_object ? obj
                                           : json{{"kind", "PartialObjectMetadata"},
@@ -212,12 +142,11 @@ json to_table(const ResourceInfo& res, const std::vector<json>& objects, const j
                                                  {"metadata", obj["metadata"]}};
     rows.push_back({{"cells", cells}, {"object", row_obj}});
   }
-  json table = {{"kind", "Table"},
-                {"apiVersion", "meta.k8s.io/v1"},
-                {"metadata", list_metadata},
-                {"columnDefinitions", options.include_columns ? cols : json::array()},
-                {"rows", rows}};
-  return table;
+  return {{"kind", "Table"},
+          {"apiVersion", "meta.k8s.io/v1"},
+          {"metadata", list_metadata},
+          {"columnDefinitions", options.include_columns ? cols : json::array()},
+          {"rows", rows}};
 }
 
 }  // namespace kpt::apiserver

@@ -1,5 +1,5 @@
 # Every dependency is a Debian 12 package; a missing one fails with the line to run.
-set(KPT_APT_LINE "apt-get install -y cmake ninja-build g++ pkg-config libyaml-dev libcurl4-openssl-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcpp-httplib-dev libspdlog-dev libbenchmark-dev libssl-dev zlib1g-dev libsqlite3-dev")
+set(KPT_APT_LINE "apt-get install -y cmake ninja-build g++ pkg-config libyaml-dev libcurl4-openssl-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcpp-httplib-dev libspdlog-dev libbenchmark-dev libssl-dev zlib1g-dev libsqlite3-dev protobuf-compiler libprotobuf-dev")
 
 macro(kpt_require_package name)
   find_package(${name} ${ARGN} QUIET)
@@ -22,6 +22,7 @@ kpt_require_package(OpenSSL)
 kpt_require_package(ZLIB)
 kpt_require_package(Threads)
 kpt_require_package(SQLite3)
+kpt_require_package(Protobuf)
 kpt_require_package(GTest)
 if(KPT_BENCHMARKS)
   kpt_require_package(benchmark)

@@ -5,6 +5,7 @@
 #include "controller/logger.hpp"
 #include "local/cluster_lifecycle.hpp"
 #include "local/node.hpp"
+#include "local/node_exec_provider.hpp"
 #include "local/node_log_provider.hpp"
 #include "model/pytorchjob/env_style.hpp"
 #include "util/clock.hpp"
@@ -136,6 +137,7 @@ Expected<void> EmbeddedCluster::Parts::start_node_and_controller(const ClusterOp
   runner = make_posix_runner();
   node = std::make_unique<LocalNode>(*node_client, *runner, node_options);
   server->set_log_provider(std::make_shared<NodeLogProvider>(*node));
+  server->set_exec_provider(std::make_shared<NodeExecProvider>(*node));
   logger = std::make_unique<controller::Logger>(std::cerr, controller::LogFormat::text, clock);
   node_thread = std::thread([this] { node->run(stop); });
   controller_thread = std::thread([this, config = controller_config_for(options)] {

@@ -15,6 +15,9 @@ namespace {
 using nlohmann::json;
 
 std::string key_of(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+// How often a pod whose env sources are missing is planned again (the kubelet retries its sync).
+constexpr auto k_config_retry = std::chrono::seconds(2);
 }  // namespace
 
 LocalNode::LocalNode(kube::ApiClient& api, ProcessRunner& runner, NodeOptions options)
@@ -92,7 +95,9 @@ void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
     if (phase == "Succeeded" || phase == "Failed") return;  // finished before we (re)started
     if (m_hosts.add(name, ns)) (void)m_hosts.write();
     Tracked t;
-    t.run = make_pod_run(pod, m_options.env, util::now_rfc3339());
+    t.pod = pod;
+    t.run = make_pod_run(pod, m_options.env, util::now_rfc3339(), fetch_env_sources(pod));
+    t.retry_at = std::chrono::steady_clock::now() + k_config_retry;
     // A pod we do not track that already ran: it ran under this node before a restart.
     if (const auto status = pod.value("status", json::object());
         ran_before(status) && t.run.config_error.empty()) {
@@ -105,6 +110,29 @@ void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
     return;
   }
   if (terminating) it->second.run.deleting = true;
+}
+
+EnvSources LocalNode::fetch_env_sources(const nlohmann::json& pod) {
+  EnvSources sources;
+  const auto refs = env_references(pod);
+  const std::string ns = pod.value("metadata", json::object()).value("namespace", "default");
+  const kube::ResourceRef config_maps{"", "v1", "configmaps", "ConfigMap", true};
+  const kube::ResourceRef secrets{"", "v1", "secrets", "Secret", true};
+  for (const auto& name : refs.config_maps) {
+    if (auto cm = m_api.get(config_maps, ns, name)) sources.config_maps[name] = std::move(*cm);
+  }
+  for (const auto& name : refs.secrets) {
+    if (auto s = m_api.get(secrets, ns, name)) sources.secrets[name] = std::move(*s);
+  }
+  return sources;
+}
+
+void LocalNode::retry_config(Tracked& t, SteadyTime now) {
+  if (t.run.config_error.empty() || now < t.retry_at) return;
+  t.retry_at = now + k_config_retry;
+  PodRun fresh = make_pod_run(t.pod, m_options.env, t.run.start_time, fetch_env_sources(t.pod));
+  fresh.condition_since = std::move(t.run.condition_since);
+  t.run = std::move(fresh);
 }
 
 void LocalNode::start_due(Tracked& t, SteadyTime now) {
@@ -138,6 +166,7 @@ void LocalNode::reap(Tracked& t, SteadyTime now) {
 
 void LocalNode::publish_status(Tracked& t) {
   if (t.run.deleting) return;
+  mark_conditions(t.run, util::now_rfc3339());
   const json status = pod_status(t.run, m_options.env);
   const std::string serialized = status.dump();
   if (serialized == t.last_status) return;
@@ -185,6 +214,7 @@ void LocalNode::sync_once(SteadyTime now) {
         continue;
       }
     } else {
+      retry_config(t, now);
       start_due(t, now);
       publish_status(t);
     }
@@ -256,6 +286,20 @@ std::optional<std::string> LocalNode::log_file(const std::string& ns, const std:
     return m_logs.path(ns, pod, it->second.run.uid, c.launch.name, run);
   }
   return std::nullopt;
+}
+
+Expected<ContainerLaunch> LocalNode::running_container(const std::string& ns, const std::string& pod,
+                                                       const std::string& container) const {
+  std::lock_guard lock(m_mutex);
+  const auto it = m_pods.find(key_of(ns, pod));
+  if (it == m_pods.end()) {
+    return make_error(ErrorCode::not_found, "pod " + ns + "/" + pod + " is not running on this node");
+  }
+  for (const auto& c : it->second.run.containers) {
+    if (c.launch.init || c.launch.name != container) continue;
+    if (c.phase == ContainerRun::Phase::running) return c.launch;
+  }
+  return make_error(ErrorCode::not_found, "container not found (\"" + container + "\")");
 }
 
 bool LocalNode::container_running(const std::string& ns, const std::string& pod,

@@ -6,6 +6,8 @@
 #include "local/pod_run.hpp"
 #include "local/process_runner.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <map>
@@ -36,12 +38,18 @@ class LocalNode {
   /// The log file of a container: the current run, or the one before (`previous`).
   std::optional<std::string> log_file(const std::string& ns, const std::string& pod,
                                       const std::string& container, bool previous) const;
+  /// How a running container's processes run (env, working directory), for exec; the error is
+  /// worded as the kubelet's (`container not found ("x")`).
+  Expected<ContainerLaunch> running_container(const std::string& ns, const std::string& pod,
+                                              const std::string& container) const;
   /// True while the container's current run is still going (for `follow`).
   bool container_running(const std::string& ns, const std::string& pod, const std::string& container) const;
 
  private:
   struct Tracked {
     PodRun run;
+    nlohmann::json pod;       // as first seen, to plan again while its env sources are missing
+    SteadyTime retry_at{};    // when to plan a pod with a config error again
     std::string last_status;  // serialized, to write only when it changed
     std::optional<SteadyTime> kill_at;
     int grace_seconds = 30;
@@ -51,6 +59,10 @@ class LocalNode {
   void on_pod(const nlohmann::json& pod, bool deleted);
   void on_service(const nlohmann::json& svc);
   void start_due(Tracked& t, SteadyTime now);
+  /// The ConfigMaps and Secrets the pod's env names, fetched now (missing ones left out).
+  EnvSources fetch_env_sources(const nlohmann::json& pod);
+  /// Plans a pod that could not start again, as the kubelet retries CreateContainerConfigError.
+  void retry_config(Tracked& t, SteadyTime now);
   void reap(Tracked& t, SteadyTime now);
   void publish_status(Tracked& t);
   void watch_loop(const kube::ResourceRef& ref, const std::atomic<bool>& stop);

@@ -60,7 +60,8 @@ std::chrono::milliseconds restart_backoff(int restart_count) {
   return std::min(std::chrono::milliseconds(1000LL << shift), std::chrono::milliseconds(20'000));
 }
 
-PodRun make_pod_run(const nlohmann::json& pod, const NodeEnvironment& node, const std::string& now_wall) {
+PodRun make_pod_run(const nlohmann::json& pod, const NodeEnvironment& node, const std::string& now_wall,
+                    const EnvSources& sources) {
   PodRun run;
   const json meta = pod.value("metadata", json::object());
   run.ns = meta.value("namespace", "default");
@@ -68,7 +69,7 @@ PodRun make_pod_run(const nlohmann::json& pod, const NodeEnvironment& node, cons
   run.uid = meta.value("uid", "");
   run.restart_policy = pod.value("spec", json::object()).value("restartPolicy", "Always");
   run.start_time = now_wall;
-  auto launches = plan_launches(pod, node);
+  auto launches = plan_launches(pod, node, sources);
   if (!launches) {
     run.config_error = launches.error().message;
     for (const char* list : {"initContainers", "containers"}) {
@@ -171,31 +172,77 @@ std::string pod_phase(const PodRun& run) {
   return started_before ? "Running" : "Pending";
 }
 
-nlohmann::json pod_status(const PodRun& run, const NodeEnvironment& node) {
+std::vector<PodConditionValue> pod_conditions(const PodRun& run) {
   const std::string phase = pod_phase(run);
+  std::string not_initialized;
+  std::string not_ready;
+  for (const auto& c : run.containers) {
+    if (c.launch.init && !is_done_ok(c))
+      not_initialized += (not_initialized.empty() ? "" : " ") + c.launch.name;
+    if (!c.launch.init && c.phase != ContainerRun::Phase::running) {
+      not_ready += (not_ready.empty() ? "" : " ") + c.launch.name;
+    }
+  }
+  std::vector<PodConditionValue> out;
+  out.push_back({"PodScheduled", true, "", ""});
+  if (not_initialized.empty()) {
+    out.push_back({"Initialized", true, "", ""});
+  } else {
+    out.push_back({"Initialized", false, "ContainersNotInitialized",
+                   "containers with incomplete status: [" + not_initialized + "]"});
+  }
+  // The kubelet's wording (k8s.io/kubernetes pkg/kubelet/status/generate.go): a succeeded pod is not
+  // ready because it completed; any other, because of the containers named.
+  const bool finished = phase == "Succeeded";
+  for (const char* type : {"ContainersReady", "Ready"}) {
+    if (finished) {
+      out.push_back({type, false, "PodCompleted", ""});
+    } else if (not_ready.empty()) {
+      out.push_back({type, true, "", ""});
+    } else {
+      out.push_back(
+          {type, false, "ContainersNotReady", "containers with unready status: [" + not_ready + "]"});
+    }
+  }
+  return out;
+}
+
+void mark_conditions(PodRun& run, const std::string& now_wall) {
+  for (const auto& c : pod_conditions(run)) {
+    const auto it = run.condition_since.find(c.type);
+    if (it == run.condition_since.end()) {
+      run.condition_since[c.type] = {c.status, run.start_time};
+    } else if (it->second.first != c.status) {
+      it->second = {c.status, now_wall};
+    }
+  }
+}
+
+nlohmann::json pod_status(const PodRun& run, const NodeEnvironment& node) {
   json init = json::array();
   json main = json::array();
-  bool all_ready = true;
-  bool inits_done = true;
-  for (const auto& c : run.containers) {
-    (c.launch.init ? init : main).push_back(container_status(c));
-    if (c.launch.init)
-      inits_done = inits_done && is_done_ok(c);
-    else
-      all_ready = all_ready && c.phase == ContainerRun::Phase::running;
+  for (const auto& c : run.containers) (c.launch.init ? init : main).push_back(container_status(c));
+  json conditions = json::array();
+  for (const auto& c : pod_conditions(run)) {
+    const auto it = run.condition_since.find(c.type);
+    const bool known = it != run.condition_since.end() && it->second.first == c.status;
+    json cond = {{"type", c.type},
+                 {"status", c.status ? "True" : "False"},
+                 {"lastProbeTime", nullptr},
+                 {"lastTransitionTime", known ? it->second.second : run.start_time}};
+    if (!c.reason.empty()) cond["reason"] = c.reason;
+    if (!c.message.empty()) cond["message"] = c.message;
+    conditions.push_back(std::move(cond));
   }
-  auto condition = [&](const char* type, bool ok) {
-    return json{{"type", type}, {"status", ok ? "True" : "False"}, {"lastTransitionTime", run.start_time}};
-  };
-  json status = {
-      {"phase", phase},
-      {"hostIP", node.pod_ip},
-      {"podIP", node.pod_ip},
-      {"podIPs", json::array({{{"ip", node.pod_ip}}})},
-      {"startTime", run.start_time},
-      {"conditions", json::array({condition("PodScheduled", true), condition("Initialized", inits_done),
-                                  condition("ContainersReady", all_ready), condition("Ready", all_ready)})},
-      {"containerStatuses", main}};
+  json status = {{"phase", pod_phase(run)},
+                 {"hostIP", node.pod_ip},
+                 {"hostIPs", json::array({{{"ip", node.pod_ip}}})},
+                 {"podIP", node.pod_ip},
+                 {"podIPs", json::array({{{"ip", node.pod_ip}}})},
+                 {"qosClass", "BestEffort"},
+                 {"startTime", run.start_time},
+                 {"conditions", conditions},
+                 {"containerStatuses", main}};
   if (!init.empty()) status["initContainerStatuses"] = init;
   if (!run.config_error.empty()) status["message"] = run.config_error;
   return status;

@@ -6,6 +6,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,10 +48,21 @@ struct PodRun {
   std::string start_time;
   std::string config_error;  ///< set when the pod cannot be started at all
   bool deleting = false;
+  /// Each condition's last value and when it took it (lastTransitionTime).
+  std::map<std::string, std::pair<bool, std::string>> condition_since;
+};
+
+/// One pod condition as the kubelet reports it.
+struct PodConditionValue {
+  std::string type;  ///< PodScheduled, Initialized, ContainersReady, Ready
+  bool status = false;
+  std::string reason;
+  std::string message;
 };
 
 /// Builds the run state of a newly seen pod (config errors are kept, not thrown).
-PodRun make_pod_run(const nlohmann::json& pod, const NodeEnvironment& node, const std::string& now_wall);
+PodRun make_pod_run(const nlohmann::json& pod, const NodeEnvironment& node, const std::string& now_wall,
+                    const EnvSources& sources = {});
 
 /// Indexes of containers to start now: the first unfinished init container, or, once every
 /// init container completed, every main container that is waiting and past its backoff.
@@ -66,6 +78,13 @@ void record_exit(PodRun& run, std::size_t index, const ProcessExit& exit, const 
 
 /// "Pending", "Running", "Succeeded" or "Failed".
 std::string pod_phase(const PodRun& run);
+
+/// The pod's conditions now: not Ready while a container is not running (crash-looping
+/// included), PodCompleted once the pod has finished.
+std::vector<PodConditionValue> pod_conditions(const PodRun& run);
+
+/// Records when each condition took its current value (call before pod_status).
+void mark_conditions(PodRun& run, const std::string& now_wall);
 
 /// The pod's `.status` as the kubelet would report it.
 nlohmann::json pod_status(const PodRun& run, const NodeEnvironment& node);

@@ -8,12 +8,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string str_at(const json& obj, const char* key) {
-  if (!obj.is_object()) return {};
-  const auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
-
 // fieldRef paths as the downward API names them: metadata.labels['app'] and friends.
 Expected<std::string> resolve_field_ref(const json& pod, const std::string& path,
                                         const NodeEnvironment& node) {
@@ -37,7 +31,7 @@ Expected<std::string> resolve_field_ref(const json& pod, const std::string& path
 }
 
 Expected<ContainerLaunch> plan_container(const json& pod, const json& container, bool init,
-                                         const NodeEnvironment& node) {
+                                         const NodeEnvironment& node, const EnvSources& sources) {
   ContainerLaunch launch;
   launch.name = str_at(container, "name");
   launch.init = init;
@@ -53,23 +47,33 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
   if (!node.home.empty()) set_var("HOME", node.home);
   set_var("HOSTNAME", str_at(pod.value("metadata", json::object()), "name"));
 
+  // envFrom first, then env, whose entries win (the kubelet's order).
+  if (auto from = apply_env_from(container, sources, set_var); !from) return from.error();
+  const std::string ns = str_at(pod.value("metadata", json::object()), "namespace");
   const json env = container.value("env", json::array());
   for (std::size_t i = 0; i < env.size(); ++i) {
     const json& e = env[i];
     const std::string name = str_at(e, "name");
     if (name.empty()) continue;
-    if (e.contains("valueFrom")) {
-      const json& from = e["valueFrom"];
-      if (from.contains("fieldRef")) {
-        auto value = resolve_field_ref(pod, str_at(from["fieldRef"], "fieldPath"), node);
-        if (!value) return value.error().context(where + ": env[" + std::to_string(i) + "] '" + name + "'");
-        set_var(name, *value);
-        continue;
-      }
-      return make_error(ErrorCode::usage, where + ": env[" + std::to_string(i) + "] '" + name +
-                                              "': only valueFrom.fieldRef is supported by the local node");
+    if (!e.contains("valueFrom")) {
+      set_var(name, expand_references(str_at(e, "value"), vars));
+      continue;
     }
-    set_var(name, expand_references(str_at(e, "value"), vars));
+    const json& from = e["valueFrom"];
+    if (from.contains("fieldRef")) {
+      auto value = resolve_field_ref(pod, str_at(from["fieldRef"], "fieldPath"), node);
+      if (!value) return value.error().context(where + ": env[" + std::to_string(i) + "] '" + name + "'");
+      set_var(name, *value);
+    } else if (from.contains("configMapKeyRef") || from.contains("secretKeyRef")) {
+      auto value = resolve_key_ref(from, ns.empty() ? "default" : ns, sources);
+      if (!value) return value.error();
+      if (*value) set_var(name, **value);
+    } else {
+      return make_error(ErrorCode::usage,
+                        where + ": env[" + std::to_string(i) + "] '" + name +
+                            "': the local node resolves valueFrom.fieldRef, configMapKeyRef "
+                            "and secretKeyRef only");
+    }
   }
   // Name resolution comes last so a job cannot switch it off by accident.
   if (!node.nss_wrapper_library.empty()) {
@@ -92,10 +96,19 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
                                             " has no command: the local node runs `command` + `args` "
                                             "and cannot run an image's entrypoint");
   }
+  // A container's workingDir wins; a relative one is taken from where the pod's commands run
+  // otherwise (the manifest's folder for `run --local`, else the node's).
   const std::string wd = str_at(container, "workingDir");
   const std::string annotated = str_at(
       pod.value("metadata", json::object()).value("annotations", json::object()), k_workdir_annotation);
-  launch.workdir = !wd.empty() && wd.front() == '/' ? wd : (!annotated.empty() ? annotated : node.workdir);
+  const std::string base = !annotated.empty() ? annotated : node.workdir;
+  if (wd.empty()) {
+    launch.workdir = base;
+  } else if (wd.front() == '/' || base.empty()) {
+    launch.workdir = wd;
+  } else {
+    launch.workdir = base + (base.back() == '/' ? "" : "/") + wd;
+  }
   return launch;
 }
 
@@ -130,13 +143,14 @@ std::string expand_references(const std::string& text, const std::map<std::strin
   return out;
 }
 
-Expected<std::vector<ContainerLaunch>> plan_launches(const nlohmann::json& pod, const NodeEnvironment& node) {
+Expected<std::vector<ContainerLaunch>> plan_launches(const nlohmann::json& pod, const NodeEnvironment& node,
+                                                     const EnvSources& sources) {
   std::vector<ContainerLaunch> out;
   const json spec = pod.value("spec", json::object());
   for (const char* list : {"initContainers", "containers"}) {
     const bool init = std::string(list) == "initContainers";
     for (const auto& c : spec.value(list, json::array())) {
-      auto launch = plan_container(pod, c, init, node);
+      auto launch = plan_container(pod, c, init, node, sources);
       if (!launch) return launch.error();
       out.push_back(std::move(*launch));
     }

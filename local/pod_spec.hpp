@@ -1,5 +1,6 @@
 #pragma once
 
+#include "local/env_sources.hpp"
 #include "util/expected.hpp"
 
 #include <nlohmann/json_fwd.hpp>
@@ -30,17 +31,21 @@ struct NodeEnvironment {
   std::string home;                 ///< HOME for the processes (the user's)
   std::string nss_wrapper_library;  ///< LD_PRELOAD; empty when not available
   std::string hosts_file;           ///< NSS_WRAPPER_HOSTS
-  std::string workdir;              ///< where commands run unless a container's workingDir is absolute
+  std::string workdir;  ///< where commands run unless the pod says otherwise (workingDir, annotation)
   std::string node_name = "kubectl-pytorch-local";
   std::string pod_ip = "127.0.0.1";
 };
 
 /// The launches of a pod's init containers (in order) then its containers, with env as the
-/// kubelet builds it: the container's `env` in order (later duplicates win), `valueFrom.fieldRef`
-/// for metadata.name/namespace/uid/labels['k']/annotations['k'], spec.nodeName,
-/// spec.serviceAccountName, status.podIP/hostIP, and `$(VAR)` references expanded in env
-/// values, command and args. Errors name the container and field (CreateContainerConfigError).
-Expected<std::vector<ContainerLaunch>> plan_launches(const nlohmann::json& pod, const NodeEnvironment& node);
+/// kubelet builds it: `envFrom` (ConfigMaps and Secrets of `sources`, with prefixes, optional
+/// ones skipped when absent), then the container's `env` in order (later duplicates win),
+/// `valueFrom.fieldRef` for metadata.name/namespace/uid/labels['k']/annotations['k'],
+/// spec.nodeName, spec.serviceAccountName, status.podIP/hostIP, `configMapKeyRef` and
+/// `secretKeyRef`, and `$(VAR)` references expanded in env values, command and args. An error
+/// (a missing source or key, a field the node cannot resolve) keeps the pod from starting
+/// (CreateContainerConfigError).
+Expected<std::vector<ContainerLaunch>> plan_launches(const nlohmann::json& pod, const NodeEnvironment& node,
+                                                     const EnvSources& sources = {});
 
 /// Kubernetes' `$(VAR)` expansion: defined names are replaced, `$$` escapes, unknown stay as written.
 std::string expand_references(const std::string& text, const std::map<std::string, std::string>& vars);

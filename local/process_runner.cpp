@@ -20,12 +20,8 @@ class PosixRunner final : public ProcessRunner {
   Expected<int> start(const ProcessSpec& spec) override {
     if (spec.argv.empty()) return make_error(ErrorCode::usage, "no command to run");
     // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
-    std::vector<char*> argv;
-    for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    std::vector<char*> envp;
-    for (const auto& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
-    envp.push_back(nullptr);
+    std::vector<char*> argv = exec_array(spec.argv);
+    std::vector<char*> envp = exec_array(spec.env);
 
     const int log_fd = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (log_fd < 0) {
@@ -47,6 +43,7 @@ class PosixRunner final : public ProcessRunner {
     }
     if (pid == 0) {
       ::setpgid(0, 0);
+      ::signal(SIGPIPE, SIG_DFL);  // the server ignores it; a container's shell pipelines must not
       ::dup2(log_fd, STDOUT_FILENO);
       ::dup2(log_fd, STDERR_FILENO);
       const int devnull = ::open("/dev/null", O_RDONLY);
@@ -75,7 +72,7 @@ class PosixRunner final : public ProcessRunner {
       ProcessExit exit;
       exit.exit_code = 128;
       exit.start_failed = true;
-      exit.start_error = describe_start_error(spec, child_errno);
+      exit.start_error = describe_start_error(spec.argv.front(), spec.workdir, child_errno);
       m_failed_starts[pid] = exit;
     }
     return static_cast<int>(pid);
@@ -111,21 +108,28 @@ class PosixRunner final : public ProcessRunner {
   }
 
  private:
-  static std::string describe_start_error(const ProcessSpec& spec, int err) {
-    const std::string& cmd = spec.argv.front();
-    if (err == ENOENT && cmd.find('/') == std::string::npos) {
-      return "exec: \"" + cmd + "\": executable file not found in $PATH";
-    }
-    if (err == ENOENT && !spec.workdir.empty() && ::access(spec.workdir.c_str(), F_OK) != 0) {
-      return "chdir to working directory '" + spec.workdir + "': " + std::strerror(err);
-    }
-    return "exec: \"" + cmd + "\": " + std::strerror(err);
-  }
-
   std::map<int, ProcessExit> m_failed_starts;
 };
 
 }  // namespace
+
+std::vector<char*> exec_array(const std::vector<std::string>& strings) {
+  std::vector<char*> out;
+  out.reserve(strings.size() + 1);
+  for (const auto& s : strings) out.push_back(const_cast<char*>(s.c_str()));
+  out.push_back(nullptr);
+  return out;
+}
+
+std::string describe_start_error(const std::string& command, const std::string& workdir, int err) {
+  if (err == ENOENT && command.find('/') == std::string::npos) {
+    return "exec: \"" + command + "\": executable file not found in $PATH";
+  }
+  if (err == ENOENT && !workdir.empty() && ::access(workdir.c_str(), F_OK) != 0) {
+    return "chdir to working directory '" + workdir + "': " + std::strerror(err);
+  }
+  return "exec: \"" + command + "\": " + std::strerror(err);
+}
 
 std::unique_ptr<ProcessRunner> make_posix_runner() { return std::make_unique<PosixRunner>(); }
 

@@ -39,4 +39,11 @@ class ProcessRunner {
 
 std::unique_ptr<ProcessRunner> make_posix_runner();
 
+/// `strings` as the NULL-terminated array execve() takes (pointing into `strings`).
+std::vector<char*> exec_array(const std::vector<std::string>& strings);
+
+/// Why exec of `command` in `workdir` failed with `err`, worded as a container runtime does
+/// (`exec: "nosuch": executable file not found in $PATH`).
+std::string describe_start_error(const std::string& command, const std::string& workdir, int err);
+
 }  // namespace kpt::local

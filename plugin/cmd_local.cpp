@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <ostream>
 
 namespace kpt::plugin {
@@ -20,6 +21,7 @@ struct LocalFlags {
   std::string kubeconfig_out;
   int port = 0;
   bool server_only = false;  ///< only the API server: no controller, no node
+  std::string workdir;       ///< where pods without a working directory of their own run
 };
 
 ClusterPaths paths_for(const Context& ctx, const LocalFlags& f) {
@@ -130,11 +132,19 @@ void add_local_command(CLI::App& app, Context& ctx) {
   add_state_dir(serve);
   serve->add_option("--port", flags->port, "Port on 127.0.0.1 (0: a free one)");
   serve->add_flag("--server-only", flags->server_only, "Run only the API server");
+  serve->add_option("--workdir", flags->workdir,
+                    "Where pods without a workingDir run their commands (default: the current directory, "
+                    "which 'local up' passes on)");
   serve->callback([&ctx, flags] {
     local::ClusterOptions options;
     options.paths = paths_for(ctx, *flags);
     options.port = flags->port;
     options.server_only = flags->server_only;
+    // Pods run where `local up` was started (its server inherits that directory), as
+    // `python3 train.py` next to the manifest expects.
+    std::error_code ec;
+    options.default_workdir =
+        flags->workdir.empty() ? std::filesystem::current_path(ec).string() : flags->workdir;
     ctx.exit_code = local::serve_cluster(options);
   });
 }

@@ -16,7 +16,8 @@ if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 packages=(cmake ninja-build g++ pkg-config git ca-certificates ccache clang-format
   libyaml-dev libcurl4-openssl-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libcpp-httplib-dev libspdlog-dev libbenchmark-dev libssl-dev zlib1g-dev libsqlite3-dev
-  golang-k8s-kube-openapi-dev python3 openssl libnss-wrapper python3-torch)
+  golang-k8s-kube-openapi-dev python3 openssl libnss-wrapper python3-torch
+  protobuf-compiler libprotobuf-dev)
 if [ "$mode" = test ]; then
   packages+=(bats python3-jsonschema python3-yaml util-linux procps python3-kubernetes hyperfine)
 fi

@@ -35,7 +35,7 @@ TEST(ApiServerServer, DiscoveryListsTheBuiltInResources) {
   std::vector<std::string> group_names;
   for (const auto& g : groups.body["groups"]) group_names.push_back(g["name"]);
   EXPECT_EQ(group_names,
-            (std::vector<std::string>{"coordination.k8s.io", "apps", "admissionregistration.k8s.io",
+            (std::vector<std::string>{"batch", "coordination.k8s.io", "apps", "admissionregistration.k8s.io",
                                       "apiextensions.k8s.io", "authorization.k8s.io"}));
   EXPECT_EQ(h.client->get("/apis/kubeflow.org/v1").status, 404);
   EXPECT_EQ(h.client->get("/version").body["gitVersion"], "v1.32.0-kubectl-pytorch");
@@ -61,12 +61,14 @@ TEST(ApiServerServer, PodTablesHaveKubectlsColumns) {
   EXPECT_EQ(r.body["kind"], "Table");
   std::vector<std::string> cols;
   for (const auto& c : r.body["columnDefinitions"]) cols.push_back(c["name"]);
-  EXPECT_EQ(cols, (std::vector<std::string>{"Name", "Ready", "Status", "Restarts", "Age"}));
+  // The real server's pod columns; the last four have priority 1 (kubectl shows them with -o wide).
+  EXPECT_EQ(cols, (std::vector<std::string>{"Name", "Ready", "Status", "Restarts", "Age", "IP", "Node",
+                                            "Nominated Node", "Readiness Gates"}));
   const auto& cells = r.body["rows"][0]["cells"];
   EXPECT_EQ(cells[0], "a");
   EXPECT_EQ(cells[1], "0/1");
   EXPECT_EQ(cells[2], "Pending");
-  EXPECT_EQ(cells[3], 0);
+  EXPECT_EQ(cells[3], "0");  // a string since Kubernetes 1.22: "2 (5m ago)" once restarted
   EXPECT_EQ(r.body["rows"][0]["object"]["kind"], "PartialObjectMetadata");
 }
 

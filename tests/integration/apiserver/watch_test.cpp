@@ -125,7 +125,7 @@ TEST(ApiServerWatch, TableWatchesSendColumnsOnlyInTheFirstEvent) {
   for (std::string line; std::getline(lines, line);) events.push_back(json::parse(line));
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events[0]["object"]["kind"], "Table");
-  EXPECT_EQ(events[0]["object"]["columnDefinitions"].size(), 5u);
+  EXPECT_EQ(events[0]["object"]["columnDefinitions"].size(), 9u);
   EXPECT_TRUE(events[1]["object"]["columnDefinitions"].empty());
   EXPECT_EQ(events[1]["object"]["rows"][0]["cells"][0], "b");
 }

@@ -59,23 +59,59 @@ TEST(PlanLaunches, RefusesAContainerWithoutCommand) {
             "image's entrypoint");
 }
 
-TEST(PlanLaunches, NamesTheEnvEntryItCannotResolve) {
+TEST(PlanLaunches, AMissingSecretKeepsThePodFromStartingWithTheKubeletsMessage) {
   const json c = {{"name", "pytorch"},
                   {"command", json::array({"true"})},
                   {"env", json::array({{{"name", "PASSWORD"},
                                         {"valueFrom", {{"secretKeyRef", {{"name", "s"}, {"key", "k"}}}}}}})}};
   auto launches = plan_launches(pod_with(c), node());
   ASSERT_FALSE(launches);
-  EXPECT_EQ(launches.error().message,
-            "container 'pytorch': env[0] 'PASSWORD': only valueFrom.fieldRef is supported by the local node");
+  EXPECT_EQ(launches.error().message, "secret \"s\" not found");
+  EnvSources sources;
+  sources.secrets["s"] = {{"data", {{"other", "eA=="}}}};
+  launches = plan_launches(pod_with(c), node(), sources);
+  ASSERT_FALSE(launches);
+  EXPECT_EQ(launches.error().message, "couldn't find key k in Secret default/s");
 }
 
-TEST(PlanLaunches, RunsInTheAnnotatedWorkdirUnlessTheContainerNamesAnAbsoluteOne) {
+TEST(PlanLaunches, ResolvesKeyRefsAndEnvFromWithPrefixesAndOptionalSources) {
+  const json c = {
+      {"name", "pytorch"},
+      {"command", json::array({"true"})},
+      {"envFrom", json::array({{{"prefix", "CM_"}, {"configMapRef", {{"name", "settings"}}}},
+                               {{"secretRef", {{"name", "absent"}, {"optional", true}}}}})},
+      {"env", json::array(
+                  {{{"name", "PASSWORD"}, {"valueFrom", {{"secretKeyRef", {{"name", "s"}, {"key", "k"}}}}}},
+                   {{"name", "CM_mode"}, {"value", "overridden"}},
+                   {{"name", "MAYBE"},
+                    {"valueFrom",
+                     {{"configMapKeyRef", {{"name", "settings"}, {"key", "nope"}, {"optional", true}}}}}}})}};
+  EnvSources sources;
+  sources.secrets["s"] = {{"data", {{"k", "czNjcmV0"}}}};
+  sources.config_maps["settings"] = {{"data", {{"mode", "fast"}, {"level", "2"}}}};
+  auto launches = plan_launches(pod_with(c), node(), sources);
+  ASSERT_TRUE(launches) << launches.error().message;
+  const auto& env = launches->front().env;
+  const auto value = [&](const std::string& name) {
+    for (const auto& e : env) {
+      if (e.rfind(name + "=", 0) == 0) return e.substr(name.size() + 1);
+    }
+    return std::string("<unset>");
+  };
+  EXPECT_EQ(value("PASSWORD"), "s3cret");
+  EXPECT_EQ(value("CM_mode"), "overridden");
+  EXPECT_EQ(value("CM_level"), "2");
+  EXPECT_EQ(value("MAYBE"), "<unset>");
+}
+
+TEST(PlanLaunches, RunsInTheAnnotatedWorkdirUnlessTheContainerNamesOne) {
   json p = pod_with({{"name", "pytorch"}, {"command", json::array({"true"})}});
   p["metadata"]["annotations"] = {{k_workdir_annotation, "/home/me/jobs/mnist"}};
   EXPECT_EQ(plan_launches(p, node())->front().workdir, "/home/me/jobs/mnist");
   p["spec"]["containers"][0]["workingDir"] = "/srv";
   EXPECT_EQ(plan_launches(p, node())->front().workdir, "/srv");
+  p["spec"]["containers"][0]["workingDir"] = "data";
+  EXPECT_EQ(plan_launches(p, node())->front().workdir, "/home/me/jobs/mnist/data");
 }
 
 TEST(ExpandReferences, FollowsKubernetesRules) {

@@ -1,0 +1,109 @@
+#include "apiserver/protobuf_body.hpp"
+
+#include "apiserver/proto/k8s_core.pb.h"
+#include "apiserver/proto/k8s_meta.pb.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace kpt::apiserver {
+namespace {
+
+using nlohmann::json;
+
+/// The body kubectl sends: "k8s\0" then runtime.Unknown around the object's bytes.
+std::string envelope(const std::string& api_version, const std::string& kind, const std::string& raw) {
+  k8s::Unknown unknown;
+  unknown.mutable_typemeta()->set_apiversion(api_version);
+  unknown.mutable_typemeta()->set_kind(kind);
+  unknown.set_raw(raw);
+  return std::string("k8s\0", 4) + unknown.SerializeAsString();
+}
+
+TEST(ProtobufBody, DecodesAConfigMapAsItsJsonForm) {
+  k8s::ConfigMap cm;
+  cm.mutable_metadata()->set_name("settings");
+  (*cm.mutable_metadata()->mutable_labels())["app"] = "demo";
+  (*cm.mutable_data())["mode"] = "fast";
+  (*cm.mutable_binarydata())["blob"] = std::string("\x01\x02", 2);
+  auto out = decode_protobuf_body(envelope("v1", "ConfigMap", cm.SerializeAsString()));
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out.value(), json::parse(R"({"apiVersion":"v1","kind":"ConfigMap",
+      "metadata":{"name":"settings","labels":{"app":"demo"}},
+      "data":{"mode":"fast"},"binaryData":{"blob":"AQI="}})"));
+}
+
+TEST(ProtobufBody, DecodesASecretsBytesAsBase64) {
+  k8s::Secret secret;
+  secret.mutable_metadata()->set_name("token");
+  (*secret.mutable_data())["password"] = "s3cret";
+  secret.set_type("Opaque");
+  auto out = decode_protobuf_body(envelope("v1", "Secret", secret.SerializeAsString()));
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out.value()["data"], json::parse(R"({"password":"czNjcmV0"})"));
+  EXPECT_EQ(out.value()["type"], "Opaque");
+}
+
+TEST(ProtobufBody, RefusesAnUnknownFieldInsteadOfDroppingIt) {
+  k8s::ConfigMap cm;
+  cm.mutable_metadata()->set_name("settings");
+  std::string raw = cm.SerializeAsString();
+  raw += std::string("\xa2\x06\x01x", 4);  // field 100, length-delimited "x"
+  auto out = decode_protobuf_body(envelope("v1", "ConfigMap", raw));
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().code, 415);
+  EXPECT_EQ(
+      out.error().message,
+      "the protobuf body cannot be read by this server: field number 100 of ConfigMap is not known here "
+      "(send the object as application/json, e.g. with 'kubectl create -f')");
+}
+
+TEST(ProtobufBody, RefusesAKindItDoesNotDecode) {
+  auto out = decode_protobuf_body(envelope("v1", "Node", ""));
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error().code, 415);
+  EXPECT_EQ(
+      out.error().message,
+      "the protobuf body cannot be read by this server: kind 'Node' of 'v1' is not one it decodes (v1 "
+      "Namespace, v1 ConfigMap, v1 Secret, v1 Service, v1 ServiceAccount, v1 Pod, apps/v1 Deployment, "
+      "batch/v1 Job, batch/v1 CronJob) (send the object as application/json, e.g. with 'kubectl create -f')");
+}
+
+TEST(ProtobufBody, MalformedBytesAreABadRequest) {
+  auto no_magic = decode_protobuf_body("{\"kind\":\"ConfigMap\"}");
+  ASSERT_FALSE(no_magic);
+  EXPECT_EQ(no_magic.error().code, 400);
+  EXPECT_EQ(no_magic.error().message,
+            "the protobuf body is not a valid Kubernetes object: it does not start with the Kubernetes "
+            "protobuf magic \"k8s\\x00\"");
+  auto truncated = decode_protobuf_body(std::string("k8s\0\x0a\x7f", 6));
+  ASSERT_FALSE(truncated);
+  EXPECT_EQ(truncated.error().code, 400);
+  EXPECT_EQ(
+      truncated.error().message,
+      "the protobuf body is not a valid Kubernetes object: the runtime.Unknown envelope does not parse");
+}
+
+TEST(ProtobufBody, BoundsSizeAndNesting) {
+  ProtobufLimits limits;
+  limits.max_bytes = 16;
+  auto big = decode_protobuf_body(std::string(17, 'x'), limits);
+  ASSERT_FALSE(big);
+  EXPECT_EQ(big.error().code, 413);
+  EXPECT_EQ(big.error().message, "the request body is larger than 16 bytes");
+
+  k8s::ConfigMap cm;
+  cm.mutable_metadata()->set_name("deep");
+  limits = ProtobufLimits{};
+  limits.max_depth = 1;  // the ConfigMap's metadata is already one level down
+  auto deep = decode_protobuf_body(envelope("v1", "ConfigMap", cm.SerializeAsString()), limits);
+  ASSERT_FALSE(deep);
+  EXPECT_EQ(deep.error().code, 400);
+  EXPECT_EQ(
+      deep.error().message,
+      "the protobuf body is not a valid Kubernetes object: the ConfigMap does not parse, or nests deeper "
+      "than 1 levels");
+}
+
+}  // namespace
+}  // namespace kpt::apiserver
