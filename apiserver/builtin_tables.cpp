@@ -158,7 +158,8 @@ bool init_reason(const json& pod, PodCounts& counts, std::string& reason) {
 }
 
 std::string pod_reason(const json& pod, PodCounts& counts) {
-  const std::string phase = text(pod, {"status", "phase"});
+  // The real server's create strategy sets Pending; a pod stored without status is that too.
+  const std::string phase = text(pod, {"status", "phase"}, "Pending");
   std::string reason = text(pod, {"status", "reason"}, phase);
   const bool initializing = init_reason(pod, counts, reason);
   if (!initializing || condition_true(at(pod, {"status", "conditions"}), "Initialized")) {
