@@ -94,8 +94,9 @@ TEST(ProtobufBody, BoundsSizeAndNesting) {
 
   k8s::ConfigMap cm;
   cm.mutable_metadata()->set_name("deep");
+  cm.mutable_metadata()->add_ownerreferences()->set_name("owner");  // two levels down
   limits = ProtobufLimits{};
-  limits.max_depth = 1;  // the ConfigMap's metadata is already one level down
+  limits.max_depth = 1;  // enough for the envelope, not for the owner reference
   auto deep = decode_protobuf_body(envelope("v1", "ConfigMap", cm.SerializeAsString()), limits);
   ASSERT_FALSE(deep);
   EXPECT_EQ(deep.error().code, 400);

@@ -71,7 +71,7 @@ TEST(PlanLaunches, AMissingSecretKeepsThePodFromStartingWithTheKubeletsMessage) 
   sources.secrets["s"] = {{"data", {{"other", "eA=="}}}};
   launches = plan_launches(pod_with(c), node(), sources);
   ASSERT_FALSE(launches);
-  EXPECT_EQ(launches.error().message, "couldn't find key k in Secret default/s");
+  EXPECT_EQ(launches.error().message, "couldn't find key k in Secret ml/s");
 }
 
 TEST(PlanLaunches, ResolvesKeyRefsAndEnvFromWithPrefixesAndOptionalSources) {
