@@ -4,6 +4,7 @@
 #include "controller/metrics.hpp"
 #include "controller/object_cache.hpp"
 #include "tests/support/fake_api_client.hpp"
+#include "tests/unit/controller/informer_replay.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -35,20 +36,7 @@ class ReconcilerTest : public ::testing::Test {
   void add_job(const nlohmann::json& job) { api.put(kube::resources::pytorchjobs(), job); }
   /// Plays the informers: a full re-list of what the fake holds goes into the caches, and the
   /// creations and deletions it shows meet the expectations.
-  void sync() {
-    for (auto* cache : {&pods, &services}) {
-      const std::string res = cache == &pods ? "pods" : "services";
-      std::vector<nlohmann::json> items;
-      for (const auto& name : api.names(res, "ns")) items.push_back(api.object(res, "ns", name));
-      for (const auto& change : cache->list_page(items, true, true)) {
-        if (change.created) expectations.observe_creation(change.job_key);
-        if (change.deleted) expectations.observe_deletion(change.job_key);
-      }
-    }
-    std::vector<nlohmann::json> listed;
-    if (auto job = api.object("pytorchjobs", "ns", "mnist"); !job.is_null()) listed.push_back(job);
-    (void)jobs.list_page(listed, true, true);
-  }
+  void sync() { replay_informers(api, pods, services, jobs, expectations, "pytorchjobs", "mnist"); }
   ReconcileResult pass() {
     sync();
     return reconciler.reconcile("ns/mnist");

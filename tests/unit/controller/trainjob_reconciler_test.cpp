@@ -3,6 +3,7 @@
 #include "controller/expectations.hpp"
 #include "controller/object_cache.hpp"
 #include "tests/support/fake_api_client.hpp"
+#include "tests/unit/controller/informer_replay.hpp"
 
 #include <gtest/gtest.h>
 
@@ -31,20 +32,7 @@ class TrainJobReconcilerTest : public ::testing::Test {
   void add(const nlohmann::json& tj) { api.put(trainjob_resources::trainjobs(), tj); }
   /// Plays the informers: a full re-list of what the fake holds, creations and deletions meeting
   /// the expectations.
-  void sync() {
-    for (auto* cache : {&pods, &services}) {
-      const std::string res = cache == &pods ? "pods" : "services";
-      std::vector<nlohmann::json> items;
-      for (const auto& name : api.names(res, "ns")) items.push_back(api.object(res, "ns", name));
-      for (const auto& change : cache->list_page(items, true, true)) {
-        if (change.created) expectations.observe_creation(change.job_key);
-        if (change.deleted) expectations.observe_deletion(change.job_key);
-      }
-    }
-    std::vector<nlohmann::json> listed;
-    if (auto tj = api.object("trainjobs", "ns", "mnist"); !tj.is_null()) listed.push_back(tj);
-    (void)trainjobs.list_page(listed, true, true);
-  }
+  void sync() { replay_informers(api, pods, services, trainjobs, expectations, "trainjobs", "mnist"); }
   ReconcileResult pass() {
     sync();
     return reconciler.reconcile("ns/mnist");
