@@ -123,22 +123,31 @@ class ControllerRun {
         m_tj_reconciler(client, clock, config.trainjob,
                         TrainJobCaches{m_trainjobs, m_tj_pods, m_tj_services, m_tj_expectations}) {
     if (config.kinds.pytorchjobs) {
-      add_job_informer();
-      add_child_informers();
+      add_job_informer(kube::resources::pytorchjobs(), m_jobs, m_queue, m_expectations);
+      add_child_informers(pytorchjob_child_selector(), m_pods, m_services, m_queue, m_expectations);
     }
-    if (config.kinds.trainjobs) add_trainjob_informers();
+    if (config.kinds.trainjobs) {
+      add_job_informer(trainjob_resources::trainjobs(), m_trainjobs, m_tj_queue, m_tj_expectations);
+      // Every pod and Service a JobSet makes carries its name label; the value is the job's.
+      add_child_informers("jobset.sigs.k8s.io/jobset-name", m_tj_pods, m_tj_services, m_tj_queue,
+                          m_tj_expectations);
+    }
   }
 
   int run(std::atomic<bool>& stop, const std::function<void(int)>& on_listening);
 
  private:
-  void add_job_informer();
-  void add_child_informers();
+  /// The informer of one job kind: each change goes into `jobs` and queues the job.
+  void add_job_informer(const kube::ResourceRef& resource, JobCache& jobs, WorkQueue& queue,
+                        Expectations& expectations);
+  /// Pod and Service informers for one job kind: each change meets `expectations` and queues its job.
+  void add_child_informers(const std::string& selector, ChildCache& pods, ChildCache& services,
+                           WorkQueue& queue, Expectations& expectations);
+  std::string pytorchjob_child_selector() const;
   /// TrainJobs, and the pods and Services that carry JobSet's jobset-name label.
-  void add_trainjob_informers();
   /// Children: cache first, then meet expectations, then enqueue, so the pass the event triggers
   /// sees what the event said.
-  void on_child_change(const ChildChange& change, WorkQueue& queue, Expectations& expectations);
+  static void on_child_change(const ChildChange& change, WorkQueue& queue, Expectations& expectations);
   bool ready() const;
   bool synced() const;
   void start_informers();
@@ -173,17 +182,18 @@ class ControllerRun {
   std::vector<std::thread> m_threads;
 };
 
-void ControllerRun::add_job_informer() {
+void ControllerRun::add_job_informer(const kube::ResourceRef& resource, JobCache& jobs, WorkQueue& queue,
+                                     Expectations& expectations) {
   auto informer = std::make_unique<Informer>(
-      m_client, kube::resources::pytorchjobs(), m_config.namespace_, "",
-      [this](kube::WatchEvent::Type type, const nlohmann::json& job) {
-        const auto key = m_jobs.apply(type, job);
-        if (type == kube::WatchEvent::Type::deleted) m_expectations.forget(key);
-        m_queue.add(key);
+      m_client, resource, m_config.namespace_, "",
+      [&jobs, &queue, &expectations](kube::WatchEvent::Type type, const nlohmann::json& job) {
+        const auto key = jobs.apply(type, job);
+        if (type == kube::WatchEvent::Type::deleted) expectations.forget(key);
+        queue.add(key);
       },
       m_log, m_config.resync);
-  informer->set_list_handler([this](const std::vector<nlohmann::json>& page, bool first, bool last) {
-    for (const auto& key : m_jobs.list_page(page, first, last)) m_queue.add(key);
+  informer->set_list_handler([&jobs, &queue](const std::vector<nlohmann::json>& page, bool first, bool last) {
+    for (const auto& key : jobs.list_page(page, first, last)) queue.add(key);
   });
   informer->set_page_size(k_list_page_size);
   m_informers.push_back(std::move(informer));
@@ -196,54 +206,29 @@ void ControllerRun::on_child_change(const ChildChange& change, WorkQueue& queue,
   queue.add(change.job_key);
 }
 
-void ControllerRun::add_child_informers() {
+std::string ControllerRun::pytorchjob_child_selector() const {
   auto selector = model::pytorchjob::job_selector("", m_config.reconciler.style);
   std::erase_if(selector, [](const auto& kv) { return kv.first.find("job-name") != std::string::npos; });
-  for (auto* cache : {&m_pods, &m_services}) {
-    auto informer = std::make_unique<Informer>(
-        m_client, cache == &m_pods ? kube::resources::pods() : kube::resources::services(),
-        m_config.namespace_, model::pytorchjob::selector_string(selector),
-        [this, cache](kube::WatchEvent::Type type, const nlohmann::json& obj) {
-          on_child_change(cache->apply(type, obj), m_queue, m_expectations);
-        },
-        m_log, m_config.resync);
-    informer->set_list_handler([this, cache](const std::vector<nlohmann::json>& page, bool first, bool last) {
-      for (const auto& change : cache->list_page(page, first, last))
-        on_child_change(change, m_queue, m_expectations);
-    });
-    informer->set_page_size(k_list_page_size);
-    m_informers.push_back(std::move(informer));
-  }
+  return model::pytorchjob::selector_string(selector);
 }
 
-void ControllerRun::add_trainjob_informers() {
-  auto informer = std::make_unique<Informer>(
-      m_client, trainjob_resources::trainjobs(), m_config.namespace_, "",
-      [this](kube::WatchEvent::Type type, const nlohmann::json& tj) {
-        const auto key = m_trainjobs.apply(type, tj);
-        if (type == kube::WatchEvent::Type::deleted) m_tj_expectations.forget(key);
-        m_tj_queue.add(key);
-      },
-      m_log, m_config.resync);
-  informer->set_list_handler([this](const std::vector<nlohmann::json>& page, bool first, bool last) {
-    for (const auto& key : m_trainjobs.list_page(page, first, last)) m_tj_queue.add(key);
-  });
-  informer->set_page_size(k_list_page_size);
-  m_informers.push_back(std::move(informer));
-  for (auto* cache : {&m_tj_pods, &m_tj_services}) {
-    auto child = std::make_unique<Informer>(
-        m_client, cache == &m_tj_pods ? kube::resources::pods() : kube::resources::services(),
-        m_config.namespace_, "jobset.sigs.k8s.io/jobset-name",
-        [this, cache](kube::WatchEvent::Type type, const nlohmann::json& obj) {
-          on_child_change(cache->apply(type, obj), m_tj_queue, m_tj_expectations);
+void ControllerRun::add_child_informers(const std::string& selector, ChildCache& pods, ChildCache& services,
+                                        WorkQueue& queue, Expectations& expectations) {
+  for (auto* cache : {&pods, &services}) {
+    auto informer = std::make_unique<Informer>(
+        m_client, cache == &pods ? kube::resources::pods() : kube::resources::services(), m_config.namespace_,
+        selector,
+        [cache, &queue, &expectations](kube::WatchEvent::Type type, const nlohmann::json& obj) {
+          on_child_change(cache->apply(type, obj), queue, expectations);
         },
         m_log, m_config.resync);
-    child->set_list_handler([this, cache](const std::vector<nlohmann::json>& page, bool first, bool last) {
-      for (const auto& change : cache->list_page(page, first, last))
-        on_child_change(change, m_tj_queue, m_tj_expectations);
-    });
-    child->set_page_size(k_list_page_size);
-    m_informers.push_back(std::move(child));
+    informer->set_list_handler(
+        [cache, &queue, &expectations](const std::vector<nlohmann::json>& page, bool first, bool last) {
+          for (const auto& change : cache->list_page(page, first, last))
+            on_child_change(change, queue, expectations);
+        });
+    informer->set_page_size(k_list_page_size);
+    m_informers.push_back(std::move(informer));
   }
 }
 
