@@ -124,12 +124,15 @@ class ControllerRun {
                         TrainJobCaches{m_trainjobs, m_tj_pods, m_tj_services, m_tj_expectations}) {
     if (config.kinds.pytorchjobs) {
       add_job_informer(kube::resources::pytorchjobs(), m_jobs, m_queue, m_expectations);
-      add_child_informers(pytorchjob_child_selector(), m_pods, m_services, m_queue, m_expectations);
+      add_child_informers({pytorchjob_child_selector(), pytorchjob_child_selector()}, m_pods, m_services,
+                          m_queue, m_expectations);
     }
     if (config.kinds.trainjobs) {
       add_job_informer(trainjob_resources::trainjobs(), m_trainjobs, m_tj_queue, m_tj_expectations);
-      // Every pod and Service a JobSet makes carries its name label; the value is the job's.
-      add_child_informers("jobset.sigs.k8s.io/jobset-name", m_tj_pods, m_tj_services, m_tj_queue,
+      // Every pod a JobSet makes carries its name label; its headless Service has no labels
+      // (kubernetes-sigs/jobset v0.8 pkg/controllers/jobset_controller.go), so Services are
+      // matched by their TrainJob owner reference alone.
+      add_child_informers({"jobset.sigs.k8s.io/jobset-name", ""}, m_tj_pods, m_tj_services, m_tj_queue,
                           m_tj_expectations);
     }
   }
@@ -140,8 +143,13 @@ class ControllerRun {
   /// The informer of one job kind: each change goes into `jobs` and queues the job.
   void add_job_informer(const kube::ResourceRef& resource, JobCache& jobs, WorkQueue& queue,
                         Expectations& expectations);
+  /// Label selectors of a job kind's pod and Service informers.
+  struct ChildSelectors {
+    std::string pods;
+    std::string services;
+  };
   /// Pod and Service informers for one job kind: each change meets `expectations` and queues its job.
-  void add_child_informers(const std::string& selector, ChildCache& pods, ChildCache& services,
+  void add_child_informers(const ChildSelectors& selectors, ChildCache& pods, ChildCache& services,
                            WorkQueue& queue, Expectations& expectations);
   std::string pytorchjob_child_selector() const;
   /// TrainJobs, and the pods and Services that carry JobSet's jobset-name label.
@@ -212,12 +220,12 @@ std::string ControllerRun::pytorchjob_child_selector() const {
   return model::pytorchjob::selector_string(selector);
 }
 
-void ControllerRun::add_child_informers(const std::string& selector, ChildCache& pods, ChildCache& services,
-                                        WorkQueue& queue, Expectations& expectations) {
+void ControllerRun::add_child_informers(const ChildSelectors& selectors, ChildCache& pods,
+                                        ChildCache& services, WorkQueue& queue, Expectations& expectations) {
   for (auto* cache : {&pods, &services}) {
     auto informer = std::make_unique<Informer>(
         m_client, cache == &pods ? kube::resources::pods() : kube::resources::services(), m_config.namespace_,
-        selector,
+        cache == &pods ? selectors.pods : selectors.services,
         [cache, &queue, &expectations](kube::WatchEvent::Type type, const nlohmann::json& obj) {
           on_child_change(cache->apply(type, obj), queue, expectations);
         },

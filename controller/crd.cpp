@@ -1,8 +1,11 @@
 #include "controller/crd.hpp"
 
 #include "schema/carried/carried_schema.hpp"
+#include "schema/carried/carried_trainer_schema.hpp"
 
 #include <nlohmann/json.hpp>
+
+#include <string_view>
 
 namespace kpt::controller {
 
@@ -39,6 +42,25 @@ nlohmann::json pytorchjob_crd() {
         {"scope", "Namespaced"},
         {"versions", json::array({version})}}},
   };
+}
+
+std::vector<nlohmann::json> trainer_crds() {
+  // The carried text is JSON documents after `---` lines (generated, so well-formed).
+  std::vector<nlohmann::json> out;
+  const std::string_view text = schema::carried_trainer_crds_yaml();
+  for (std::size_t at = 0; at < text.size();) {
+    const auto end = text.find("\n---", at);
+    const auto doc = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+    const auto open = doc.find('{');
+    if (open != std::string_view::npos) {
+      auto crd = nlohmann::json::parse(doc.substr(open));
+      crd["metadata"]["labels"] = {{"app.kubernetes.io/name", "kubectl-pytorch-controller"}};
+      out.push_back(std::move(crd));
+    }
+    if (end == std::string_view::npos) break;
+    at = end + 4;
+  }
+  return out;
 }
 
 }  // namespace kpt::controller

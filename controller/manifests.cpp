@@ -1,6 +1,7 @@
 #include "controller/manifests.hpp"
 
 #include "controller/crd.hpp"
+#include "model/trainjob/runtime_catalog.hpp"
 #include "yaml/yaml_writer.hpp"
 
 #include <nlohmann/json.hpp>
@@ -44,7 +45,7 @@ rules:
 - apiGroups: ["scheduling.volcano.sh", "scheduling.x-k8s.io"]
   resources: ["podgroups"]
   verbs: ["create", "delete"]
----
+@TRAINER_RULES@---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
 metadata:
@@ -139,6 +140,22 @@ spec:
             drop: ["ALL"]
 )";
 
+// What the TrainJob reconciler reads and writes: its jobs (the restart-count annotation by patch,
+// conditions by status update), the runtimes, and the runtime snapshot ConfigMap it creates.
+constexpr const char* k_trainer_rules = R"(- apiGroups: ["trainer.kubeflow.org"]
+  resources: ["trainjobs"]
+  verbs: ["get", "list", "watch", "patch"]
+- apiGroups: ["trainer.kubeflow.org"]
+  resources: ["trainjobs/status"]
+  verbs: ["get", "update"]
+- apiGroups: ["trainer.kubeflow.org"]
+  resources: ["trainingruntimes", "clustertrainingruntimes"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["get", "create"]
+)";
+
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (auto pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
@@ -153,10 +170,25 @@ std::string crd_manifest() { return yaml::to_yaml(pytorchjob_crd()); }
 std::string controller_manifests(const ManifestOptions& options) {
   auto rest = replace_all(k_rest, "@NS@", options.namespace_);
   rest = replace_all(rest, "@IMAGE@", options.image);
-  return std::string(
-             "# kubectl-pytorch controller: CRD, RBAC and Deployment (kubectl pytorch controller "
-             "manifests)\n---\n") +
-         crd_manifest() + "---\n" + rest;
+  rest = replace_all(rest, "@TRAINER_RULES@", options.trainer ? k_trainer_rules : "");
+  // The Trainer CRDs are too large for client-side apply's last-applied annotation (256 KiB),
+  // as with Trainer's own manifests: say so where the user reads first.
+  std::string out = options.trainer
+                        ? "# kubectl-pytorch controller: CRDs (PyTorchJob and Trainer v2), Trainer's "
+                          "default runtimes, RBAC and Deployment\n# (kubectl pytorch controller "
+                          "manifests --trainer). Apply with: kubectl apply --server-side -f FILE\n---\n"
+                        : "# kubectl-pytorch controller: CRD, RBAC and Deployment (kubectl pytorch "
+                          "controller manifests)\n---\n";
+  out += crd_manifest() + "---\n";
+  if (options.trainer) {
+    for (const auto& crd : trainer_crds()) out += yaml::to_yaml(crd) + "---\n";
+  }
+  out += rest;
+  if (options.trainer) {
+    for (const auto& runtime : model::trainjob::carried_runtimes(model::trainjob::k_newest_trainer_release))
+      out += "---\n" + yaml::to_yaml(runtime);
+  }
+  return out;
 }
 
 }  // namespace kpt::controller

@@ -7,12 +7,14 @@ namespace kpt::controller {
 struct ManifestOptions {
   std::string namespace_ = "kubectl-pytorch";
   std::string image = "ghcr.io/kubectl-pytorch/kubectl-pytorch:latest";
+  /// Also the Trainer v2 CRDs and the RBAC to reconcile TrainJobs, for a cluster without Trainer.
+  bool trainer = false;
 };
 
 /// pytorchjob_crd() as YAML.
 std::string crd_manifest();
 
-/// Everything to run the controller in a cluster, as multi-document YAML: the CRD, a
+/// Everything to run the controller in a cluster, as multi-document YAML: the CRD(s), a
 /// Namespace, a ServiceAccount, least-privilege RBAC (no wildcard verbs or resources) and a
 /// Deployment with liveness/readiness probes and leader election.
 std::string controller_manifests(const ManifestOptions& options);

@@ -7,7 +7,9 @@
 #include "local/node.hpp"
 #include "local/node_exec_provider.hpp"
 #include "local/node_log_provider.hpp"
+#include "local/torch_probe.hpp"
 #include "model/pytorchjob/env_style.hpp"
+#include "model/trainjob/runtime_catalog.hpp"
 #include "util/clock.hpp"
 #include "util/file_io.hpp"
 
@@ -56,19 +58,45 @@ Expected<apiserver::ServerOptions> server_options_from(const ClusterPaths& paths
   return options;
 }
 
-/// Installs our PyTorchJob CRD, or brings an older stored one up to this binary's definition.
-Expected<void> install_crd(kube::ApiClient& client) {
-  auto created = client.create(kube::resources::crds(), "", controller::pytorchjob_crd());
+/// Installs a CRD, or brings an older stored one up to this binary's definition.
+Expected<void> install_crd(kube::ApiClient& client, const nlohmann::json& wanted_crd) {
+  auto created = client.create(kube::resources::crds(), "", wanted_crd);
   if (created || !kube::is_already_exists(created.error())) {
     return created ? Expected<void>{} : Expected<void>{created.error()};
   }
-  auto current = client.get(kube::resources::crds(), "", controller::pytorchjob_crd()["metadata"]["name"]);
+  auto current = client.get(kube::resources::crds(), "", wanted_crd["metadata"]["name"]);
   if (!current) return current.error();
-  nlohmann::json wanted = controller::pytorchjob_crd();
+  nlohmann::json wanted = wanted_crd;
   wanted["metadata"]["resourceVersion"] = (*current)["metadata"].value("resourceVersion", "");
   auto updated = client.update(kube::resources::crds(), "", wanted);
   if (!updated) return updated.error();
   return {};
+}
+
+/// The ClusterTrainingRuntimes a Trainer install creates (torch-distributed and the rest), so a
+/// TrainJob names its runtime as on a cluster. One the user changed or deleted is left alone.
+Expected<void> install_runtimes(kube::ApiClient& client) {
+  const kube::ResourceRef runtimes{"trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes",
+                                   "ClusterTrainingRuntime", false};
+  if (auto present = client.list(runtimes, "", {}); present && !present->items.empty()) return {};
+  for (const auto& runtime : model::trainjob::carried_runtimes(model::trainjob::k_newest_trainer_release)) {
+    auto created = client.create(runtimes, "", runtime);
+    if (!created && !kube::is_already_exists(created.error()))
+      return created.error().context("creating ClusterTrainingRuntime '" +
+                                     runtime["metadata"].value("name", "") + "'");
+  }
+  return {};
+}
+
+/// Our PyTorchJob CRD, the Trainer v2 CRDs and Trainer's default runtimes.
+Expected<void> install_apis(kube::ApiClient& client) {
+  if (auto crd = install_crd(client, controller::pytorchjob_crd()); !crd)
+    return crd.error().context("installing the PyTorchJob CRD");
+  for (const auto& crd : controller::trainer_crds()) {
+    if (auto installed = install_crd(client, crd); !installed)
+      return installed.error().context("installing the " + crd["spec"]["names"].value("kind", "") + " CRD");
+  }
+  return install_runtimes(client);
 }
 
 NodeOptions node_options_for(const ClusterOptions& options) {
@@ -79,6 +107,12 @@ NodeOptions node_options_for(const ClusterOptions& options) {
   node.env.hosts_file = options.paths.hosts_file;
   node.env.workdir = options.default_workdir.empty() ? options.paths.state_dir : options.default_workdir;
   node.log_dir = options.paths.pod_log_dir;
+  const auto [torch, python] = probe_local_torch(node.env.path);
+  node.env.torchrun_env = torchrun_workaround_env(torch, python);
+  if (!node.env.torchrun_env.empty()) {
+    std::cerr << "note: torch " << torch << " on Python " << python
+              << ": torchrun pods get PET_REDIRECTS=1 PET_TEE=1 (its defaults fail to start workers there)\n";
+  }
   return node;
 }
 
@@ -125,8 +159,7 @@ Expected<void> EmbeddedCluster::Parts::start_node_and_controller(const ClusterOp
   if (!cc) return cc.error();
   node_client = std::move(*nc);
   controller_client = std::move(*cc);
-  if (auto crd = install_crd(*controller_client); !crd)
-    return crd.error().context("installing the PyTorchJob CRD");
+  if (auto apis = install_apis(*controller_client); !apis) return apis.error();
 
   const auto node_options = node_options_for(options);
   std::filesystem::create_directories(node_options.log_dir);

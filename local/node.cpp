@@ -70,6 +70,19 @@ void LocalNode::on_service(const nlohmann::json& svc) {
   if (m_hosts.add(meta.value("name", ""), meta.value("namespace", "default"))) (void)m_hosts.write();
 }
 
+bool LocalNode::add_host_names(const nlohmann::json& pod) {
+  const json meta = pod.value("metadata", json::object());
+  const std::string ns = meta.value("namespace", "default");
+  bool added = m_hosts.add(meta.value("name", ""), ns);
+  // A pod with a hostname in a headless Service's subdomain is `<hostname>.<subdomain>` in
+  // cluster DNS: how JobSet pods (TrainJobs) find node 0.
+  const json spec = pod.value("spec", json::object());
+  const std::string hostname = spec.value("hostname", "");
+  const std::string subdomain = spec.value("subdomain", "");
+  if (!hostname.empty() && !subdomain.empty()) added = m_hosts.add(hostname + "." + subdomain, ns) || added;
+  return added;
+}
+
 void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
   const json meta = pod.value("metadata", json::object());
   const std::string ns = meta.value("namespace", "default");
@@ -93,7 +106,7 @@ void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
     if (terminating) return;
     const std::string phase = pod.value("status", json::object()).value("phase", "");
     if (phase == "Succeeded" || phase == "Failed") return;  // finished before we (re)started
-    if (m_hosts.add(name, ns)) (void)m_hosts.write();
+    if (add_host_names(pod)) (void)m_hosts.write();
     Tracked t;
     t.pod = pod;
     t.run = make_pod_run(pod, m_options.env, util::now_rfc3339(), fetch_env_sources(pod));

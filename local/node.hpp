@@ -58,6 +58,8 @@ class LocalNode {
   void sync_once(SteadyTime now);
   void on_pod(const nlohmann::json& pod, bool deleted);
   void on_service(const nlohmann::json& svc);
+  /// Adds the names the pod answers to in cluster DNS; true when one is new. Holds m_mutex.
+  bool add_host_names(const nlohmann::json& pod);
   void start_due(Tracked& t, SteadyTime now);
   /// The ConfigMaps and Secrets the pod's env names, fetched now (missing ones left out).
   EnvSources fetch_env_sources(const nlohmann::json& pod);

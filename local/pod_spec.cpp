@@ -45,7 +45,9 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
   };
   set_var("PATH", node.path);
   if (!node.home.empty()) set_var("HOME", node.home);
-  set_var("HOSTNAME", str_at(pod.value("metadata", json::object()), "name"));
+  // The kubelet's hostname: spec.hostname when set (JobSet pods), else the pod's name.
+  const std::string hostname = str_at(pod.value("spec", json::object()), "hostname");
+  set_var("HOSTNAME", !hostname.empty() ? hostname : str_at(pod.value("metadata", json::object()), "name"));
 
   // envFrom first, then env, whose entries win (the kubelet's order).
   if (auto from = apply_env_from(container, sources, set_var); !from) return from.error();
@@ -73,6 +75,12 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
                         where + ": env[" + std::to_string(i) + "] '" + name +
                             "': the local node resolves valueFrom.fieldRef, configMapKeyRef "
                             "and secretKeyRef only");
+    }
+  }
+  if (vars.count("PET_NNODES") != 0) {
+    for (const auto& kv : node.torchrun_env) {
+      const auto eq = kv.find('=');
+      if (vars.count(kv.substr(0, eq)) == 0) set_var(kv.substr(0, eq), kv.substr(eq + 1));
     }
   }
   // Name resolution comes last so a job cannot switch it off by accident.

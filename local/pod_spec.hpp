@@ -34,6 +34,9 @@ struct NodeEnvironment {
   std::string workdir;  ///< where commands run unless the pod says otherwise (workingDir, annotation)
   std::string node_name = "kubectl-pytorch-local";
   std::string pod_ip = "127.0.0.1";
+  /// KEY=VALUE defaults for containers that torchrun is meant for (their env has PET_NNODES) and
+  /// that do not set the key themselves: what the local torch needs (torchrun_workaround_env).
+  std::vector<std::string> torchrun_env;
 };
 
 /// The launches of a pod's init containers (in order) then its containers, with env as the

@@ -40,6 +40,7 @@ struct ControllerFlags {
   std::string gang_scheduler;
   std::string kinds;  ///< empty: both, TrainJobs only where the API server serves them
   std::string image = std::string("ghcr.io/kubectl-pytorch/kubectl-pytorch:") + k_version;
+  bool trainer = false;  ///< manifests: the Trainer v2 CRDs and RBAC too
 };
 
 /// "15s", "2m", "1h" or plain seconds.
@@ -188,9 +189,14 @@ void add_controller_command(CLI::App& app, Context& ctx) {
   auto* manifests =
       cmd->add_subcommand("manifests", "Print the CRD, RBAC and Deployment to run the controller in-cluster");
   manifests->add_option("--image", flags->image, "Controller image")->capture_default_str();
+  manifests->add_flag(
+      "--trainer", flags->trainer,
+      "Also the Kubeflow Trainer v2 CRDs (v2.3.0 schema) and the RBAC to reconcile TrainJobs, "
+      "for a cluster without Trainer");
   manifests->callback([&ctx, flags] {
     controller::ManifestOptions options;
     options.image = flags->image;
+    options.trainer = flags->trainer;
     if (!ctx.connection.namespace_.empty()) options.namespace_ = ctx.connection.namespace_;
     ctx.out << controller::controller_manifests(options);
     ctx.exit_code = exit_code::ok;

@@ -12,6 +12,8 @@ std::string_view k_carried_trainer_v2_0_0();
 std::string_view k_carried_trainer_v2_1_0();
 std::string_view k_carried_trainer_v2_2_0();
 std::string_view k_carried_trainer_v2_3_0();
+// Defined in the build-generated carried_trainer_crds_data.cpp (embed_text.py).
+std::string_view carried_trainer_crds_text();
 
 namespace {
 
@@ -41,6 +43,8 @@ const SchemaSet& carried_trainer_schema(model::trainjob::TrainerRelease release)
   static const SchemaSet v2_0 = load(k_carried_trainer_v2_0_0(), "v2.0.0");
   return v2_0;
 }
+
+std::string_view carried_trainer_crds_yaml() { return carried_trainer_crds_text(); }
 
 bool is_trainer_kind(std::string_view kind) {
   using namespace model::trainjob;

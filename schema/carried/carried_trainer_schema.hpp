@@ -14,6 +14,10 @@ namespace kpt::schema {
 /// first use; safe to call from several threads.
 const SchemaSet& carried_trainer_schema(model::trainjob::TrainerRelease release);
 
+/// The newest carried release's CustomResourceDefinitions (TrainJob, TrainingRuntime,
+/// ClusterTrainingRuntime) as YAML text: three JSON documents, each after a `---` line.
+std::string_view carried_trainer_crds_yaml();
+
 /// True for the kinds the carried Trainer schemas hold.
 bool is_trainer_kind(std::string_view kind);
 

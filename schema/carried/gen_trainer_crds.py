@@ -501,6 +501,11 @@ def crd(kind, plural, scope, schema, release, status):
     version = {"name": "v1alpha1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}
     if status:
         version["subresources"] = {"status": {}}
+        # As the real CRD: State is the type of the last condition, whatever its status.
+        version["additionalPrinterColumns"] = [
+            {"jsonPath": ".status.conditions[-1:].type", "name": "State", "type": "string"},
+            {"jsonPath": ".metadata.creationTimestamp", "name": "Age", "type": "date"},
+        ]
     return {
         "apiVersion": "apiextensions.k8s.io/v1",
         "kind": "CustomResourceDefinition",

@@ -1,5 +1,6 @@
 #include "controller/manifests.hpp"
 
+#include "controller/crd.hpp"
 #include "plugin/plugin.hpp"
 #include "schema/structural_schema.hpp"
 #include "yaml/manifest_reader.hpp"
@@ -8,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -48,15 +50,26 @@ TEST(ControllerManifests, NamespaceAndImageCanBeChosen) {
   EXPECT_EQ(printed.find("kubectl-pytorch:v"), std::string::npos);
 }
 
+TEST(ControllerManifests, TheTrainerDeployFileIsExactlyWhatTheCommandPrints) {
+  int code = -1;
+  const auto printed = run_plugin({"kubectl-pytorch", "controller", "manifests", "--trainer"}, code);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(printed,
+            read_file(std::string(KPT_SOURCE_DIR) + "/deploy/kubectl-pytorch-controller-trainer.yaml"))
+      << "regenerate with: kubectl-pytorch controller manifests --trainer > "
+         "deploy/kubectl-pytorch-controller-trainer.yaml";
+}
+
 std::vector<yaml::Document> documents(const std::string& text) {
   auto r = yaml::read_manifests("manifests.yaml", std::make_shared<const std::string>(text));
   EXPECT_TRUE(r.findings.empty());
   return std::move(r.documents);
 }
 
-TEST(ControllerManifests, RbacHasNoWildcardsAndCoversWhatTheControllerDoes) {
-  std::map<std::string, std::string> grants;  // "group/resource" -> verbs
-  for (const auto& doc : documents(controller_manifests({}))) {
+/// "group/resource" -> the verbs the manifests' Roles and ClusterRoles grant, "a,b,".
+std::map<std::string, std::string> grants_of(const ManifestOptions& options) {
+  std::map<std::string, std::string> grants;
+  for (const auto& doc : documents(controller_manifests(options))) {
     const auto j = yaml::to_json(doc.root);
     if (j.value("kind", "") != "ClusterRole" && j.value("kind", "") != "Role") continue;
     for (const auto& rule : j["rules"]) {
@@ -70,6 +83,12 @@ TEST(ControllerManifests, RbacHasNoWildcardsAndCoversWhatTheControllerDoes) {
       }
     }
   }
+  return grants;
+}
+
+TEST(ControllerManifests, RbacHasNoWildcardsAndCoversWhatTheControllerDoes) {
+  auto grants = grants_of({});
+  EXPECT_EQ(grants.count("trainer.kubeflow.org/trainjobs"), 0u);
   EXPECT_EQ(grants["kubeflow.org/pytorchjobs/status"], "get,update,");
   EXPECT_EQ(grants["/pods"], "get,list,watch,create,delete,");
   EXPECT_EQ(grants["coordination.k8s.io/leases"], "get,create,update,");
@@ -111,6 +130,49 @@ spec:
   const auto findings = schema::validate_structure(jobs[1], *s, {});
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].field_path, "spec.replicas");
+}
+
+TEST(ControllerManifests, WithTrainerTheRbacCoversWhatTheTrainJobReconcilerDoes) {
+  ManifestOptions options;
+  options.trainer = true;
+  auto grants = grants_of(options);
+  EXPECT_EQ(grants["trainer.kubeflow.org/trainjobs"], "get,list,watch,patch,");
+  EXPECT_EQ(grants["trainer.kubeflow.org/trainjobs/status"], "get,update,");
+  EXPECT_EQ(grants["trainer.kubeflow.org/clustertrainingruntimes"], "get,list,watch,");
+  EXPECT_EQ(grants["trainer.kubeflow.org/trainingruntimes"], "get,list,watch,");
+  EXPECT_EQ(grants["/configmaps"], "get,create,");
+  EXPECT_EQ(grants["kubeflow.org/pytorchjobs/status"], "get,update,");
+}
+
+TEST(ControllerManifests, WithTrainerTheCrdsAreStructuralAndTheRuntimesFollowTheRbac) {
+  ManifestOptions options;
+  options.trainer = true;
+  std::vector<std::string> kinds;
+  std::vector<std::string> runtimes;
+  for (const auto& doc : documents(controller_manifests(options))) {
+    const auto j = yaml::to_json(doc.root);
+    if (j.value("kind", "") == "ClusterTrainingRuntime") runtimes.push_back(j["metadata"].value("name", ""));
+    if (j.value("kind", "") != "CustomResourceDefinition") continue;
+    kinds.push_back(j["spec"]["names"].value("kind", ""));
+    auto set = schema::SchemaSet::from_crd(doc);
+    EXPECT_TRUE(set.has_value()) << kinds.back() << ": " << set.error().message;
+  }
+  EXPECT_EQ(kinds, (std::vector<std::string>{"PyTorchJob", "TrainJob", "TrainingRuntime",
+                                             "ClusterTrainingRuntime"}));
+  ASSERT_FALSE(runtimes.empty());
+  EXPECT_NE(std::find(runtimes.begin(), runtimes.end(), "torch-distributed"), runtimes.end());
+}
+
+TEST(ControllerManifests, TheTrainJobCrdHasTheRealPrinterColumnsAndStatusSubresource) {
+  const auto crds = trainer_crds();
+  ASSERT_EQ(crds.size(), 3u);
+  const auto& version = crds[0]["spec"]["versions"][0];
+  EXPECT_EQ(crds[0]["metadata"]["name"], "trainjobs.trainer.kubeflow.org");
+  EXPECT_EQ(version["additionalPrinterColumns"][0]["name"], "State");
+  EXPECT_EQ(version["additionalPrinterColumns"][0]["jsonPath"], ".status.conditions[-1:].type");
+  EXPECT_EQ(version["additionalPrinterColumns"][1]["name"], "Age");
+  EXPECT_TRUE(version["subresources"].contains("status"));
+  EXPECT_EQ(crds[2]["spec"]["scope"], "Cluster");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "local/pod_spec.hpp"
 
+#include "local/torch_probe.hpp"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -49,6 +51,45 @@ TEST(PlanLaunches, BuildsEnvInOrderWithFieldRefsAndNameResolutionLast) {
                        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/home/me",
                        "HOSTNAME=job-worker-1", "RANK=2", "POD=job-worker-1", "IDX=1",
                        "LD_PRELOAD=/usr/lib/libnss_wrapper.so", "NSS_WRAPPER_HOSTS=/state/hosts"}));
+}
+
+TEST(PlanLaunches, AJobSetPodIsItsHostnameAndATorchrunContainerGetsTheNodesDefaults) {
+  json pod = pod_with({{"name", "node"},
+                       {"command", json::array({"torchrun", "train.py"})},
+                       {"env", json::array({{{"name", "PET_NNODES"}, {"value", "2"}},
+                                            {{"name", "PET_TEE"}, {"value", "2"}}})}});
+  pod["spec"]["hostname"] = "job-node-0-1";
+  pod["spec"]["subdomain"] = "job";
+  auto n = node();
+  n.nss_wrapper_library.clear();
+  n.torchrun_env = {"PET_REDIRECTS=1", "PET_TEE=1"};
+  auto launches = plan_launches(pod, n);
+  ASSERT_TRUE(launches) << launches.error().message;
+  // The container's own PET_TEE wins over the node's default.
+  EXPECT_EQ(launches->front().env,
+            (std::vector<std::string>{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                                      "HOME=/home/me", "HOSTNAME=job-node-0-1", "PET_NNODES=2", "PET_TEE=2",
+                                      "PET_REDIRECTS=1"}));
+}
+
+TEST(PlanLaunches, TheTorchrunDefaultsStayOutOfContainersWithoutPetNnodes) {
+  auto n = node();
+  n.nss_wrapper_library.clear();
+  n.torchrun_env = {"PET_REDIRECTS=1", "PET_TEE=1"};
+  auto launches = plan_launches(pod_with({{"name", "c"}, {"command", json::array({"sleep", "1"})}}), n);
+  ASSERT_TRUE(launches) << launches.error().message;
+  for (const auto& kv : launches->front().env) EXPECT_EQ(kv.rfind("PET_", 0), std::string::npos) << kv;
+}
+
+TEST(TorchrunWorkaroundEnv, OnlyTorchBefore2OnPython311OrLater) {
+  const std::vector<std::string> needed{"PET_REDIRECTS=1", "PET_TEE=1"};
+  EXPECT_EQ(torchrun_workaround_env("1.13.0a0", "3.11"), needed);
+  EXPECT_EQ(torchrun_workaround_env("1.13.1", "3.12"), needed);
+  EXPECT_TRUE(torchrun_workaround_env("1.13.1", "3.10").empty());
+  EXPECT_TRUE(torchrun_workaround_env("2.0.0", "3.11").empty());
+  EXPECT_TRUE(torchrun_workaround_env("2.7.1+cpu", "3.12").empty());
+  EXPECT_TRUE(torchrun_workaround_env("", "3.11").empty());
+  EXPECT_TRUE(torchrun_workaround_env("1.13.1", "").empty());
 }
 
 TEST(PlanLaunches, RefusesAContainerWithoutCommand) {
