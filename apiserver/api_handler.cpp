@@ -1,5 +1,7 @@
 #include "apiserver/api_handler.hpp"
 
+#include "apiserver/body_limits.hpp"
+#include "apiserver/delete_options.hpp"
 #include "apiserver/discovery.hpp"
 #include "apiserver/protobuf_body.hpp"
 #include "apiserver/table.hpp"
@@ -43,6 +45,7 @@ ApiResult<json> parse_body(const HttpRequest& req, const ResourceInfo* res) {
                     nullptr};
   }
   if (type.rfind("application/yaml", 0) == 0) return parse_patch_body(PatchKind::apply, req.body);
+  if (auto deep = json_too_deep(req.body)) return *deep;
   auto body = json::parse(req.body, nullptr, false);
   if (body.is_discarded()) {
     return bad_request(
@@ -271,21 +274,11 @@ HttpResponse ApiHandler::do_patch(const HttpRequest& req, const Target& t) {
 
 HttpResponse ApiHandler::do_delete(const HttpRequest& req, const Target& t) {
   const auto& res = *t.resource;
-  std::string propagation = req.param("propagationPolicy");
-  bool dry_run = req.param("dryRun") == "All";
-  if (!req.body.empty()) {
-    const auto opts = json::parse(req.body, nullptr, false);
-    if (opts.is_object()) {
-      if (propagation.empty()) propagation = opts.value("propagationPolicy", "");
-      if (opts.contains("dryRun") && opts["dryRun"].is_array()) {
-        for (const auto& d : opts["dryRun"]) dry_run = dry_run || d == "All";
-      }
-    }
-  }
-  if (propagation.empty()) propagation = "Background";
+  auto options = delete_options_of(req);
+  if (!options) return error_response(options.error());
   if (!t.name.empty()) {
-    auto r = m_ops.remove(res, t.ns, t.name, propagation, dry_run);
-    return r ? json_response(200, r.value()) : error_response(r.error());
+    auto r = m_ops.remove(res, t.ns, t.name, options.value());
+    return r ? json_response(200, r.value().object) : error_response(r.error());
   }
   // deletecollection
   auto labels = LabelSelector::parse(req.param("labelSelector"));
@@ -296,7 +289,7 @@ HttpResponse ApiHandler::do_delete(const HttpRequest& req, const Target& t) {
   if (!list) return error_response(list.error());
   for (const auto& item : list.value()["items"]) {
     (void)m_ops.remove(res, item["metadata"].value("namespace", ""), item["metadata"].value("name", ""),
-                       propagation, dry_run);
+                       options.value());
   }
   return json_response(200, success_status());
 }

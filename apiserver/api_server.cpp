@@ -1,6 +1,7 @@
 #include "apiserver/api_server.hpp"
 
 #include "apiserver/api_handler.hpp"
+#include "apiserver/body_limits.hpp"
 #include "apiserver/connection_server.hpp"
 
 #include <httplib.h>
@@ -17,7 +18,7 @@ namespace kpt::apiserver {
 
 namespace {
 
-HttpRequest to_request(const httplib::Request& in) {
+HttpRequest to_request(const httplib::Request& in, std::string body) {
   HttpRequest out;
   out.method = in.method;
   out.path = in.path;
@@ -27,7 +28,7 @@ HttpRequest to_request(const httplib::Request& in) {
     std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return std::tolower(c); });
     out.headers[key] = v;
   }
-  out.body = in.body;
+  out.body = std::move(body);
   return out;
 }
 
@@ -74,8 +75,36 @@ struct ApiServer::Impl {
     return {};
   }
 
-  void serve(const httplib::Request& in, httplib::Response& out) {
-    HttpResponse r = handler.handle(to_request(in));
+  /// Reads the body through httplib's content reader, so that the bound holds for chunked and
+  /// compressed bodies too (httplib itself checks only a declared Content-Length).
+  void serve_with_body(const httplib::Request& in, httplib::Response& out,
+                       const httplib::ContentReader& reader) {
+    std::string body;
+    bool too_large = false;
+    const bool read = reader([&](const char* data, std::size_t size) {
+      too_large = body.size() + size > k_max_request_body_bytes;
+      if (!too_large) body.append(data, size);
+      return !too_large;
+    });
+    if (too_large || out.status == 413) return refuse(in, out, request_entity_too_large());
+    if (!read) {
+      return refuse(in, out,
+                    bad_request("the body of the request could not be read: it was shorter than announced, "
+                                "malformed, or too slow"));
+    }
+    serve(in, out, std::move(body));
+  }
+
+  void refuse(const httplib::Request& in, httplib::Response& out, const ApiError& error) {
+    const auto r = error_response(error);
+    out.status = r.status;
+    out.set_content(r.body, r.content_type);
+    out.set_header("Connection", "close");  // the rest of the body is not worth reading
+    if (options.access_log) options.access_log(in.method + " " + in.path + " " + std::to_string(r.status));
+  }
+
+  void serve(const httplib::Request& in, httplib::Response& out, std::string body = {}) {
+    HttpResponse r = handler.handle(to_request(in, std::move(body)));
     out.status = r.status;
     for (const auto& [k, v] : r.headers) out.headers.emplace(k, v);
     if (options.access_log) options.access_log(in.method + " " + in.path + " " + std::to_string(r.status));
@@ -134,7 +163,7 @@ Expected<int> ApiServer::start(int port) {
   srv.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   srv.set_keep_alive_timeout(5);  // bounds how long stop() waits for idle keep-alive connections
   srv.set_tcp_nodelay(true);      // headers and body go in separate writes: without it, 40 ms delayed ACKs
-  srv.set_read_timeout(30);
+  srv.set_read_timeout(static_cast<time_t>(im.options.read_timeout.count()));
   srv.set_write_timeout(30);
   srv.set_pre_routing_handler([&im](const httplib::Request& req, httplib::Response& res) {
     if (im.options.token.empty() || req.path == "/healthz" || req.path == "/livez" || req.path == "/readyz") {
@@ -149,12 +178,16 @@ Expected<int> ApiServer::start(int port) {
     if (im.options.access_log) im.options.access_log(req.method + " " + req.path + " 401");
     return httplib::Server::HandlerResponse::Handled;
   });
-  const auto handler = [&im](const httplib::Request& req, httplib::Response& res) { im.serve(req, res); };
-  srv.Get(".*", handler);
-  srv.Post(".*", handler);
-  srv.Put(".*", handler);
-  srv.Patch(".*", handler);
-  srv.Delete(".*", handler);
+  srv.set_payload_max_length(k_max_request_body_bytes);
+  srv.Get(".*", [&im](const httplib::Request& req, httplib::Response& res) { im.serve(req, res); });
+  const auto with_body = [&im](const httplib::Request& req, httplib::Response& res,
+                               const httplib::ContentReader& reader) {
+    im.serve_with_body(req, res, reader);
+  };
+  srv.Post(".*", with_body);
+  srv.Put(".*", with_body);
+  srv.Patch(".*", with_body);
+  srv.Delete(".*", with_body);
 
   if (port == 0) {
     im.port = srv.bind_to_any_port(im.options.host);

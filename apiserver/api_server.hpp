@@ -8,6 +8,7 @@
 #include "apiserver/store.hpp"
 #include "util/expected.hpp"
 
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -27,6 +28,8 @@ struct ServerOptions {
   std::string database;
   FaultPlan faults;
   std::size_t threads = 64;  ///< each open watch holds one
+  /// How long a client may take to send the next part of a request (a body that stalls ends in 400).
+  std::chrono::seconds read_timeout{30};
   /// One line per request ("GET /api/v1/pods 200"); never headers, so never the token.
   std::function<void(const std::string&)> access_log;
 };

@@ -198,6 +198,27 @@ class HttpStream final : public httplib::Stream {
 
 thread_local SocketConnection* t_current = nullptr;
 
+/// Closes a connection whose peer may still be sending (a body refused with 413 part-way): closing
+/// with unread bytes makes the kernel send RST, which can destroy the answer before the client
+/// reads it. So, only then, end our side first and read what is in flight for a short while.
+void close_lingering(int sock) {
+  char probe[16384];
+  if (::recv(sock, probe, 1, MSG_PEEK | MSG_DONTWAIT) > 0) {
+    ::shutdown(sock, SHUT_WR);
+    constexpr std::size_t k_max_discard = 8 * 1024 * 1024;
+    const auto until = Clock::now() + std::chrono::milliseconds(500);
+    std::size_t discarded = 0;
+    while (discarded < k_max_discard && Clock::now() < until) {
+      if (poll_one(sock, POLLIN, std::chrono::milliseconds(50)) <= 0) continue;
+      const auto n = ::recv(sock, probe, sizeof probe, MSG_DONTWAIT);
+      if (n <= 0) break;
+      discarded += static_cast<std::size_t>(n);
+    }
+  }
+  ::shutdown(sock, SHUT_RDWR);
+  ::close(sock);
+}
+
 std::chrono::milliseconds to_ms(time_t sec, time_t usec) {
   return std::chrono::milliseconds(sec * 1000 + usec / 1000);
 }
@@ -277,8 +298,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
     SSL_free(ssl);
     ERR_clear_error();
   }
-  ::shutdown(sock, SHUT_RDWR);
-  ::close(sock);
+  close_lingering(sock);
   return ok;
 }
 

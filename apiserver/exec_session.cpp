@@ -1,6 +1,7 @@
 // One exec session: the Kubernetes remote-command channels over a WebSocket connection
 // (k8s.io/apimachinery pkg/util/remotecommand constants; client side in k8s.io/client-go
 // tools/remotecommand/websocket.go and v4.go, as kubectl v1.32 speaks it).
+#include "apiserver/body_limits.hpp"
 #include "apiserver/exec_provider.hpp"
 #include "apiserver/websocket.hpp"
 
@@ -172,6 +173,7 @@ class Session {
     if (channel == static_cast<unsigned char>(k_channel_stdin)) {
       if (m_stdin_fd >= 0 && !m_close_stdin_requested) m_pending_stdin.append(payload, 1);
     } else if (channel == static_cast<unsigned char>(k_channel_resize)) {
+      if (json_too_deep(payload)) return;
       const auto size = json::parse(payload.substr(1), nullptr, false);
       if (size.is_object() && size.value("Width", json()).is_number_unsigned() &&
           size.value("Height", json()).is_number_unsigned()) {

@@ -1,5 +1,6 @@
 #include "apiserver/patch.hpp"
 
+#include "apiserver/body_limits.hpp"
 #include "yaml/manifest_reader.hpp"
 #include "yaml/node_json.hpp"
 
@@ -48,6 +49,7 @@ std::optional<PatchKind> patch_kind_of(const std::string& content_type) {
 }
 
 ApiResult<json> parse_patch_body(PatchKind kind, const std::string& body) {
+  if (auto deep = json_too_deep(body)) return *deep;
   auto parsed = json::parse(body, nullptr, false);
   if (parsed.is_discarded()) {
     if (kind == PatchKind::apply) return parse_yaml(body);

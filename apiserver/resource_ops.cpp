@@ -309,8 +309,9 @@ ApiResult<WriteResult> ResourceOps::finish_write(const ResourceInfo& res, const 
     const auto& meta = obj["metadata"];
     const bool finalizers_left = meta.contains("finalizers") && !meta["finalizers"].empty();
     if (meta.contains("deletionTimestamp") && !finalizers_left) {
-      if (auto gone_obj = m_store.erase(res.storage_key(), ns, name))
-        after_delete(res, *gone_obj, "Background");
+      if (auto gone_obj = m_store.erase(res.storage_key(), ns, name)) collect_after_erase(res, *gone_obj);
+    } else if (meta.contains("ownerReferences")) {
+      collect_if_dangling(res, obj);
     }
   }
   return WriteResult{std::move(obj), std::move(warnings), created};
@@ -422,83 +423,6 @@ ApiResult<json> ResourceOps::get_scale(const ResourceInfo& res, const std::strin
   auto obj = get(res, ns, name);
   if (!obj) return obj;
   return scale_of(res, obj.value());
-}
-
-ApiResult<json> ResourceOps::remove(const ResourceInfo& res, const std::string& ns, const std::string& name,
-                                    const std::string& propagation, bool dry_run) {
-  auto cur = m_store.get(res.storage_key(), ns, name);
-  if (!cur) return not_found(res.group, res.plural, name);
-  if (dry_run) return *cur;
-  const auto& meta = (*cur)["metadata"];
-  if (meta.contains("finalizers") && !meta["finalizers"].empty()) {
-    auto marked =
-        m_store.mutate(res.storage_key(), ns, name, [&](const std::optional<json>& c) -> ApiResult<json> {
-          if (!c) return not_found(res.group, res.plural, name);
-          json out = *c;
-          if (!out["metadata"].contains("deletionTimestamp"))
-            out["metadata"]["deletionTimestamp"] = util::now_rfc3339();
-          return out;
-        });
-    return marked;
-  }
-  const std::string uid = meta.value("uid", "");
-  if (propagation == "Foreground") collect_garbage(uid, propagation);
-  auto erased = m_store.erase(res.storage_key(), ns, name);
-  if (!erased) return erased.error().code == 404 ? not_found(res.group, res.plural, name) : erased.error();
-  after_delete(res, *erased, propagation);
-  (*erased)["apiVersion"] = res.group_version();
-  return *erased;
-}
-
-void ResourceOps::after_delete(const ResourceInfo& res, const json& obj, const std::string& propagation) {
-  const std::string name = meta_string(obj, "name");
-  if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io") {
-    const auto spec = obj.value("spec", json::object());
-    const std::string key =
-        spec.value("group", "") + "/" + spec.value("names", json::object()).value("plural", "");
-    m_registry.remove_crd(name);
-    for (const auto& ref : m_store.refs_of(key, "")) (void)m_store.erase(ref.resource, ref.ns, ref.name);
-  }
-  if (res.kind == "Namespace" && res.group.empty()) {
-    std::vector<std::string> done;
-    for (const auto& r : m_registry.all()) {
-      if (!r->namespaced || std::find(done.begin(), done.end(), r->storage_key()) != done.end()) continue;
-      done.push_back(r->storage_key());
-      for (const auto& ref : m_store.refs_of(r->storage_key(), name))
-        (void)remove(*r, ref.ns, ref.name, "Background", false);
-    }
-  }
-  if (propagation != "Foreground") collect_garbage(meta_string(obj, "uid"), propagation);
-}
-
-void ResourceOps::collect_garbage(const std::string& owner_uid, const std::string& propagation) {
-  if (owner_uid.empty()) return;
-  for (const auto& dep : m_store.dependents_of(owner_uid)) {
-    auto obj = m_store.get(dep.resource, dep.ns, dep.name);
-    if (!obj) continue;
-    json owners = json::array();
-    for (const auto& o : (*obj)["metadata"]["ownerReferences"]) {
-      if (o.value("uid", "") != owner_uid) owners.push_back(o);
-    }
-    if (propagation == "Orphan" || !owners.empty()) {
-      (void)m_store.mutate(dep.resource, dep.ns, dep.name,
-                           [&](const std::optional<json>& c) -> ApiResult<json> {
-                             if (!c) return not_found("", dep.resource, dep.name);
-                             json out = *c;
-                             out["metadata"]["ownerReferences"] = owners;
-                             if (owners.empty()) out["metadata"].erase("ownerReferences");
-                             return out;
-                           });
-      continue;
-    }
-    const auto dep_res = m_registry.find_any_version(dep.resource);
-    if (dep_res) {
-      (void)remove(*dep_res, dep.ns, dep.name, propagation == "Foreground" ? "Foreground" : "Background",
-                   false);
-    } else {
-      (void)m_store.erase(dep.resource, dep.ns, dep.name);
-    }
-  }
 }
 
 }  // namespace kpt::apiserver

@@ -27,6 +27,24 @@ struct WriteResult {
   bool created = false;
 };
 
+/// A delete's options (meta/v1 DeleteOptions), from the body or the query.
+struct DeleteOptions {
+  std::string propagation = "Background";  ///< Background, Foreground or Orphan
+  bool dry_run = false;
+  std::string precondition_uid;  ///< preconditions.uid: 409 unless the object has it
+  std::string precondition_rv;   ///< preconditions.resourceVersion: 409 unless the object has it
+};
+
+/// A delete's result: the object, and whether it is still there (finalizers or dependents left).
+struct DeleteResult {
+  nlohmann::json object;
+  bool pending = false;
+};
+
+/// Garbage-collection work a write leaves: drained in a loop, not by recursion, so a long chain
+/// of owners cannot exhaust the stack.
+struct GcWork;
+
 struct ListQuery {
   LabelSelector labels;
   FieldSelector fields;
@@ -50,10 +68,12 @@ class ResourceOps {
                                 nlohmann::json body, const WriteFlags& flags);
   ApiResult<WriteResult> patch(const ResourceInfo& res, const std::string& ns, const std::string& name,
                                PatchKind kind, const std::string& body, const WriteFlags& flags);
-  /// Deletes with `propagation` Background (default), Foreground or Orphan. Objects with
-  /// finalizers get a deletionTimestamp and go once their finalizers are removed.
-  ApiResult<nlohmann::json> remove(const ResourceInfo& res, const std::string& ns, const std::string& name,
-                                   const std::string& propagation, bool dry_run);
+  /// Deletes as the real API server and its garbage collector do: objects with finalizers get a
+  /// deletionTimestamp and go once their finalizers are removed; Background deletes the object and
+  /// then its dependents; Foreground keeps it, with the `foregroundDeletion` finalizer, until the
+  /// dependents that block owner deletion are gone; Orphan strips their owner references.
+  ApiResult<DeleteResult> remove(const ResourceInfo& res, const std::string& ns, const std::string& name,
+                                 const DeleteOptions& options);
 
   /// The scale subresource (autoscaling/v1 Scale) of an object.
   ApiResult<nlohmann::json> get_scale(const ResourceInfo& res, const std::string& ns,
@@ -71,8 +91,21 @@ class ResourceOps {
   ApiResult<WriteResult> finish_write(const ResourceInfo& res, const std::string& ns, const std::string& name,
                                       ApiResult<nlohmann::json> stored, std::vector<std::string> warnings,
                                       bool created, bool dry_run);
-  void after_delete(const ResourceInfo& res, const nlohmann::json& obj, const std::string& propagation);
-  void collect_garbage(const std::string& owner_uid, const std::string& propagation);
+  // Deletion and garbage collection (garbage_collector.cpp).
+  ApiResult<DeleteResult> remove_queued(const ResourceInfo& res, const std::string& ns,
+                                        const std::string& name, const DeleteOptions& options, GcWork& work);
+  ApiResult<nlohmann::json> mark_deleting(const ResourceInfo& res, const std::string& ns,
+                                          const std::string& name, bool foreground);
+  void after_erase(const ResourceInfo& res, const nlohmann::json& obj, GcWork& work);
+  void orphan_dependents(const std::string& owner_uid);
+  void drain(GcWork& work);
+  void attempt_to_delete(const Store::Ref& ref, GcWork& work);
+  void finish_foreground(const std::string& owner_uid, GcWork& work);
+  /// Resolves a written object's owner references at once: one whose owners are all gone is
+  /// collected (an owner deleted while its dependent was being created leaves no orphan).
+  void collect_if_dangling(const ResourceInfo& res, const nlohmann::json& obj);
+  /// The collection an object's erasure starts (its dependents, owners waiting for it).
+  void collect_after_erase(const ResourceInfo& res, const nlohmann::json& obj);
 
   Store& m_store;
   ResourceRegistry& m_registry;

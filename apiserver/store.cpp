@@ -63,6 +63,8 @@ Expected<void> Store::open(std::unique_ptr<Storage> storage) {
   m_storage = std::move(storage);
   m_objects.clear();
   m_history.clear();
+  m_by_uid.clear();
+  m_by_owner.clear();
   m_compacted_rv = m_storage->compacted();
   m_storage_compacted = m_compacted_rv;
   m_rv = std::max<std::uint64_t>(1, m_compacted_rv);
@@ -82,9 +84,11 @@ void Store::replay(const Revision& revision) {
   std::string type = "ADDED";
   if (revision.deleted) {
     type = "DELETED";
+    reindex(parts->resource, previous, nullptr);
     if (it != objects.end()) objects.erase(it);
   } else {
     if (!revision.created) type = "MODIFIED";
+    reindex(parts->resource, previous, obj);
     objects[key] = obj;
   }
   if (revision.id <= m_compacted_rv) return;
@@ -133,6 +137,7 @@ ApiResult<nlohmann::json> Store::mutate(const std::string& resource, const std::
                    obj, current ? *current : nlohmann::json()};
   if (auto failed = persist(event)) return *failed;
   m_rv = rv;
+  reindex(resource, current ? *current : nlohmann::json(), obj);
   objects[key] = obj;
   record(std::move(event));
   return obj;
@@ -149,6 +154,7 @@ ApiResult<nlohmann::json> Store::erase(const std::string& resource, const std::s
   obj["metadata"]["resourceVersion"] = std::to_string(m_rv + 1);
   StoreEvent event{m_rv + 1, "DELETED", resource, ns, obj, nullptr};
   if (auto failed = persist(event)) return *failed;
+  reindex(resource, it->second, nullptr);
   objects.erase(it);
   ++m_rv;
   record(std::move(event));
@@ -189,19 +195,55 @@ std::uint64_t Store::current_rv() const {
 std::vector<Store::Ref> Store::dependents_of(const std::string& uid) const {
   std::lock_guard lock(m_mutex);
   std::vector<Ref> out;
-  for (const auto& [resource, objects] : m_objects) {
-    for (const auto& [key, obj] : objects) {
-      const auto& meta = obj["metadata"];
-      if (!meta.contains("ownerReferences") || !meta["ownerReferences"].is_array()) continue;
-      for (const auto& owner : meta["ownerReferences"]) {
-        if (owner.value("uid", "") == uid) {
-          out.push_back({resource, meta.value("namespace", ""), meta.value("name", "")});
-          break;
-        }
-      }
-    }
+  const auto it = m_by_owner.find(uid);
+  if (it == m_by_owner.end()) return out;
+  for (const auto& [resource, key] : it->second) {
+    const auto slash = key.find('/');
+    out.push_back({resource, key.substr(0, slash), key.substr(slash + 1)});
   }
   return out;
+}
+
+std::optional<Store::Located> Store::find_uid(const std::string& uid) const {
+  std::lock_guard lock(m_mutex);
+  const auto it = m_by_uid.find(uid);
+  if (it == m_by_uid.end()) return std::nullopt;
+  const auto& ref = it->second;
+  const auto r = m_objects.find(ref.resource);
+  if (r == m_objects.end()) return std::nullopt;
+  const auto obj = r->second.find(object_key(ref.ns, ref.name));
+  if (obj == r->second.end()) return std::nullopt;
+  return Located{ref, obj->second};
+}
+
+void Store::reindex(const std::string& resource, const nlohmann::json& before, const nlohmann::json& after) {
+  const auto owner_uids = [](const nlohmann::json& obj) {
+    std::set<std::string> uids;
+    if (!obj.is_object() || !obj.contains("metadata")) return uids;
+    const auto& refs = obj["metadata"].value("ownerReferences", nlohmann::json::array());
+    if (!refs.is_array()) return uids;
+    for (const auto& ref : refs) {
+      if (ref.is_object() && ref.contains("uid") && ref["uid"].is_string()) uids.insert(ref["uid"]);
+    }
+    return uids;
+  };
+  const auto uid_of = [](const nlohmann::json& obj) {
+    if (!obj.is_object() || !obj.contains("metadata")) return std::string{};
+    return obj["metadata"].value("uid", std::string{});
+  };
+  const auto& meta = (after.is_object() ? after : before).value("metadata", nlohmann::json::object());
+  const std::string ns = meta.value("namespace", "");
+  const std::string name = meta.value("name", "");
+  if (const auto old_uid = uid_of(before); !old_uid.empty()) m_by_uid.erase(old_uid);
+  if (const auto new_uid = uid_of(after); !new_uid.empty()) m_by_uid[new_uid] = Ref{resource, ns, name};
+  const std::pair<std::string, std::string> self{resource, object_key(ns, name)};
+  for (const auto& uid : owner_uids(before)) {
+    auto it = m_by_owner.find(uid);
+    if (it == m_by_owner.end()) continue;
+    it->second.erase(self);
+    if (it->second.empty()) m_by_owner.erase(it);
+  }
+  for (const auto& uid : owner_uids(after)) m_by_owner[uid].insert(self);
 }
 
 std::vector<Store::Ref> Store::refs_of(const std::string& resource, const std::string& ns) const {

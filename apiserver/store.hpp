@@ -13,7 +13,10 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace kpt::apiserver {
@@ -69,6 +72,13 @@ class Store {
     std::string resource, ns, name;
   };
   [[nodiscard]] std::vector<Ref> dependents_of(const std::string& uid) const;
+  /// The object whose metadata.uid is `uid`, and where it is stored, as the garbage collector
+  /// resolves owner references.
+  struct Located {
+    Ref ref;
+    nlohmann::json object;
+  };
+  [[nodiscard]] std::optional<Located> find_uid(const std::string& uid) const;
   /// Every object of `resource` (for namespace and CRD deletion).
   [[nodiscard]] std::vector<Ref> refs_of(const std::string& resource, const std::string& ns) const;
 
@@ -89,6 +99,9 @@ class Store {
   /// Writes the change to the storage first; compacts the storage past the history window.
   std::optional<ApiError> persist(const StoreEvent& event);
   void replay(const Revision& revision);
+  /// Keeps the uid and owner indexes in step with one object changing from `before` to `after`
+  /// (null: absent), so owner lookups cost a hash probe rather than a scan of every object.
+  void reindex(const std::string& resource, const nlohmann::json& before, const nlohmann::json& after);
 
   StoreOptions m_options;
   std::unique_ptr<Storage> m_storage;
@@ -101,6 +114,9 @@ class Store {
   std::map<std::string, std::map<std::string, nlohmann::json>>
       m_objects;  ///< resource -> "ns/name" -> object
   std::deque<StoreEvent> m_history;
+  std::unordered_map<std::string, Ref> m_by_uid;
+  std::unordered_map<std::string, std::set<std::pair<std::string, std::string>>>
+      m_by_owner;  ///< owner uid -> {resource, "ns/name"}
 };
 
 /// A random RFC 4122 version 4 UUID.

@@ -148,6 +148,12 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
     event(p.job, "Warning", "PyTorchJobFailedValidation", p.plans->error().message);
     return fail(p.plans->error().context("planning pods of '" + p.key + "'"), false);
   }
+  auto live = still_live(p);
+  if (!live) return fail(live.error());
+  if (!*live) {
+    m_caches.expectations.forget(p.key);
+    return {};
+  }
   if (auto r = create_children(p); !r) return fail(r.error());
   return finish(p);
 }
@@ -253,6 +259,23 @@ Expected<void> Reconciler::delete_children(const Pass& p) {
     event(p.job, "Normal", "SuccessfulDeleteService", "Deleted service: " + svc);
   }
   return {};
+}
+
+Expected<bool> Reconciler::still_live(const Pass& p) {
+  // The job and its children come on separate watches: a child's deletion by the garbage
+  // collector can reach us before the job's own deletion (or its deletionTimestamp) does, and the
+  // cached job then looks like one whose pods went missing. Before re-creating children, ask
+  // the server. A first creation is not checked: a job deleted that early leaves children whose
+  // owner uid is gone, which the garbage collector removes.
+  const bool recreating = model::pytorchjob::find_condition(p.old_status, "Created") != nullptr;
+  if ((p.new_pods.empty() && p.new_services.empty()) || !recreating) return true;
+  auto live = m_client.get(kube::resources::pytorchjobs(), p.ns, p.name);
+  if (!live) {
+    if (kube::is_not_found(live.error())) return false;
+    return live.error().context("reading job '" + p.key + "'");
+  }
+  const auto& meta = live->at("metadata");
+  return meta.value("uid", std::string{}) == p.uid && !meta.contains("deletionTimestamp");
 }
 
 Expected<void> Reconciler::create_children(const Pass& p) {

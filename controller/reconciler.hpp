@@ -82,6 +82,8 @@ class Reconciler {
   Expected<void> sync_gang(Pass& p);
   Expected<void> record_recreations(Pass& p);
   Expected<void> delete_children(const Pass& p);
+  /// Whether the server still has the job, undeleted, before children are created again.
+  Expected<bool> still_live(const Pass& p);
   Expected<void> create_children(const Pass& p);
   /// Writes the status when it changed and says when to look again.
   ReconcileResult finish(Pass& p);

@@ -1,0 +1,156 @@
+// Requests meant to break the server, sent over a raw socket as an attacker would: each ends in a
+// 4xx answer and a server that still serves.
+#include "apiserver/api_server.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+
+namespace kpt::apiserver::testing {
+namespace {
+
+using json = nlohmann::json;
+
+const std::string k_maps = "/api/v1/namespaces/default/configmaps";
+
+/// A plain-HTTP server with a short read timeout, so a stalled body ends within the test.
+struct PlainServer {
+  PlainServer() : server(options()) {
+    auto started = server.start(0);
+    if (!started) throw std::runtime_error(started.error().message);
+    port = *started;
+  }
+  ~PlainServer() { server.stop(); }
+  static ServerOptions options() {
+    ServerOptions o;
+    o.tls = false;
+    o.read_timeout = std::chrono::seconds(1);
+    return o;
+  }
+  ApiServer server;
+  int port = 0;
+};
+
+/// Sends `head` and then `body` (stopping early if the server answers first), and returns what
+/// the server wrote before it closed or went quiet for 5 s.
+std::string exchange(int port, const std::string& head, const std::string& body = {}) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return "connect failed";
+  }
+  const std::string all = head + body;
+  for (std::size_t off = 0; off < all.size();) {
+    pollfd p{fd, POLLOUT | POLLIN, 0};
+    if (::poll(&p, 1, 5000) <= 0 || (p.revents & POLLIN) != 0) break;  // the server has answered
+    const auto n = ::send(fd, all.data() + off, std::min<std::size_t>(all.size() - off, 65536), MSG_NOSIGNAL);
+    if (n <= 0) break;
+    off += static_cast<std::size_t>(n);
+  }
+  std::string reply;
+  char buf[4096];
+  for (;;) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 5000) <= 0) break;
+    const auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    reply.append(buf, static_cast<std::size_t>(n));
+    if (reply.find("\r\n\r\n") != std::string::npos && reply.back() == '}') break;
+  }
+  ::close(fd);
+  return reply;
+}
+
+std::string post_head(const std::string& path, const std::string& extra) {
+  return "POST " + path + " HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + extra + "\r\n";
+}
+
+int status_of(const std::string& reply) {
+  return reply.rfind("HTTP/1.1 ", 0) == 0 ? std::stoi(reply.substr(9, 3)) : 0;
+}
+
+json body_of(const std::string& reply) {
+  const auto start = reply.find("\r\n\r\n");
+  if (start == std::string::npos) return nullptr;
+  return json::parse(reply.substr(start + 4), nullptr, false);
+}
+
+bool alive(int port) {
+  return status_of(exchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")) == 200;
+}
+
+std::string big_config_map() {
+  return json{{"metadata", {{"name", "big"}}}, {"data", {{"k", std::string(4 * 1024 * 1024, 'x')}}}}.dump();
+}
+
+TEST(ApiServerHostile, ABodyOverThreeMebibytesIsRefusedWith413) {
+  PlainServer s;
+  const auto body = big_config_map();
+  const auto reply =
+      exchange(s.port, post_head(k_maps, "Content-Length: " + std::to_string(body.size()) + "\r\n"), body);
+  EXPECT_EQ(status_of(reply), 413) << reply.substr(0, 200);
+  EXPECT_EQ(body_of(reply),
+            json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"Request entity too large: limit is 3145728","reason":"RequestEntityTooLarge","code":413})"));
+  EXPECT_TRUE(alive(s.port));
+}
+
+TEST(ApiServerHostile, AChunkedBodyOverTheLimitIsRefusedToo) {
+  PlainServer s;
+  const auto body = big_config_map();
+  std::string chunked;
+  for (std::size_t off = 0; off < body.size(); off += 65536) {
+    const auto part = body.substr(off, 65536);
+    char size[32];
+    std::snprintf(size, sizeof size, "%zx\r\n", part.size());
+    chunked += size + part + "\r\n";
+  }
+  chunked += "0\r\n\r\n";
+  const auto reply = exchange(s.port, post_head(k_maps, "Transfer-Encoding: chunked\r\n"), chunked);
+  EXPECT_EQ(status_of(reply), 413) << reply.substr(0, 200);
+  EXPECT_EQ(body_of(reply).is_object() ? body_of(reply).value("message", "") : reply,
+            "Request entity too large: limit is 3145728");
+  EXPECT_TRUE(alive(s.port));
+}
+
+TEST(ApiServerHostile, ABodyNested150000DeepIsABadRequest) {
+  PlainServer s;
+  const std::string body = std::string(150000, '[') + std::string(150000, ']');
+  for (const char* path : {"/api/v1/namespaces/default/configmaps", "/api/v1/namespaces/default/pods"}) {
+    SCOPED_TRACE(path);
+    const auto reply =
+        exchange(s.port, post_head(path, "Content-Length: " + std::to_string(body.size()) + "\r\n"), body);
+    EXPECT_EQ(status_of(reply), 400) << reply.substr(0, 200);
+    EXPECT_EQ(body_of(reply)["message"], "the body of the request nests deeper than 10000 levels");
+  }
+  const std::string patch = "PATCH " + k_maps +
+                            "/x HTTP/1.1\r\nHost: x\r\nContent-Type: application/merge-patch+json\r\n" +
+                            "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  EXPECT_EQ(status_of(exchange(s.port, patch, body)), 400);
+  EXPECT_TRUE(alive(s.port));
+}
+
+TEST(ApiServerHostile, AClientThatNeverFinishesItsBodyGets400AndTheServerServesOthers) {
+  PlainServer s;
+  const auto reply = exchange(s.port, post_head(k_maps, "Content-Length: 100\r\n"), "{\"metadata\":");
+  EXPECT_EQ(status_of(reply), 400) << reply;
+  EXPECT_EQ(
+      body_of(reply)["message"],
+      "the body of the request could not be read: it was shorter than announced, malformed, or too slow");
+  EXPECT_TRUE(alive(s.port));
+}
+
+}  // namespace
+}  // namespace kpt::apiserver::testing
