@@ -210,11 +210,15 @@ Expected<int> ApiServer::start(int port) {
   return im.port;
 }
 
+void ApiServer::end_streams() {
+  m_impl->stopping = true;
+  m_impl->store.shutdown();
+}
+
 void ApiServer::stop() {
   auto& im = *m_impl;
   if (!im.server) return;
-  im.stopping = true;
-  im.store.shutdown();
+  end_streams();
   im.server->stop();
   if (im.thread.joinable()) im.thread.join();
   {

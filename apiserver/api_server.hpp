@@ -49,6 +49,10 @@ class ApiServer {
   Expected<int> start(int port = 0);
   /// Stops serving: ends watches and streams, joins the server thread. Idempotent.
   void stop();
+  /// Ends every watch and streamed response at once (clients see their streams end) while still
+  /// answering other requests: what an embedding process calls before it waits for its own
+  /// clients to stop, so none sits in a watch until its poll notices. stop() does it too.
+  void end_streams();
   /// Blocks until stop() is called from another thread.
   void wait();
 

@@ -34,7 +34,16 @@ int read_int_file(const std::string& path) {
   return std::atoi(text->c_str());
 }
 
-bool process_alive(int pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
+/// A zombie is not alive: once `local up` has exited the server is reparented, and in a container
+/// whose init reaps late (or never) kill(pid, 0) keeps finding the exited process.
+bool process_alive(int pid) {
+  if (pid <= 0 || (::kill(pid, 0) != 0 && errno != EPERM)) return false;
+  const auto stat = util::read_file("/proc/" + std::to_string(pid) + "/stat", 4096);
+  if (!stat) return true;               // no procfs: trust kill()
+  const auto paren = stat->rfind(')');  // the command name may hold spaces and parentheses
+  return paren == std::string::npos || paren + 2 >= stat->size() ||
+         ((*stat)[paren + 2] != 'Z' && (*stat)[paren + 2] != 'X');
+}
 
 /// Whether some process holds the lock file (a shared probe fails against its exclusive lock).
 bool lock_held(const std::string& lock_file) {

@@ -181,6 +181,9 @@ Expected<void> EmbeddedCluster::Parts::start_node_and_controller(const ClusterOp
 
 void EmbeddedCluster::Parts::shut_down() {
   stop = true;
+  // The controller's and the node's watches would otherwise each wait for libcurl's idle progress
+  // call (about once a second) to notice `stop`.
+  if (server) server->end_streams();
   const auto stopping = SteadyClock::now();
   const auto took = [&] {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - stopping);
