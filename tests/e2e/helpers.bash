@@ -30,3 +30,17 @@ start_api_server() {
 stop_api_server() {
   "$KPT_BIN" local down --state-dir "$STATE" >/dev/null 2>&1 || true
 }
+# The whole local cluster (server, controller, node) for a suite, from setup_file: HOME, its state
+# and KUBECONFIG in a fresh KPT_FILE_DIR named after $1; `local up`'s output in up.log there.
+start_file_cluster() {
+  export KPT_FILE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/kpt-$1.XXXXXX")
+  export HOME="$KPT_FILE_DIR/home" XDG_STATE_HOME="$KPT_FILE_DIR/state"
+  mkdir -p "$HOME"
+  "$KPT_BIN" local up >"$KPT_FILE_DIR/up.log" 2>&1
+  export KUBECONFIG="$HOME/.kube/kubectl-pytorch-local.yaml"
+}
+# From teardown_file: stops the suite's cluster and removes KPT_FILE_DIR.
+stop_file_cluster() {
+  "$KPT_BIN" local down >/dev/null 2>&1 || true
+  rm -rf "$KPT_FILE_DIR"
+}

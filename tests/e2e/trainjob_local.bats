@@ -8,18 +8,9 @@ load helpers
 
 TORCH_DIR="$BATS_TEST_DIRNAME/torch"
 
-setup_file() {
-  export KPT_FILE_DIR=$(mktemp -d "${TMPDIR:-/tmp}/kpt-trainjob.XXXXXX")
-  export HOME="$KPT_FILE_DIR/home" XDG_STATE_HOME="$KPT_FILE_DIR/state"
-  mkdir -p "$HOME"
-  "$KPT_BIN" local up >"$KPT_FILE_DIR/up.log" 2>&1
-  export KUBECONFIG="$HOME/.kube/kubectl-pytorch-local.yaml"
-}
+setup_file() { start_file_cluster trainjob; }
 
-teardown_file() {
-  "$KPT_BIN" local down >/dev/null 2>&1 || true
-  rm -rf "$KPT_FILE_DIR"
-}
+teardown_file() { stop_file_cluster; }
 
 setup() { setup_workdir; }
 teardown() { teardown_workdir; }
