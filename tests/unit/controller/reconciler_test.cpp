@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <functional>
+
 namespace kpt::controller {
 namespace {
 
@@ -143,6 +145,46 @@ TEST_F(ReconcilerTest, AFailedPodIsRecreatedAndTheRecreationIsRecordedOnTheJob) 
   ASSERT_FALSE(pass().error.has_value());
   EXPECT_EQ(api.count("create", "pods"), 4);
   EXPECT_EQ(api.object("pods", "ns", "mnist-worker-0")["status"], nullptr);
+}
+
+// The garbage collector's pod deletion can reach the pod cache before the job's deletion reaches
+// the job cache: the stale job must not get its pods back.
+class StaleJobCacheTest : public ReconcilerTest {
+ protected:
+  /// Creates the job's children, then lets the pod cache see the master pod go while the job
+  /// cache keeps the job as it was; `server_side` then changes the job on the server only.
+  void master_pod_gone_then(const std::function<void()>& server_side) {
+    add_job(job_json());
+    ASSERT_FALSE(pass().error.has_value());
+    sync();  // the caches show what the pass created
+    api.purge("pods", "ns", "mnist-master-0");
+    sync();
+    server_side();
+    const auto r = reconciler.reconcile("ns/mnist");
+    ASSERT_FALSE(r.error.has_value()) << r.error->message;
+    EXPECT_EQ(api.count("create", "pods"), 3);
+    EXPECT_EQ(api.names("pods", "ns"), (std::vector<std::string>{"mnist-worker-0", "mnist-worker-1"}));
+  }
+};
+
+TEST_F(StaleJobCacheTest, APodOfADeletedJobIsNotRecreated) {
+  master_pod_gone_then([&] { api.purge("pytorchjobs", "ns", "mnist"); });
+}
+
+TEST_F(StaleJobCacheTest, APodOfAJobBeingDeletedIsNotRecreated) {
+  master_pod_gone_then([&] {
+    api.merge("pytorchjobs", "ns", "mnist", {{"metadata", {{"deletionTimestamp", "2026-11-29T12:00:01Z"}}}});
+  });
+}
+
+TEST_F(ReconcilerTest, APodDeletedUnderALiveJobIsRecreated) {
+  add_job(job_json());
+  ASSERT_FALSE(pass().error.has_value());
+  sync();  // the caches show what the pass created
+  api.purge("pods", "ns", "mnist-master-0");
+  ASSERT_FALSE(pass().error.has_value());
+  EXPECT_EQ(api.count("create", "pods"), 4);
+  EXPECT_EQ(api.names("pods", "ns").size(), 3u);
 }
 
 TEST_F(ReconcilerTest, BackoffLimitCountsRecreations) {
