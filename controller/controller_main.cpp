@@ -59,13 +59,13 @@ void work(WorkQueue& queue, const ReconcileFn& reconcile, Metrics& metrics, cons
 }  // namespace
 
 std::optional<ControllerKinds> parse_kinds(const std::string& text) {
-  ControllerKinds kinds{false, false, false};
+  ControllerKinds kinds{false, false, false, false};
   std::size_t start = 0;
   while (start <= text.size()) {
     const auto end = std::min(text.find(',', start), text.size());
     const auto kind = text.substr(start, end - start);
     if (kind == "pytorchjobs") {
-      kinds.pytorchjobs = true;
+      kinds.pytorchjobs = kinds.pytorchjobs_asked = true;
     } else if (kind == "trainjobs") {
       kinds.trainjobs = kinds.trainjobs_asked = true;
     } else {
@@ -76,8 +76,7 @@ std::optional<ControllerKinds> parse_kinds(const std::string& text) {
   return kinds;
 }
 
-bool trainjobs_served(kube::ApiClient& client) {
-  const auto ref = trainjob_resources::trainjobs();
+bool served(kube::ApiClient& client, const kube::ResourceRef& ref) {
   auto doc = client.get_raw(ref.group_version_path());
   if (!doc) return false;
   const auto parsed = nlohmann::json::parse(*doc, nullptr, false);
@@ -86,6 +85,28 @@ bool trainjobs_served(kube::ApiClient& client) {
     if (r.is_object() && r.value("name", std::string{}) == ref.resource) return true;
   }
   return false;
+}
+
+Expected<ControllerKinds> effective_kinds(const ControllerKinds& wanted, bool pytorchjobs_served,
+                                          bool trainjobs_served) {
+  if (wanted.pytorchjobs_asked && !pytorchjobs_served) {
+    return make_error(
+        ErrorCode::usage,
+        "the API server does not serve pytorchjobs.kubeflow.org: install the CRD (kubectl pytorch "
+        "controller manifests) or leave pytorchjobs out of --kinds");
+  }
+  if (wanted.trainjobs_asked && !trainjobs_served) {
+    return make_error(
+        ErrorCode::usage,
+        "the API server does not serve trainjobs.trainer.kubeflow.org: install the Trainer CRDs "
+        "(kubectl pytorch controller manifests --trainer) or leave trainjobs out of --kinds");
+  }
+  ControllerKinds kinds = wanted;
+  if (!wanted.trainjobs_asked) kinds.trainjobs = wanted.trainjobs && trainjobs_served;
+  // A Trainer-only cluster: waiting for a PyTorchJob list that never comes would stall TrainJobs too.
+  if (!wanted.pytorchjobs_asked)
+    kinds.pytorchjobs = wanted.pytorchjobs && (pytorchjobs_served || !kinds.trainjobs);
+  return kinds;
 }
 
 std::string detect_training_operator(kube::ApiClient& client) {
@@ -325,16 +346,20 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
     }
   }
   ControllerConfig effective = config;
-  if (effective.kinds.trainjobs && !trainjobs_served(client)) {
-    if (effective.kinds.trainjobs_asked) {
-      log.error(
-          "the API server does not serve trainjobs.trainer.kubeflow.org: install the Trainer CRDs "
-          "(kubectl pytorch controller manifests) or leave trainjobs out of --kinds");
-      return 1;
-    }
-    log.info("the API server does not serve TrainJobs; reconciling PyTorchJobs only");
-    effective.kinds.trainjobs = false;
+  const bool pytorchjobs_there = served(client, kube::resources::pytorchjobs());
+  const bool trainjobs_there = served(client, trainjob_resources::trainjobs());
+  auto kinds = effective_kinds(config.kinds, pytorchjobs_there, trainjobs_there);
+  if (!kinds) {
+    log.error(kinds.error().message);
+    return 1;
   }
+  effective.kinds = *kinds;
+  if (config.kinds.trainjobs && !kinds->trainjobs)
+    log.info("the API server does not serve TrainJobs; reconciling PyTorchJobs only");
+  if (config.kinds.pytorchjobs && !kinds->pytorchjobs)
+    log.info("the API server does not serve PyTorchJobs; reconciling TrainJobs only");
+  if (kinds->pytorchjobs && !pytorchjobs_there)
+    log.info("waiting for the API server to serve pytorchjobs.kubeflow.org");
   ControllerRun run(client, effective, clock, log, metrics);
   return run.run(stop, on_listening);
 }

@@ -20,7 +20,9 @@ class Logger;
 struct ControllerKinds {
   bool pytorchjobs = true;
   bool trainjobs = true;
-  bool trainjobs_asked = false;  ///< named on the command line: a cluster without the CRD is an error
+  /// Named on the command line (--kinds): a cluster without the CRD is then an error.
+  bool pytorchjobs_asked = false;
+  bool trainjobs_asked = false;
 };
 
 struct ControllerConfig {
@@ -38,8 +40,14 @@ struct ControllerConfig {
 /// Parses --kinds: "pytorchjobs", "trainjobs" or both, comma-separated; nothing on a bad value.
 std::optional<ControllerKinds> parse_kinds(const std::string& text);
 
-/// Whether the API server serves TrainJobs (trainer.kubeflow.org/v1alpha1 in discovery).
-bool trainjobs_served(kube::ApiClient& client);
+/// Whether the API server serves `ref` (its resource in the group version's discovery document).
+bool served(kube::ApiClient& client, const kube::ResourceRef& ref);
+
+/// What a controller reconciles on a server that serves the given kinds: a kind named with --kinds
+/// and not served is an error; otherwise the served ones. On a server that serves neither CRD yet it
+/// waits for PyTorchJobs' (the CRD `controller manifests` installs).
+Expected<ControllerKinds> effective_kinds(const ControllerKinds& wanted, bool pytorchjobs_served,
+                                          bool trainjobs_served);
 
 /// A Training Operator Deployment found in the cluster ("kubeflow/training-operator"), if any.
 std::string detect_training_operator(kube::ApiClient& client);

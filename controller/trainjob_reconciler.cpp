@@ -280,8 +280,17 @@ void TrainJobReconciler::decide_children(Pass& p) const {
     job_decisions.emplace(name, std::move(d));
   }
   p.jobset_decision = tj::decide_jobset(p.jobset, observed, now);
-  for (const auto& created : p.jobset_decision.create_jobs) {
-    job_decisions.emplace(created.name, tj::decide_job(p.jobs.at(created.name), {}, now));
+  if (!p.jobset_decision.create_jobs.empty()) {
+    for (const auto& created : p.jobset_decision.create_jobs) {
+      auto d = tj::decide_job(p.jobs.at(created.name), {}, now);
+      auto job = p.jobs.at(created.name);
+      job["status"] = tj::to_json(d.status);
+      observed.push_back(tj::job_observation_of(job));
+      job_decisions.emplace(created.name, std::move(d));
+    }
+    // JobSet would report the new Jobs a sync later, once the Job controller has created their pods;
+    // creating both here, the status can say so now and save the intermediate all-zero write.
+    p.jobset_decision.status = tj::decide_jobset(p.jobset, observed, now).status;
   }
   const bool restarting = p.jobset_decision.status.restarts != p.attempt;
   const bool finished = !p.jobset_decision.status.terminal_state.empty();

@@ -11,7 +11,8 @@ namespace {
 int major_of(std::string_view version) {
   int major = 0;
   std::size_t i = 0;
-  for (; i < version.size() && version[i] >= '0' && version[i] <= '9'; ++i) major = major * 10 + (version[i] - '0');
+  for (; i < version.size() && version[i] >= '0' && version[i] <= '9'; ++i)
+    major = major * 10 + (version[i] - '0');
   return i == 0 ? -1 : major;
 }
 
@@ -44,7 +45,8 @@ std::string torch_version_in(const std::filesystem::path& file) {
 
 }  // namespace
 
-std::vector<std::string> torchrun_workaround_env(std::string_view torch_version, std::string_view python_version) {
+std::vector<std::string> torchrun_workaround_env(std::string_view torch_version,
+                                                 std::string_view python_version) {
   const int torch_major = major_of(torch_version);
   const int py_major = major_of(python_version);
   const int py_minor = minor_of(python_version);
@@ -63,9 +65,10 @@ std::pair<std::string, std::string> probe_local_torch(const std::string& path) {
     const std::string python = python_version_of(python3);
     // In sys.path's order: pip's /usr/local/lib/python3.X, then Debian's /usr/lib/python3.
     const std::filesystem::path prefix = std::filesystem::path(dir).parent_path();
-    for (const auto& site : {std::filesystem::path("/usr/local/lib/python" + python) / "dist-packages",
-                             prefix / "lib/python3/dist-packages", prefix / ("lib/python" + python) / "dist-packages",
-                             prefix / ("lib/python" + python) / "site-packages"}) {
+    for (const auto& site :
+         {std::filesystem::path("/usr/local/lib/python" + python) / "dist-packages",
+          prefix / "lib/python3/dist-packages", prefix / ("lib/python" + python) / "dist-packages",
+          prefix / ("lib/python" + python) / "site-packages"}) {
       auto torch = torch_version_in(site / "torch/version.py");
       if (!torch.empty()) return {torch, python};
     }

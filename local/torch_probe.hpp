@@ -12,7 +12,8 @@ namespace kpt::local {
 /// (the first release for Python 3.11) fixed it, so newer installs get nothing.
 /// `torch_version` as torch/version.py writes it ("1.13.0a0"), `python_version` "3.11"; empty when
 /// not found.
-std::vector<std::string> torchrun_workaround_env(std::string_view torch_version, std::string_view python_version);
+std::vector<std::string> torchrun_workaround_env(std::string_view torch_version,
+                                                 std::string_view python_version);
 
 /// The torch and Python versions of the `python3` a pod's PATH finds first, read from the files
 /// (no interpreter is started): {torch, python}, each empty when not found.

@@ -128,6 +128,9 @@ void plan_pods(JobDecision& d, const JobSpecView& v, const std::vector<PodObserv
     d.create_indexes.push_back(k);
     --budget;
   }
+  // As the Job controller's manageJob: the pods this sync creates count as active in the status it
+  // writes, so the next sync, which sees them, changes nothing.
+  d.status.active += static_cast<std::int64_t>(d.create_indexes.size());
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// bench_controller [jobs] [replicas] [--exec BINARY]: creates `jobs` worker-only PyTorchJobs of
-// `replicas` workers in the embedded API server and runs the controller against it in a process of
+// bench_controller [jobs] [replicas] [--exec BINARY] [--trainjobs]: creates `jobs` worker-only
+// PyTorchJobs of `replicas` workers (or, with --trainjobs, TrainJobs of the torch-distributed runtime
+// with `replicas` nodes) in the embedded API server and runs the controller against it in a process of
 // its own, then reports the time until every pod exists (counted from a pod watch), API writes per
 // job against the minimum, and the controller process's peak RSS (VmHWM) next to the server's.
 // Without --exec the controller is the library, forked before the server starts (the child is
@@ -7,12 +8,11 @@
 // plugin), its writes read from its /metrics and its VmHWM from /proc/PID/status.
 #include "apiserver/api_server.hpp"
 #include "controller/controller_main.hpp"
+#include "controller/crd.hpp"
 #include "controller/instrumented_client.hpp"
 #include "controller/logger.hpp"
-#include "controller/manifests.hpp"
 #include "kube/http_transport.hpp"
 #include "kube/rest_client.hpp"
-#include "yaml/node_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -58,6 +58,36 @@ nlohmann::json job(int i, int replicas) {
           {"kind", "PyTorchJob"},
           {"metadata", {{"name", "job" + std::to_string(i)}, {"namespace", "default"}}},
           {"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", replicas}, {"template", tmpl}}}}}}}};
+}
+
+nlohmann::json trainjob(int i, int nodes) {
+  return {{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+          {"kind", "TrainJob"},
+          {"metadata", {{"name", "job" + std::to_string(i)}, {"namespace", "default"}}},
+          {"spec",
+           {{"runtimeRef", {{"name", "torch-distributed"}}},
+            {"trainer", {{"numNodes", nodes}, {"image", "img"}, {"command", {"torchrun", "train.py"}}}}}}};
+}
+
+const kube::ResourceRef k_trainjobs{"trainer.kubeflow.org", "v1alpha1", "trainjobs", "TrainJob", true};
+
+/// The CRDs, then `jobs` jobs of `replicas` pods each; false on any failure.
+bool create_jobs(kube::ApiClient& api, bool trainjobs, int jobs, int replicas) {
+  std::vector<nlohmann::json> crds;
+  if (trainjobs) {
+    crds = controller::trainer_crds();
+  } else {
+    crds.push_back(controller::pytorchjob_crd());
+  }
+  for (const auto& crd : crds) {
+    if (!api.create(kube::resources::crds(), "", crd)) return false;
+  }
+  const auto& resource = trainjobs ? k_trainjobs : kube::resources::pytorchjobs();
+  while (!api.list(resource, "default", {})) std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  for (int i = 0; i < jobs; ++i) {
+    if (!api.create(resource, "default", trainjobs ? trainjob(i, replicas) : job(i, replicas))) return false;
+  }
+  return true;
 }
 
 /// Blocks until `want` pods were added (a watch: no repeated full lists that would load the server).
@@ -158,6 +188,11 @@ int main(int argc, char** argv) {
     exec_binary = *(it + 1);
     args.erase(it, it + 2);
   }
+  bool trainjobs = false;
+  if (const auto it = std::find(args.begin(), args.end(), "--trainjobs"); it != args.end()) {
+    trainjobs = true;
+    args.erase(it);
+  }
   const int jobs = args.size() > 0 ? std::atoi(args[0].c_str()) : 1000;
   const int replicas = args.size() > 1 ? std::atoi(args[1].c_str()) : 4;
   int to_child[2];
@@ -181,13 +216,7 @@ int main(int argc, char** argv) {
   apiserver::ApiServer server(options);
   if (!server.start(0)) return 2;
   auto api = client_for(server.url());
-  auto crd = yaml::yaml_to_json("crd.yaml", controller::crd_manifest());
-  if (!crd || !api->create(kube::resources::crds(), "", *crd)) return 2;
-  while (!api->list(kube::resources::pytorchjobs(), "default", {}))
-    std::this_thread::sleep_for(std::chrono::milliseconds{10});
-  for (int i = 0; i < jobs; ++i) {
-    if (!api->create(kube::resources::pytorchjobs(), "default", job(i, replicas))) return 2;
-  }
+  if (!create_jobs(*api, trainjobs, jobs, replicas)) return 2;
 
   const int metrics_port = exec_binary.empty() ? 0 : free_port();
   std::vector<std::string> command;
@@ -265,11 +294,17 @@ int main(int argc, char** argv) {
   const long server_hwm = proc_status_kb("VmHWM");
   server.stop();
 
-  const int minimum = 2 * replicas + 1;  // Services + Pods + the Created status
-  std::printf("jobs %d x replicas %d: every pod existed after %.2f s (%.0f pods/s)\n", jobs, replicas,
+  std::printf("%s %d x %s %d: every pod existed after %.2f s (%.0f pods/s)\n",
+              trainjobs ? "trainjobs" : "jobs", jobs, trainjobs ? "nodes" : "replicas", replicas,
               took.count(), static_cast<double>(want) / took.count());
-  std::printf("API writes per job: %.2f (minimum %d: %d Services, %d Pods, 1 status)\n",
-              static_cast<double>(writes) / jobs, minimum, replicas, replicas);
+  if (trainjobs) {
+    // The runtime snapshot ConfigMap, the headless Service, the pods, the jobsStatus.
+    std::printf("API writes per job: %.2f (minimum %d: 1 ConfigMap, 1 Service, %d Pods, 1 status)\n",
+                static_cast<double>(writes) / jobs, replicas + 3, replicas);
+  } else {
+    std::printf("API writes per job: %.2f (minimum %d: %d Services, %d Pods, 1 status)\n",
+                static_cast<double>(writes) / jobs, 2 * replicas + 1, replicas, replicas);
+  }
   if (exec_binary.empty()) {
     std::printf(
         "controller process (library, forked): peak RSS (VmHWM) %ld KB, RSS at the end %ld KB (%ld KB before "

@@ -224,5 +224,38 @@ TEST(ControllerLoop, RefusesToRunBesideATrainingOperatorUnlessToldWhichJobsAreOu
             std::string::npos);
 }
 
+TEST(ControllerKinds, ByDefaultTheServedKindsAndATrainerOnlyClusterGetsTrainJobsOnly) {
+  const ControllerKinds both;
+  auto k = effective_kinds(both, true, true);
+  ASSERT_TRUE(k);
+  EXPECT_TRUE(k->pytorchjobs && k->trainjobs);
+  k = effective_kinds(both, true, false);
+  EXPECT_TRUE(k->pytorchjobs && !k->trainjobs);
+  k = effective_kinds(both, false, true);  // waiting for a PyTorchJob list would stall TrainJobs
+  EXPECT_TRUE(!k->pytorchjobs && k->trainjobs);
+  k = effective_kinds(both, false, false);  // nothing yet: wait for the CRD `manifests` installs
+  EXPECT_TRUE(k->pytorchjobs && !k->trainjobs);
+}
+
+TEST(ControllerKinds, AKindNamedWithKindsThatIsNotServedIsAnError) {
+  auto asked = parse_kinds("trainjobs");
+  ASSERT_TRUE(asked);
+  auto k = effective_kinds(*asked, true, false);
+  ASSERT_FALSE(k);
+  EXPECT_EQ(k.error().message,
+            "the API server does not serve trainjobs.trainer.kubeflow.org: install the Trainer CRDs (kubectl "
+            "pytorch controller manifests --trainer) or leave trainjobs out of --kinds");
+  asked = parse_kinds("pytorchjobs,trainjobs");
+  k = effective_kinds(*asked, false, true);
+  ASSERT_FALSE(k);
+  EXPECT_EQ(
+      k.error().message,
+      "the API server does not serve pytorchjobs.kubeflow.org: install the CRD (kubectl pytorch controller "
+      "manifests) or leave pytorchjobs out of --kinds");
+  k = effective_kinds(*parse_kinds("pytorchjobs"), true, true);
+  EXPECT_TRUE(k->pytorchjobs && !k->trainjobs);
+  EXPECT_FALSE(parse_kinds("pytorchjob"));
+}
+
 }  // namespace
 }  // namespace kpt::controller

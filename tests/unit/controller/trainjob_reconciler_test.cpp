@@ -126,6 +126,16 @@ TEST_F(TrainJobReconcilerTest, ASteadyJobCostsNoWritesAndARetriedCreateMakesNoSe
   EXPECT_FALSE(api.object("pods", "ns", lost).is_null());
 }
 
+TEST_F(TrainJobReconcilerTest, TheCreatingPassWritesTheStatusThePendingPodsConfirm) {
+  add(trainjob(2));
+  ASSERT_FALSE(pass().error.has_value());
+  const auto status = api.object("trainjobs", "ns", "mnist")["status"];
+  const int before = writes();
+  ASSERT_FALSE(pass().error.has_value());           // the informers now show the pods, Pending
+  EXPECT_EQ(status["jobsStatus"][0]["active"], 1);  // Jobs, not pods: one Job of 2 indexed pods
+  EXPECT_EQ(writes(), before);
+}
+
 TEST_F(TrainJobReconcilerTest, CompletesWhenEveryNodeSucceeded) {
   add(trainjob(2));
   ASSERT_FALSE(pass().error.has_value());

@@ -37,7 +37,7 @@ TEST(DecideJob, ANewJobGetsAPodPerIndexAndAStartTime) {
   const JobDecision d = decide_job(job(), {}, k_now);
   EXPECT_EQ(d.create_indexes, (std::vector<std::int64_t>{0, 1}));
   EXPECT_EQ(d.status.start_time, k_now_text);
-  EXPECT_EQ(d.status.active, 0);
+  EXPECT_EQ(d.status.active, 2);  // the pods this sync creates count, as manageJob counts them
   EXPECT_TRUE(d.status.conditions.empty());
 }
 
@@ -144,7 +144,7 @@ TEST(DecideJob, ATerminatingPodIsReplaced) {
   leaving.deleting = true;
   const JobDecision d = decide_job(job(), {leaving, pod(1, "Running")}, k_now);
   EXPECT_EQ(d.create_indexes, (std::vector<std::int64_t>{0}));
-  EXPECT_EQ(d.status.active, 1);
+  EXPECT_EQ(d.status.active, 2);  // the running one and its replacement; the terminating one is not active
 }
 
 }  // namespace
