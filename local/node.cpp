@@ -1,5 +1,6 @@
 #include "local/node.hpp"
 
+#include "controller/stop_token.hpp"
 #include "local/node_restart.hpp"
 #include "util/time.hpp"
 
@@ -249,7 +250,7 @@ void LocalNode::run(const std::atomic<bool>& stop) {
   std::thread services([&] { watch_loop(kube::resources::services(), stop); });
   while (!stop.load()) {
     sync_once(std::chrono::steady_clock::now());
-    std::this_thread::sleep_for(m_options.tick);
+    (void)controller::sleep_unless_stopped(stop, m_options.tick);  // a stop waits 20 ms, not a tick
   }
   stop_all();
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
