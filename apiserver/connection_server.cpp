@@ -200,13 +200,13 @@ thread_local SocketConnection* t_current = nullptr;
 
 /// Closes a connection whose peer may still be sending (a body refused with 413 part-way): closing
 /// with unread bytes makes the kernel send RST, which can destroy the answer before the client
-/// reads it. So, only then, end our side first and read what is in flight for a short while.
+/// reads it. So, only then, end our side first and read what is in flight (at most 8 MiB, 2 s).
 void close_lingering(int sock) {
   char probe[16384];
   if (::recv(sock, probe, 1, MSG_PEEK | MSG_DONTWAIT) > 0) {
     ::shutdown(sock, SHUT_WR);
     constexpr std::size_t k_max_discard = 8 * 1024 * 1024;
-    const auto until = Clock::now() + std::chrono::milliseconds(500);
+    const auto until = Clock::now() + std::chrono::seconds(2);
     std::size_t discarded = 0;
     while (discarded < k_max_discard && Clock::now() < until) {
       if (poll_one(sock, POLLIN, std::chrono::milliseconds(50)) <= 0) continue;
