@@ -1,3 +1,4 @@
+#include "apiserver/schema_defaults.hpp"
 #include "apiserver/validator.hpp"
 #include "schema/structural_schema.hpp"
 #include "yaml/node_json.hpp"
@@ -10,8 +11,14 @@ namespace {
 
 class StructuralValidator final : public ObjectValidator {
  public:
-  explicit StructuralValidator(schema::SchemaSet set, std::string api_version, std::string kind)
-      : m_set(std::move(set)), m_api_version(std::move(api_version)), m_kind(std::move(kind)) {}
+  StructuralValidator(schema::SchemaSet set, nlohmann::json open_api_v3_schema, std::string api_version,
+                      std::string kind)
+      : m_set(std::move(set)),
+        m_schema(std::move(open_api_v3_schema)),
+        m_api_version(std::move(api_version)),
+        m_kind(std::move(kind)) {}
+
+  void default_object(nlohmann::json& object) const override { apply_schema_defaults(object, m_schema); }
 
   [[nodiscard]] ValidationOutcome validate(const nlohmann::json& object) const override {
     ValidationOutcome out;
@@ -35,6 +42,7 @@ class StructuralValidator final : public ObjectValidator {
 
  private:
   schema::SchemaSet m_set;
+  nlohmann::json m_schema;
   std::string m_api_version;
   std::string m_kind;
 };
@@ -62,7 +70,8 @@ std::shared_ptr<const ObjectValidator> make_default_validator(const nlohmann::js
                                                               const std::string& kind) {
   auto set = schema::SchemaSet::from_openapi(yaml::from_json(open_api_v3_schema), group, version, kind);
   if (!set) return std::make_shared<RejectingValidator>(set.error().message);
-  return std::make_shared<StructuralValidator>(std::move(*set), group + "/" + version, kind);
+  return std::make_shared<StructuralValidator>(std::move(*set), open_api_v3_schema, group + "/" + version,
+                                               kind);
 }
 
 }  // namespace kpt::apiserver

@@ -250,6 +250,7 @@ ApiResult<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::
   if (res.kind == "Service" && res.group.empty()) default_service(body);
   if (res.kind == "CustomResourceDefinition") crd_defaults(body);
   if (auto err = prepare_builtin(res, body)) return *err;
+  if (res.custom && res.validator) res.validator->default_object(body);
   if (auto err = validate(res, body, warnings, flags)) return *err;
   return body;
 }
@@ -265,6 +266,7 @@ ApiResult<json> ResourceOps::merge_update(const ResourceInfo& res, const json& c
     } else {
       out.erase("status");
     }
+    if (res.custom && res.validator) res.validator->default_object(out);
   } else {
     out = std::move(body);
     if (!out.contains("metadata") || !out["metadata"].is_object()) out["metadata"] = json::object();
@@ -284,6 +286,8 @@ ApiResult<json> ResourceOps::merge_update(const ResourceInfo& res, const json& c
       }
     }
     if (res.kind == "CustomResourceDefinition") crd_defaults(out);
+    // Defaults first, so that a field the stored object has only by default is no change.
+    if (res.custom && res.validator) res.validator->default_object(out);
     if (without_meta_and_status(out) != without_meta_and_status(current)) {
       out["metadata"]["generation"] = current["metadata"].value("generation", 1) + 1;
     }

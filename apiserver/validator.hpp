@@ -21,6 +21,8 @@ class ObjectValidator {
  public:
   virtual ~ObjectValidator() = default;
   [[nodiscard]] virtual ValidationOutcome validate(const nlohmann::json& object) const = 0;
+  /// Fills in the schema's defaults, before validation, as the server does on every write.
+  virtual void default_object(nlohmann::json& object) const { (void)object; }
 };
 
 /// Builds a validator from an openAPIV3Schema; the server calls it once per CRD version.

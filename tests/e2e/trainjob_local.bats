@@ -75,6 +75,27 @@ YAML
   [[ "$stderr" == *"ManagedBy must be trainer.kubeflow.org/trainjob-controller or kueue.x-k8s.io/multikueue if set"* ]]
 }
 
+@test "the server fills in the CRD's defaults, as the real API server does" {
+  cat >defaults.yaml <<'YAML'
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: defaults
+spec:
+  suspend: true
+  runtimeRef:
+    name: torch-distributed
+YAML
+  kubectl apply -f defaults.yaml >/dev/null
+  run kubectl get trainjob defaults -o jsonpath='{.spec.managedBy} {.spec.runtimeRef.apiGroup} {.spec.runtimeRef.kind}'
+  [ "$status" -eq 0 ]
+  [ "$output" = "trainer.kubeflow.org/trainjob-controller trainer.kubeflow.org ClusterTrainingRuntime" ]
+  # Applying the same manifest again changes nothing: the defaults are no change.
+  run kubectl apply -f defaults.yaml
+  [ "$output" = "trainjob.trainer.kubeflow.org/defaults unchanged" ]
+  kubectl delete trainjob defaults >/dev/null
+}
+
 @test "2 nodes x 2 processes: torchrun forms a gloo group of 4 that all-reduces, and the job completes" {
   needs_torch
   write_trainjob ar 2 2
