@@ -36,14 +36,14 @@ bool has_token(const std::string& header, const std::string& token) {
   return false;
 }
 
-ApiError upgrade_required(const std::string& why) { return ApiError{400, "BadRequest", why, nullptr}; }
+Error upgrade_required(const std::string& why) { return make_api_error(400, "BadRequest", why); }
 
 }  // namespace
 
-std::optional<ApiError> NoExecProvider::check(const ExecRequest& request, const nlohmann::json& /*pod*/) {
-  return ApiError{400, "BadRequest",
-                  "pod " + request.pod + " is not running on a node: this server has no node to exec in",
-                  nullptr};
+std::optional<Error> NoExecProvider::check(const ExecRequest& request, const nlohmann::json& /*pod*/) {
+  return make_api_error(
+      400, "BadRequest",
+      "pod " + request.pod + " is not running on a node: this server has no node to exec in");
 }
 
 std::unique_ptr<ExecProcess> NoExecProvider::start(const ExecRequest& /*request*/,
@@ -52,8 +52,8 @@ std::unique_ptr<ExecProcess> NoExecProvider::start(const ExecRequest& /*request*
   return nullptr;
 }
 
-ApiResult<ExecRequest> parse_exec_request(const HttpRequest& req, const std::string& ns,
-                                          const std::string& pod) {
+Expected<ExecRequest> parse_exec_request(const HttpRequest& req, const std::string& ns,
+                                         const std::string& pod) {
   ExecRequest out;
   out.ns = ns;
   out.pod = pod;

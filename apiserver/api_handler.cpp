@@ -25,7 +25,7 @@ WriteFlags write_flags(const HttpRequest& req, const std::string& subresource) {
 
 /// The request's object: JSON, YAML, or (for the kinds kubectl's typed commands send) protobuf.
 /// A protobuf object must be of the endpoint's own kind; `res` may be null for bodies of other types.
-ApiResult<json> parse_body(const HttpRequest& req, const ResourceInfo* res) {
+Expected<json> parse_body(const HttpRequest& req, const ResourceInfo* res) {
   const std::string type = req.header("content-type");
   if (is_protobuf_content_type(type)) {
     auto decoded = decode_protobuf_body(req.body);
@@ -39,10 +39,9 @@ ApiResult<json> parse_body(const HttpRequest& req, const ResourceInfo* res) {
     return decoded;
   }
   if (type.find("cbor") != std::string::npos) {
-    return ApiError{415, "UnsupportedMediaType",
-                    "the body of the request was in an unknown format - accepted media types include: "
-                    "application/json, application/yaml, application/vnd.kubernetes.protobuf",
-                    nullptr};
+    return make_api_error(415, "UnsupportedMediaType",
+                          "the body of the request was in an unknown format - accepted media types include: "
+                          "application/json, application/yaml, application/vnd.kubernetes.protobuf");
   }
   if (type.rfind("application/yaml", 0) == 0) return parse_patch_body(PatchKind::apply, req.body);
   if (auto deep = json_too_deep(req.body)) return *deep;
@@ -55,7 +54,7 @@ ApiResult<json> parse_body(const HttpRequest& req, const ResourceInfo* res) {
   return body;
 }
 
-HttpResponse write_response(ApiHandler& /*self*/, const ApiResult<WriteResult>& r, int ok_status,
+HttpResponse write_response(ApiHandler& /*self*/, const Expected<WriteResult>& r, int ok_status,
                             const std::function<HttpResponse(const json&, int)>& render) {
   if (!r) return error_response(r.error());
   HttpResponse resp = render(r.value().object, r.value().created ? 201 : ok_status);
@@ -304,7 +303,7 @@ HttpResponse ApiHandler::do_binding(const HttpRequest& req, const Target& t) {
   }
   const auto& res = *t.resource;
   auto r =
-      m_store.mutate(res.storage_key(), t.ns, t.name, [&](const std::optional<json>& cur) -> ApiResult<json> {
+      m_store.mutate(res.storage_key(), t.ns, t.name, [&](const std::optional<json>& cur) -> Expected<json> {
         if (!cur) return not_found("", "pods", t.name);
         const std::string bound = cur->value("spec", json::object()).value("nodeName", "");
         if (!bound.empty() && bound != node) {

@@ -95,7 +95,7 @@ struct ApiServer::Impl {
     serve(in, out, std::move(body));
   }
 
-  void refuse(const httplib::Request& in, httplib::Response& out, const ApiError& error) {
+  void refuse(const httplib::Request& in, httplib::Response& out, const Error& error) {
     const auto r = error_response(error);
     out.status = r.status;
     out.set_content(r.body, r.content_type);
@@ -172,7 +172,7 @@ Expected<int> ApiServer::start(int port) {
     if (token_matches(req.get_header_value("Authorization"), im.options.token)) {
       return httplib::Server::HandlerResponse::Unhandled;
     }
-    const auto r = error_response(ApiError{401, "Unauthorized", "Unauthorized", nullptr});
+    const auto r = error_response(make_api_error(401, "Unauthorized", "Unauthorized"));
     res.status = 401;
     res.set_content(r.body, "application/json");
     if (im.options.access_log) im.options.access_log(req.method + " " + req.path + " 401");

@@ -4,12 +4,12 @@
 
 namespace kpt::apiserver {
 
-ApiError request_entity_too_large() {
-  return {413, "RequestEntityTooLarge",
-          "Request entity too large: limit is " + std::to_string(k_max_request_body_bytes), nullptr};
+Error request_entity_too_large() {
+  return make_api_error(413, "RequestEntityTooLarge",
+                        "Request entity too large: limit is " + std::to_string(k_max_request_body_bytes));
 }
 
-std::optional<ApiError> json_too_deep(std::string_view body) {
+std::optional<Error> json_too_deep(std::string_view body) {
   std::size_t depth = 0;
   bool in_string = false;
   bool escaped = false;

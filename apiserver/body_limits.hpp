@@ -17,10 +17,10 @@ inline constexpr std::size_t k_max_request_body_bytes = 3 * 1024 * 1024;
 inline constexpr std::size_t k_max_json_depth = 10000;
 
 /// 413 RequestEntityTooLarge with the real server's message.
-ApiError request_entity_too_large();
+Error request_entity_too_large();
 
 /// 400 when `body`, read as JSON, opens more than k_max_json_depth arrays and objects at once.
 /// A linear scan that skips strings, run before a parser (recursive or not) sees the text.
-std::optional<ApiError> json_too_deep(std::string_view body);
+std::optional<Error> json_too_deep(std::string_view body);
 
 }  // namespace kpt::apiserver

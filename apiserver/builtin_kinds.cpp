@@ -23,7 +23,7 @@ bool strict_base64(const std::string& text) {
   return kube::base64_decode(text).has_value();
 }
 
-std::optional<ApiError> prepare_secret(json& secret) {
+std::optional<Error> prepare_secret(json& secret) {
   if (secret.contains("data") && secret["data"].is_object()) {
     for (const auto& [key, value] : secret["data"].items()) {
       if (value.is_string() && !strict_base64(value.get<std::string>())) {
@@ -75,7 +75,7 @@ void default_job(json& job) {
 
 }  // namespace
 
-std::optional<ApiError> prepare_builtin(const ResourceInfo& res, json& object) {
+std::optional<Error> prepare_builtin(const ResourceInfo& res, json& object) {
   if (!object.is_object()) return std::nullopt;
   if (is_core(res, "Secret")) return prepare_secret(object);
   if (res.group == "batch" && res.kind == "Job") default_job(object);

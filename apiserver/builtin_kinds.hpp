@@ -14,6 +14,6 @@ namespace kpt::apiserver {
 /// type defaulted to Opaque; a Job's spec defaulted and its pods' labels set from its uid
 /// (k8s.io/kubernetes pkg/registry/batch/job/strategy.go, pkg/apis/batch/v1/defaults.go).
 /// A Secret whose `data` is not base64 is 400, as the real server's decoder refuses it.
-std::optional<ApiError> prepare_builtin(const ResourceInfo& res, nlohmann::json& object);
+std::optional<Error> prepare_builtin(const ResourceInfo& res, nlohmann::json& object);
 
 }  // namespace kpt::apiserver

@@ -30,18 +30,18 @@ RawOptions from_query(const HttpRequest& req) {
   return raw;
 }
 
-ApiError undecodable(const std::string& why) {
+Error undecodable(const std::string& why) {
   return bad_request("the body of the request is not a DeleteOptions: " + why);
 }
 
-ApiResult<RawOptions> from_body(const std::string& body) {
+Expected<RawOptions> from_body(const std::string& body) {
   if (auto deep = json_too_deep(body)) return *deep;
   const auto opts = json::parse(body, nullptr, false);
   if (opts.is_discarded() || !opts.is_object()) return undecodable("it is not a JSON object");
   const std::string kind = opts.contains("kind") && opts["kind"].is_string() ? opts["kind"] : "DeleteOptions";
   if (kind != "DeleteOptions") return undecodable("its kind is '" + kind + "'");
   RawOptions raw;
-  const auto text = [&](const json& obj, const char* field) -> ApiResult<std::optional<std::string>> {
+  const auto text = [&](const json& obj, const char* field) -> Expected<std::optional<std::string>> {
     if (!obj.contains(field) || obj[field].is_null()) return std::optional<std::string>{};
     if (!obj[field].is_string()) return undecodable(std::string(field) + " is not a string");
     return std::optional<std::string>{obj[field].get<std::string>()};
@@ -68,14 +68,14 @@ ApiResult<RawOptions> from_body(const std::string& body) {
   return raw;
 }
 
-ApiError options_invalid(const std::string& message) {
+Error options_invalid(const std::string& message) {
   return invalid("meta.k8s.io", "DeleteOptions", "",
                  {{"FieldValueNotSupported", message, "propagationPolicy"}});
 }
 
 }  // namespace
 
-ApiResult<DeleteOptions> delete_options_of(const HttpRequest& req) {
+Expected<DeleteOptions> delete_options_of(const HttpRequest& req) {
   RawOptions raw = from_query(req);
   const bool has_body = req.body.find_first_not_of(" \t\r\n") != std::string::npos;
   // No client we know sends DeleteOptions as protobuf; such a body is left unread, not refused.

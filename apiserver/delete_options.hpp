@@ -11,6 +11,6 @@ namespace kpt::apiserver {
 /// the query (propagationPolicy, orphanDependents, dryRun), as the real server's
 /// k8s.io/apiserver pkg/endpoints/handlers/delete.go reads them. 400 for a body that does not
 /// decode, 422 for a propagation policy the server does not know.
-ApiResult<DeleteOptions> delete_options_of(const HttpRequest& request);
+Expected<DeleteOptions> delete_options_of(const HttpRequest& request);
 
 }  // namespace kpt::apiserver

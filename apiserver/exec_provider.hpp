@@ -64,7 +64,7 @@ struct ExecStartError {
 class ExecProvider {
  public:
   virtual ~ExecProvider() = default;
-  virtual std::optional<ApiError> check(const ExecRequest& request, const nlohmann::json& pod) = 0;
+  virtual std::optional<Error> check(const ExecRequest& request, const nlohmann::json& pod) = 0;
   virtual std::unique_ptr<ExecProcess> start(const ExecRequest& request, const nlohmann::json& pod,
                                              ExecStartError& error) = 0;
 };
@@ -72,15 +72,15 @@ class ExecProvider {
 /// The default: no node runs pods.
 class NoExecProvider final : public ExecProvider {
  public:
-  std::optional<ApiError> check(const ExecRequest& request, const nlohmann::json& pod) override;
+  std::optional<Error> check(const ExecRequest& request, const nlohmann::json& pod) override;
   std::unique_ptr<ExecProcess> start(const ExecRequest& request, const nlohmann::json& pod,
                                      ExecStartError& error) override;
 };
 
 /// The exec options of a request's query (repeated `command`, `container`, the four booleans);
 /// 400 BadRequest as the real server words it when no command or no stream is asked for.
-ApiResult<ExecRequest> parse_exec_request(const HttpRequest& request, const std::string& ns,
-                                          const std::string& pod);
+Expected<ExecRequest> parse_exec_request(const HttpRequest& request, const std::string& ns,
+                                         const std::string& pod);
 
 /// The remote-command subprotocols served, preferred first.
 inline constexpr const char* k_exec_protocol_v5 = "v5.channel.k8s.io";

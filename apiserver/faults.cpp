@@ -2,21 +2,22 @@
 
 namespace kpt::apiserver {
 
-std::optional<ApiError> FaultInjector::next_fault() {
+std::optional<Error> FaultInjector::next_fault() {
   std::lock_guard lock(m_mutex);
   if (m_plan.error_rate_500 <= 0 && m_plan.error_rate_429 <= 0) return std::nullopt;
   std::uniform_real_distribution<double> dist(0.0, 1.0);
   const double draw = dist(m_rng);
   if (draw < m_plan.error_rate_500) {
     ++m_injected;
-    return ApiError{500, "InternalError", "Internal error occurred: injected fault", nullptr};
+    return make_api_error(500, "InternalError", "Internal error occurred: injected fault");
   }
   if (draw < m_plan.error_rate_500 + m_plan.error_rate_429) {
     ++m_injected;
-    return ApiError{429, "TooManyRequests",
-                    "the server has received too many requests and has asked us to try "
-                    "again later",
-                    nlohmann::json{{"retryAfterSeconds", m_plan.retry_after_seconds}}};
+    ErrorDetails details;
+    details.retry_after_seconds = m_plan.retry_after_seconds;
+    return make_api_error(429, "TooManyRequests",
+                          "the server has received too many requests and has asked us to try again later",
+                          std::move(details));
   }
   return std::nullopt;
 }

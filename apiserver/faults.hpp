@@ -26,7 +26,7 @@ class FaultInjector {
   explicit FaultInjector(FaultPlan plan = {}) : m_plan(plan), m_rng(plan.seed) {}
 
   /// The fault for the next resource request (discovery and health are never faulted), or nullopt.
-  std::optional<ApiError> next_fault();
+  std::optional<Error> next_fault();
   [[nodiscard]] FaultPlan plan() const;
   void set_plan(const FaultPlan& plan);
   /// Faults injected so far.

@@ -79,7 +79,7 @@ bool blocks_owner(const json& dependent, const std::string& owner_uid) {
 
 /// Drops the owner references to `uids` from one object.
 void strip_owners(Store& store, const Store::Ref& dep, const std::vector<std::string>& uids) {
-  (void)store.mutate(dep.resource, dep.ns, dep.name, [&](const std::optional<json>& c) -> ApiResult<json> {
+  (void)store.mutate(dep.resource, dep.ns, dep.name, [&](const std::optional<json>& c) -> Expected<json> {
     if (!c) return not_found("", dep.resource, dep.name);
     json out = *c;
     json owners = json::array();
@@ -93,8 +93,8 @@ void strip_owners(Store& store, const Store::Ref& dep, const std::vector<std::st
   });
 }
 
-ApiError precondition_failed(const ResourceInfo& res, const std::string& name, const std::string& what,
-                             const std::string& want, const std::string& have) {
+Error precondition_failed(const ResourceInfo& res, const std::string& name, const std::string& what,
+                          const std::string& want, const std::string& have) {
   return conflict(res.group, res.plural, name,
                   "Precondition failed: " + what + " in precondition: " + want + ", " + what +
                       " in object meta: " + have);
@@ -111,8 +111,8 @@ struct GcWork {
   std::size_t steps = 0;
 };
 
-ApiResult<DeleteResult> ResourceOps::remove(const ResourceInfo& res, const std::string& ns,
-                                            const std::string& name, const DeleteOptions& options) {
+Expected<DeleteResult> ResourceOps::remove(const ResourceInfo& res, const std::string& ns,
+                                           const std::string& name, const DeleteOptions& options) {
   GcWork work;
   auto result = remove_queued(res, ns, name, options, work);
   drain(work);
@@ -121,9 +121,9 @@ ApiResult<DeleteResult> ResourceOps::remove(const ResourceInfo& res, const std::
   return result;
 }
 
-ApiResult<DeleteResult> ResourceOps::remove_queued(const ResourceInfo& res, const std::string& ns,
-                                                   const std::string& name, const DeleteOptions& options,
-                                                   GcWork& work) {
+Expected<DeleteResult> ResourceOps::remove_queued(const ResourceInfo& res, const std::string& ns,
+                                                  const std::string& name, const DeleteOptions& options,
+                                                  GcWork& work) {
   auto cur = m_store.get(res.storage_key(), ns, name);
   if (!cur) return not_found(res.group, res.plural, name);
   if (!options.precondition_uid.empty() && options.precondition_uid != meta_string(*cur, "uid")) {
@@ -149,15 +149,16 @@ ApiResult<DeleteResult> ResourceOps::remove_queued(const ResourceInfo& res, cons
   }
   if (options.propagation == "Orphan") orphan_dependents(uid);
   auto erased = m_store.erase(res.storage_key(), ns, name);
-  if (!erased) return erased.error().code == 404 ? not_found(res.group, res.plural, name) : erased.error();
+  if (!erased)
+    return erased.error().http_status == 404 ? not_found(res.group, res.plural, name) : erased.error();
   after_erase(res, *erased, work);
   (*erased)["apiVersion"] = res.group_version();
   return DeleteResult{std::move(erased.value()), false};
 }
 
-ApiResult<json> ResourceOps::mark_deleting(const ResourceInfo& res, const std::string& ns,
-                                           const std::string& name, bool foreground) {
-  return m_store.mutate(res.storage_key(), ns, name, [&](const std::optional<json>& c) -> ApiResult<json> {
+Expected<json> ResourceOps::mark_deleting(const ResourceInfo& res, const std::string& ns,
+                                          const std::string& name, bool foreground) {
+  return m_store.mutate(res.storage_key(), ns, name, [&](const std::optional<json>& c) -> Expected<json> {
     if (!c) return not_found(res.group, res.plural, name);
     json out = *c;
     auto& meta = out["metadata"];
@@ -260,7 +261,7 @@ void ResourceOps::finish_foreground(const std::string& owner_uid, GcWork& work) 
   if (blocked) return;
   const auto& where = owner->ref;
   auto released = m_store.mutate(
-      where.resource, where.ns, where.name, [&](const std::optional<json>& c) -> ApiResult<json> {
+      where.resource, where.ns, where.name, [&](const std::optional<json>& c) -> Expected<json> {
         if (!c || meta_string(*c, "uid") != owner_uid) return not_found("", where.resource, where.name);
         json out = *c;
         auto& finalizers = out["metadata"]["finalizers"];

@@ -36,11 +36,11 @@ std::string limit_log(std::string text, std::optional<std::int64_t> tail_lines,
   return text;
 }
 
-ApiResult<std::string> resolve_container(const LogRequest& request, const nlohmann::json& pod) {
+Expected<std::string> resolve_container(const LogRequest& request, const nlohmann::json& pod) {
   return resolve_container(request.container, pod);
 }
 
-ApiResult<std::string> resolve_container(const std::string& container, const nlohmann::json& pod) {
+Expected<std::string> resolve_container(const std::string& container, const nlohmann::json& pod) {
   std::vector<std::string> names;
   if (pod.contains("spec") && pod["spec"].contains("containers")) {
     for (const auto& c : pod["spec"]["containers"]) names.push_back(c.value("name", ""));
@@ -59,8 +59,8 @@ ApiResult<std::string> resolve_container(const std::string& container, const nlo
   return bad_request("container " + container + " is not valid for pod " + pod_name);
 }
 
-ApiResult<std::unique_ptr<LogStream>> NoLogProvider::open(const LogRequest& request,
-                                                          const nlohmann::json& /*pod*/) {
+Expected<std::unique_ptr<LogStream>> NoLogProvider::open(const LogRequest& request,
+                                                         const nlohmann::json& /*pod*/) {
   return bad_request("no logs for pod '" + request.pod + "': no node runs pods on this server");
 }
 
@@ -123,8 +123,8 @@ void MemoryLogProvider::finish(const std::string& ns, const std::string& pod, co
   m_logs[key_of(ns, pod, container)].finished = true;
 }
 
-ApiResult<std::unique_ptr<LogStream>> MemoryLogProvider::open(const LogRequest& request,
-                                                              const nlohmann::json& pod) {
+Expected<std::unique_ptr<LogStream>> MemoryLogProvider::open(const LogRequest& request,
+                                                             const nlohmann::json& pod) {
   auto container = resolve_container(request, pod);
   if (!container) return container.error();
   const auto key = key_of(request.ns, request.pod, container.value());

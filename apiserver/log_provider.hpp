@@ -40,14 +40,13 @@ class LogStream {
 class LogProvider {
  public:
   virtual ~LogProvider() = default;
-  virtual ApiResult<std::unique_ptr<LogStream>> open(const LogRequest& request,
-                                                     const nlohmann::json& pod) = 0;
+  virtual Expected<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) = 0;
 };
 
 /// The default: no node runs pods, so there are no logs.
 class NoLogProvider final : public LogProvider {
  public:
-  ApiResult<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) override;
+  Expected<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) override;
 };
 
 /// Logs held in memory, per ns/pod/container (current and previous); for tests and simple nodes.
@@ -59,7 +58,7 @@ class MemoryLogProvider final : public LogProvider {
                     std::string text);
   /// Marks a container's log finished: followers end after the last byte.
   void finish(const std::string& ns, const std::string& pod, const std::string& container);
-  ApiResult<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) override;
+  Expected<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) override;
 
   struct Entry {
     std::string text;
@@ -78,7 +77,7 @@ std::string limit_log(std::string text, std::optional<std::int64_t> tail_lines,
                       std::optional<std::int64_t> limit_bytes);
 
 /// The container a request means: the named one, or the pod's only container; error otherwise.
-ApiResult<std::string> resolve_container(const LogRequest& request, const nlohmann::json& pod);
-ApiResult<std::string> resolve_container(const std::string& container, const nlohmann::json& pod);
+Expected<std::string> resolve_container(const LogRequest& request, const nlohmann::json& pod);
+Expected<std::string> resolve_container(const std::string& container, const nlohmann::json& pod);
 
 }  // namespace kpt::apiserver

@@ -29,7 +29,7 @@ void strip_directives(json& j) {
   }
 }
 
-ApiResult<json> parse_yaml(const std::string& body) {
+Expected<json> parse_yaml(const std::string& body) {
   auto text = std::make_shared<const std::string>(body);
   auto read = yaml::read_manifests("<request>", text);
   if (!read.findings.empty()) return bad_request("error decoding YAML: " + read.findings.front().message);
@@ -48,7 +48,7 @@ std::optional<PatchKind> patch_kind_of(const std::string& content_type) {
   return std::nullopt;
 }
 
-ApiResult<json> parse_patch_body(PatchKind kind, const std::string& body) {
+Expected<json> parse_patch_body(PatchKind kind, const std::string& body) {
   if (auto deep = json_too_deep(body)) return *deep;
   auto parsed = json::parse(body, nullptr, false);
   if (parsed.is_discarded()) {
@@ -63,17 +63,16 @@ ApiResult<json> parse_patch_body(PatchKind kind, const std::string& body) {
   return parsed;
 }
 
-ApiResult<json> apply_patch(PatchKind kind, const json& base, const json& patch) {
+Expected<json> apply_patch(PatchKind kind, const json& base, const json& patch) {
   json out = base;
   switch (kind) {
     case PatchKind::json:
       try {
         return base.patch(patch);
       } catch (const json::exception& e) {
-        return ApiError{
+        return make_api_error(
             422, "Invalid",
-            std::string("the server rejected our request due to an error in our request: ") + e.what(),
-            nullptr};
+            std::string("the server rejected our request due to an error in our request: ") + e.what());
       }
     case PatchKind::strategic: {
       json p = patch;

@@ -14,11 +14,10 @@ enum class PatchKind { merge, json, strategic, apply };
 std::optional<PatchKind> patch_kind_of(const std::string& content_type);
 
 /// Decodes a patch body: JSON for merge/JSON/strategic patches; JSON or YAML for apply.
-ApiResult<nlohmann::json> parse_patch_body(PatchKind kind, const std::string& body);
+Expected<nlohmann::json> parse_patch_body(PatchKind kind, const std::string& body);
 
 /// Applies a decoded patch to `base`. Merge (RFC 7386) and apply replace lists; a strategic
 /// merge patch is treated as a merge patch with its `$` directives dropped; JSON patch is RFC 6902.
-ApiResult<nlohmann::json> apply_patch(PatchKind kind, const nlohmann::json& base,
-                                      const nlohmann::json& patch);
+Expected<nlohmann::json> apply_patch(PatchKind kind, const nlohmann::json& base, const nlohmann::json& patch);
 
 }  // namespace kpt::apiserver

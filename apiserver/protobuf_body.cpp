@@ -50,14 +50,13 @@ std::string known_kind_list() {
   return out;
 }
 
-ApiError unsupported(const std::string& why) {
-  return ApiError{415, "UnsupportedMediaType",
-                  "the protobuf body cannot be read by this server: " + why +
-                      " (send the object as application/json, e.g. with 'kubectl create -f')",
-                  nullptr};
+Error unsupported(const std::string& why) {
+  return make_api_error(415, "UnsupportedMediaType",
+                        "the protobuf body cannot be read by this server: " + why +
+                            " (send the object as application/json, e.g. with 'kubectl create -f')");
 }
 
-ApiError malformed(const std::string& why) {
+Error malformed(const std::string& why) {
   return bad_request("the protobuf body is not a valid Kubernetes object: " + why);
 }
 
@@ -72,7 +71,7 @@ bool parse_bounded(pb::Message& msg, std::string_view bytes, const ProtobufLimit
 /// JSON of one message, as Go's encoding/json writes the Kubernetes type it stands for.
 class JsonWriter {
  public:
-  ApiResult<json> message(const pb::Message& msg, const std::string& path) {
+  Expected<json> message(const pb::Message& msg, const std::string& path) {
     const auto* desc = msg.GetDescriptor();
     const auto* refl = msg.GetReflection();
     if (const auto& unknown = refl->GetUnknownFields(msg); unknown.field_count() > 0) {
@@ -110,7 +109,7 @@ class JsonWriter {
     return util::format_time(util::Time(std::chrono::seconds(t.seconds())));
   }
 
-  ApiResult<json> field(const pb::Message& msg, const pb::FieldDescriptor* f, const std::string& at) {
+  Expected<json> field(const pb::Message& msg, const pb::FieldDescriptor* f, const std::string& at) {
     const auto* refl = msg.GetReflection();
     if (f->is_map()) return map_field(msg, f, at);
     if (f->is_repeated()) {
@@ -149,8 +148,8 @@ class JsonWriter {
     }
   }
 
-  ApiResult<json> repeated_item(const pb::Message& msg, const pb::FieldDescriptor* f, int i,
-                                const std::string& at) {
+  Expected<json> repeated_item(const pb::Message& msg, const pb::FieldDescriptor* f, int i,
+                               const std::string& at) {
     const auto* refl = msg.GetReflection();
     switch (f->cpp_type()) {
       case pb::FieldDescriptor::CPPTYPE_STRING:
@@ -162,7 +161,7 @@ class JsonWriter {
     }
   }
 
-  ApiResult<json> map_field(const pb::Message& msg, const pb::FieldDescriptor* f, const std::string& at) {
+  Expected<json> map_field(const pb::Message& msg, const pb::FieldDescriptor* f, const std::string& at) {
     const auto* refl = msg.GetReflection();
     json out = json::object();
     for (int i = 0; i < refl->FieldSize(msg, f); ++i) {
@@ -190,11 +189,10 @@ bool is_protobuf_content_type(const std::string& content_type) {
   return content_type.rfind("application/vnd.kubernetes.protobuf", 0) == 0;
 }
 
-ApiResult<json> decode_protobuf_body(std::string_view body, const ProtobufLimits& limits) {
+Expected<json> decode_protobuf_body(std::string_view body, const ProtobufLimits& limits) {
   if (body.size() > limits.max_bytes) {
-    return ApiError{413, "RequestEntityTooLarge",
-                    "the request body is larger than " + std::to_string(limits.max_bytes) + " bytes",
-                    nullptr};
+    return make_api_error(413, "RequestEntityTooLarge",
+                          "the request body is larger than " + std::to_string(limits.max_bytes) + " bytes");
   }
   if (body.substr(0, k_magic.size()) != k_magic) {
     return malformed("it does not start with the Kubernetes protobuf magic \"k8s\\x00\"");

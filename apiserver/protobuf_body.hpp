@@ -23,6 +23,6 @@ struct ProtobufLimits {
 /// have read the same object sent as JSON. Only the kinds and fields this server knows are read:
 /// any other field is 415 UnsupportedMediaType naming it (never dropped), a body that is not
 /// valid protobuf or deeper than the limit is 400 BadRequest, one larger than the limit is 413.
-ApiResult<nlohmann::json> decode_protobuf_body(std::string_view body, const ProtobufLimits& limits = {});
+Expected<nlohmann::json> decode_protobuf_body(std::string_view body, const ProtobufLimits& limits = {});
 
 }  // namespace kpt::apiserver

@@ -145,15 +145,15 @@ std::string decode_continue(const std::string& token) {
   return out;
 }
 
-ApiResult<json> ResourceOps::get(const ResourceInfo& res, const std::string& ns,
-                                 const std::string& name) const {
+Expected<json> ResourceOps::get(const ResourceInfo& res, const std::string& ns,
+                                const std::string& name) const {
   auto obj = m_store.get(res.storage_key(), ns, name);
   if (!obj) return not_found(res.group, res.plural, name);
   (*obj)["apiVersion"] = res.group_version();
   return *obj;
 }
 
-ApiResult<json> ResourceOps::list(const ResourceInfo& res, const std::string& ns, const ListQuery& q) const {
+Expected<json> ResourceOps::list(const ResourceInfo& res, const std::string& ns, const ListQuery& q) const {
   std::string after;
   if (!q.continue_token.empty()) {
     after = decode_continue(q.continue_token);
@@ -181,9 +181,9 @@ ApiResult<json> ResourceOps::list(const ResourceInfo& res, const std::string& ns
       {"kind", res.list_kind}, {"apiVersion", res.group_version()}, {"metadata", meta}, {"items", items}};
 }
 
-std::optional<ApiError> ResourceOps::validate(const ResourceInfo& res, const json& obj,
-                                              std::vector<std::string>& warnings,
-                                              const WriteFlags& flags) const {
+std::optional<Error> ResourceOps::validate(const ResourceInfo& res, const json& obj,
+                                           std::vector<std::string>& warnings,
+                                           const WriteFlags& flags) const {
   const std::string name = meta_string(obj, "name");
   if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io") {
     const auto causes = crd_problems(obj);
@@ -200,9 +200,9 @@ std::optional<ApiError> ResourceOps::validate(const ResourceInfo& res, const jso
   return std::nullopt;
 }
 
-ApiResult<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::string& ns, json body,
-                                            std::vector<std::string>& warnings,
-                                            const WriteFlags& flags) const {
+Expected<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::string& ns, json body,
+                                           std::vector<std::string>& warnings,
+                                           const WriteFlags& flags) const {
   if (!body.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
   body["apiVersion"] = res.group_version();
   body["kind"] = res.kind;
@@ -255,8 +255,8 @@ ApiResult<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::
   return body;
 }
 
-ApiResult<json> ResourceOps::merge_update(const ResourceInfo& res, const json& current, json body,
-                                          std::vector<std::string>& warnings, const WriteFlags& flags) const {
+Expected<json> ResourceOps::merge_update(const ResourceInfo& res, const json& current, json body,
+                                         std::vector<std::string>& warnings, const WriteFlags& flags) const {
   if (!body.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
   json out;
   if (flags.subresource == "status") {
@@ -301,10 +301,10 @@ ApiResult<json> ResourceOps::merge_update(const ResourceInfo& res, const json& c
   return out;
 }
 
-ApiResult<WriteResult> ResourceOps::finish_write(const ResourceInfo& res, const std::string& ns,
-                                                 const std::string& name, ApiResult<json> stored,
-                                                 std::vector<std::string> warnings, bool created,
-                                                 bool dry_run) {
+Expected<WriteResult> ResourceOps::finish_write(const ResourceInfo& res, const std::string& ns,
+                                                const std::string& name, Expected<json> stored,
+                                                std::vector<std::string> warnings, bool created,
+                                                bool dry_run) {
   if (!stored) return stored.error();
   json obj = std::move(stored.value());
   if (!dry_run) {
@@ -321,8 +321,8 @@ ApiResult<WriteResult> ResourceOps::finish_write(const ResourceInfo& res, const 
   return WriteResult{std::move(obj), std::move(warnings), created};
 }
 
-ApiResult<WriteResult> ResourceOps::create(const ResourceInfo& res, const std::string& ns, json body,
-                                           const WriteFlags& flags) {
+Expected<WriteResult> ResourceOps::create(const ResourceInfo& res, const std::string& ns, json body,
+                                          const WriteFlags& flags) {
   if (res.namespaced && !m_store.get("/namespaces", "", ns)) return not_found("", "namespaces", ns);
   std::vector<std::string> warnings;
   auto prepared = prepare_create(res, ns, std::move(body), warnings, flags);
@@ -330,7 +330,7 @@ ApiResult<WriteResult> ResourceOps::create(const ResourceInfo& res, const std::s
   const std::string name = meta_string(prepared.value(), "name");
   auto stored = m_store.mutate(
       res.storage_key(), ns, name,
-      [&](const std::optional<json>& cur) -> ApiResult<json> {
+      [&](const std::optional<json>& cur) -> Expected<json> {
         if (cur) return already_exists(res.group, res.plural, name);
         return prepared.value();
       },
@@ -338,8 +338,8 @@ ApiResult<WriteResult> ResourceOps::create(const ResourceInfo& res, const std::s
   return finish_write(res, ns, name, std::move(stored), std::move(warnings), true, flags.dry_run);
 }
 
-ApiResult<WriteResult> ResourceOps::update(const ResourceInfo& res, const std::string& ns,
-                                           const std::string& name, json body, const WriteFlags& flags) {
+Expected<WriteResult> ResourceOps::update(const ResourceInfo& res, const std::string& ns,
+                                          const std::string& name, json body, const WriteFlags& flags) {
   if (!body.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
   const std::string body_name = meta_string(body, "name");
   if (!body_name.empty() && body_name != name && flags.subresource != "scale") {
@@ -349,7 +349,7 @@ ApiResult<WriteResult> ResourceOps::update(const ResourceInfo& res, const std::s
   std::vector<std::string> warnings;
   auto stored = m_store.mutate(
       res.storage_key(), ns, name,
-      [&](const std::optional<json>& cur) -> ApiResult<json> {
+      [&](const std::optional<json>& cur) -> Expected<json> {
         if (!cur) return not_found(res.group, res.plural, name);
         const std::string rv = meta_string(body, "resourceVersion");
         if (!rv.empty() && rv != meta_string(*cur, "resourceVersion")) {
@@ -372,9 +372,9 @@ ApiResult<WriteResult> ResourceOps::update(const ResourceInfo& res, const std::s
   return finish_write(res, ns, name, std::move(stored), std::move(warnings), false, flags.dry_run);
 }
 
-ApiResult<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::string& ns,
-                                          const std::string& name, PatchKind kind, const std::string& body,
-                                          const WriteFlags& flags) {
+Expected<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::string& ns,
+                                         const std::string& name, PatchKind kind, const std::string& body,
+                                         const WriteFlags& flags) {
   if (kind == PatchKind::strategic && res.custom)
     return unsupported_media_type("application/strategic-merge-patch+json");
   if (kind == PatchKind::apply && flags.field_manager.empty()) {
@@ -390,7 +390,7 @@ ApiResult<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::st
   bool created = false;
   auto stored = m_store.mutate(
       res.storage_key(), ns, name,
-      [&](const std::optional<json>& cur) -> ApiResult<json> {
+      [&](const std::optional<json>& cur) -> Expected<json> {
         if (!cur) {
           if (!may_create) return not_found(res.group, res.plural, name);
           json obj = parsed.value();
@@ -422,8 +422,8 @@ ApiResult<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::st
   return finish_write(res, ns, name, std::move(stored), std::move(warnings), created, flags.dry_run);
 }
 
-ApiResult<json> ResourceOps::get_scale(const ResourceInfo& res, const std::string& ns,
-                                       const std::string& name) const {
+Expected<json> ResourceOps::get_scale(const ResourceInfo& res, const std::string& ns,
+                                      const std::string& name) const {
   auto obj = get(res, ns, name);
   if (!obj) return obj;
   return scale_of(res, obj.value());

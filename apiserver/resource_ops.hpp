@@ -59,43 +59,41 @@ class ResourceOps {
  public:
   ResourceOps(Store& store, ResourceRegistry& registry) : m_store(store), m_registry(registry) {}
 
-  ApiResult<nlohmann::json> get(const ResourceInfo& res, const std::string& ns,
-                                const std::string& name) const;
-  ApiResult<nlohmann::json> list(const ResourceInfo& res, const std::string& ns, const ListQuery& q) const;
-  ApiResult<WriteResult> create(const ResourceInfo& res, const std::string& ns, nlohmann::json body,
-                                const WriteFlags& flags);
-  ApiResult<WriteResult> update(const ResourceInfo& res, const std::string& ns, const std::string& name,
-                                nlohmann::json body, const WriteFlags& flags);
-  ApiResult<WriteResult> patch(const ResourceInfo& res, const std::string& ns, const std::string& name,
-                               PatchKind kind, const std::string& body, const WriteFlags& flags);
+  Expected<nlohmann::json> get(const ResourceInfo& res, const std::string& ns, const std::string& name) const;
+  Expected<nlohmann::json> list(const ResourceInfo& res, const std::string& ns, const ListQuery& q) const;
+  Expected<WriteResult> create(const ResourceInfo& res, const std::string& ns, nlohmann::json body,
+                               const WriteFlags& flags);
+  Expected<WriteResult> update(const ResourceInfo& res, const std::string& ns, const std::string& name,
+                               nlohmann::json body, const WriteFlags& flags);
+  Expected<WriteResult> patch(const ResourceInfo& res, const std::string& ns, const std::string& name,
+                              PatchKind kind, const std::string& body, const WriteFlags& flags);
   /// Deletes as the real API server and its garbage collector do: objects with finalizers get a
   /// deletionTimestamp and go once their finalizers are removed; Background deletes the object and
   /// then its dependents; Foreground keeps it, with the `foregroundDeletion` finalizer, until the
   /// dependents that block owner deletion are gone; Orphan strips their owner references.
-  ApiResult<DeleteResult> remove(const ResourceInfo& res, const std::string& ns, const std::string& name,
-                                 const DeleteOptions& options);
+  Expected<DeleteResult> remove(const ResourceInfo& res, const std::string& ns, const std::string& name,
+                                const DeleteOptions& options);
 
   /// The scale subresource (autoscaling/v1 Scale) of an object.
-  ApiResult<nlohmann::json> get_scale(const ResourceInfo& res, const std::string& ns,
-                                      const std::string& name) const;
+  Expected<nlohmann::json> get_scale(const ResourceInfo& res, const std::string& ns,
+                                     const std::string& name) const;
 
  private:
-  ApiResult<nlohmann::json> prepare_create(const ResourceInfo& res, const std::string& ns,
-                                           nlohmann::json body, std::vector<std::string>& warnings,
-                                           const WriteFlags& flags) const;
-  ApiResult<nlohmann::json> merge_update(const ResourceInfo& res, const nlohmann::json& current,
-                                         nlohmann::json body, std::vector<std::string>& warnings,
-                                         const WriteFlags& flags) const;
-  std::optional<ApiError> validate(const ResourceInfo& res, const nlohmann::json& obj,
-                                   std::vector<std::string>& warnings, const WriteFlags& flags) const;
-  ApiResult<WriteResult> finish_write(const ResourceInfo& res, const std::string& ns, const std::string& name,
-                                      ApiResult<nlohmann::json> stored, std::vector<std::string> warnings,
-                                      bool created, bool dry_run);
+  Expected<nlohmann::json> prepare_create(const ResourceInfo& res, const std::string& ns, nlohmann::json body,
+                                          std::vector<std::string>& warnings, const WriteFlags& flags) const;
+  Expected<nlohmann::json> merge_update(const ResourceInfo& res, const nlohmann::json& current,
+                                        nlohmann::json body, std::vector<std::string>& warnings,
+                                        const WriteFlags& flags) const;
+  std::optional<Error> validate(const ResourceInfo& res, const nlohmann::json& obj,
+                                std::vector<std::string>& warnings, const WriteFlags& flags) const;
+  Expected<WriteResult> finish_write(const ResourceInfo& res, const std::string& ns, const std::string& name,
+                                     Expected<nlohmann::json> stored, std::vector<std::string> warnings,
+                                     bool created, bool dry_run);
   // Deletion and garbage collection (garbage_collector.cpp).
-  ApiResult<DeleteResult> remove_queued(const ResourceInfo& res, const std::string& ns,
-                                        const std::string& name, const DeleteOptions& options, GcWork& work);
-  ApiResult<nlohmann::json> mark_deleting(const ResourceInfo& res, const std::string& ns,
-                                          const std::string& name, bool foreground);
+  Expected<DeleteResult> remove_queued(const ResourceInfo& res, const std::string& ns,
+                                       const std::string& name, const DeleteOptions& options, GcWork& work);
+  Expected<nlohmann::json> mark_deleting(const ResourceInfo& res, const std::string& ns,
+                                         const std::string& name, bool foreground);
   void after_erase(const ResourceInfo& res, const nlohmann::json& obj, GcWork& work);
   void orphan_dependents(const std::string& owner_uid);
   void drain(GcWork& work);

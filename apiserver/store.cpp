@@ -100,7 +100,7 @@ void Store::replay(const Revision& revision) {
   }
 }
 
-std::optional<ApiError> Store::persist(const StoreEvent& event) {
+std::optional<Error> Store::persist(const StoreEvent& event) {
   const auto& meta = event.object["metadata"];
   Revision revision;
   revision.id = event.rv;
@@ -110,7 +110,7 @@ std::optional<ApiError> Store::persist(const StoreEvent& event) {
   revision.value = event.object.dump();
   revision.prev_revision = event.type == "MODIFIED" ? rv_of(event.previous) : 0;
   if (auto written = m_storage->append(revision); !written) {
-    return ApiError{500, "InternalError", "storing the object: " + written.error().message, nullptr};
+    return make_api_error(500, "InternalError", "storing the object: " + written.error().message);
   }
   if (m_compacted_rv >= m_storage_compacted + k_compact_step) {
     // A failed compaction only leaves more rows behind; the next step retries.
@@ -119,8 +119,8 @@ std::optional<ApiError> Store::persist(const StoreEvent& event) {
   return std::nullopt;
 }
 
-ApiResult<nlohmann::json> Store::mutate(const std::string& resource, const std::string& ns,
-                                        const std::string& name, const Mutator& fn, bool dry_run) {
+Expected<nlohmann::json> Store::mutate(const std::string& resource, const std::string& ns,
+                                       const std::string& name, const Mutator& fn, bool dry_run) {
   std::lock_guard lock(m_mutex);
   auto& objects = m_objects[resource];
   const auto key = object_key(ns, name);
@@ -143,8 +143,8 @@ ApiResult<nlohmann::json> Store::mutate(const std::string& resource, const std::
   return obj;
 }
 
-ApiResult<nlohmann::json> Store::erase(const std::string& resource, const std::string& ns,
-                                       const std::string& name, bool dry_run) {
+Expected<nlohmann::json> Store::erase(const std::string& resource, const std::string& ns,
+                                      const std::string& name, bool dry_run) {
   std::lock_guard lock(m_mutex);
   auto& objects = m_objects[resource];
   const auto it = objects.find(object_key(ns, name));
@@ -254,8 +254,8 @@ std::vector<Store::Ref> Store::refs_of(const std::string& resource, const std::s
   return out;
 }
 
-ApiResult<std::vector<StoreEvent>> Store::events_after(const std::string& resource, const std::string& ns,
-                                                       std::uint64_t after, std::size_t max) const {
+Expected<std::vector<StoreEvent>> Store::events_after(const std::string& resource, const std::string& ns,
+                                                      std::uint64_t after, std::size_t max) const {
   std::lock_guard lock(m_mutex);
   if (after < m_compacted_rv) {
     return gone("too old resource version: " + std::to_string(after) + " (" +

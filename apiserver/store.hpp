@@ -50,13 +50,13 @@ class Store {
   /// Reads-modifies-writes one object under the store lock. `fn` gets the current object
   /// (nullopt when absent) and returns the object to store, or an error. The store assigns
   /// metadata.resourceVersion; `dry_run` computes the result without storing it.
-  using Mutator = std::function<ApiResult<nlohmann::json>(const std::optional<nlohmann::json>& current)>;
-  ApiResult<nlohmann::json> mutate(const std::string& resource, const std::string& ns,
-                                   const std::string& name, const Mutator& fn, bool dry_run = false);
+  using Mutator = std::function<Expected<nlohmann::json>(const std::optional<nlohmann::json>& current)>;
+  Expected<nlohmann::json> mutate(const std::string& resource, const std::string& ns, const std::string& name,
+                                  const Mutator& fn, bool dry_run = false);
   /// Removes an object; returns it (with the deletion's resourceVersion), or an error: 404
   /// when absent, 500 when the storage fails.
-  ApiResult<nlohmann::json> erase(const std::string& resource, const std::string& ns, const std::string& name,
-                                  bool dry_run = false);
+  Expected<nlohmann::json> erase(const std::string& resource, const std::string& ns, const std::string& name,
+                                 bool dry_run = false);
 
   [[nodiscard]] std::optional<nlohmann::json> get(const std::string& resource, const std::string& ns,
                                                   const std::string& name) const;
@@ -84,8 +84,8 @@ class Store {
 
   /// Events of `resource` in `ns` (empty: all) with rv > `after`, at most `max`; 410 when
   /// `after` is older than the retained history.
-  ApiResult<std::vector<StoreEvent>> events_after(const std::string& resource, const std::string& ns,
-                                                  std::uint64_t after, std::size_t max = 1000) const;
+  Expected<std::vector<StoreEvent>> events_after(const std::string& resource, const std::string& ns,
+                                                 std::uint64_t after, std::size_t max = 1000) const;
   /// Blocks until an event newer than `after` exists, `deadline` passes, or shutdown(). True on news.
   bool wait_for_change(std::uint64_t after, std::chrono::steady_clock::time_point deadline) const;
   /// Drops all history: every watch from an older resourceVersion now gets 410 Gone.
@@ -97,7 +97,7 @@ class Store {
  private:
   void record(StoreEvent event);
   /// Writes the change to the storage first; compacts the storage past the history window.
-  std::optional<ApiError> persist(const StoreEvent& event);
+  std::optional<Error> persist(const StoreEvent& event);
   void replay(const Revision& revision);
   /// Keeps the uid and owner indexes in step with one object changing from `before` to `after`
   /// (null: absent), so owner lookups cost a hash probe rather than a scan of every object.

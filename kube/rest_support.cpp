@@ -76,6 +76,26 @@ std::string default_reason(int status) {
   }
 }
 
+// The Status' details as the Error carries them; fields of the wrong type are left out.
+ErrorDetails decode_details(const nlohmann::json& d) {
+  ErrorDetails out;
+  if (!d.is_object()) return out;
+  auto text = [&](const nlohmann::json& o, const char* key) {
+    return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : std::string();
+  };
+  out.name = text(d, "name");
+  out.group = text(d, "group");
+  out.kind = text(d, "kind");
+  if (d.contains("retryAfterSeconds") && d["retryAfterSeconds"].is_number_integer())
+    out.retry_after_seconds = d["retryAfterSeconds"].get<int>();
+  if (d.contains("causes") && d["causes"].is_array()) {
+    for (const auto& c : d["causes"]) {
+      if (c.is_object()) out.causes.push_back({text(c, "reason"), text(c, "message"), text(c, "field")});
+    }
+  }
+  return out;
+}
+
 std::string current_dir() {
   char buf[4096];
   return ::getcwd(buf, sizeof buf) != nullptr ? std::string(buf) : std::string();
@@ -84,7 +104,7 @@ std::string current_dir() {
 }  // namespace
 
 Error decode_status_error(int http_status, const std::string& body, const std::string& method) {
-  Error e{ErrorCode::api, default_message(http_status, method), http_status, default_reason(http_status)};
+  Error e = make_api_error(http_status, default_reason(http_status), default_message(http_status, method));
   const auto doc = nlohmann::json::parse(body, nullptr, false);
   if (doc.is_discarded() || !doc.is_object() || doc.value("kind", "") != "Status") {
     return e;
@@ -93,6 +113,7 @@ Error decode_status_error(int http_status, const std::string& body, const std::s
     e.http_status = doc["code"].get<int>();
   if (auto r = doc.value("reason", ""); !r.empty()) e.reason = r;
   if (auto m = doc.value("message", ""); !m.empty()) e.message = m;
+  if (doc.contains("details")) e.details = decode_details(doc["details"]);
   if (doc.contains("details") && doc["details"].is_object() && doc["details"].contains("causes") &&
       doc["details"]["causes"].is_array()) {
     std::string listed;

@@ -4,8 +4,8 @@
 
 namespace kpt::local {
 
-std::optional<apiserver::ApiError> NodeExecProvider::check(const apiserver::ExecRequest& request,
-                                                           const nlohmann::json& /*pod*/) {
+std::optional<Error> NodeExecProvider::check(const apiserver::ExecRequest& request,
+                                             const nlohmann::json& /*pod*/) {
   auto launch = m_node.running_container(request.ns, request.pod, request.container);
   if (!launch) return apiserver::bad_request(launch.error().message);
   return std::nullopt;

@@ -10,8 +10,7 @@ namespace kpt::local {
 class NodeExecProvider final : public apiserver::ExecProvider {
  public:
   explicit NodeExecProvider(const LocalNode& node) : m_node(node) {}
-  std::optional<apiserver::ApiError> check(const apiserver::ExecRequest& request,
-                                           const nlohmann::json& pod) override;
+  std::optional<Error> check(const apiserver::ExecRequest& request, const nlohmann::json& pod) override;
   std::unique_ptr<apiserver::ExecProcess> start(const apiserver::ExecRequest& request,
                                                 const nlohmann::json& pod,
                                                 apiserver::ExecStartError& error) override;

@@ -66,8 +66,8 @@ class FileLogStream final : public apiserver::LogStream {
 
 }  // namespace
 
-apiserver::ApiResult<std::unique_ptr<apiserver::LogStream>> NodeLogProvider::open(
-    const apiserver::LogRequest& request, const nlohmann::json& pod) {
+Expected<std::unique_ptr<apiserver::LogStream>> NodeLogProvider::open(const apiserver::LogRequest& request,
+                                                                      const nlohmann::json& pod) {
   auto container = apiserver::resolve_container(request, pod);
   if (!container) return container.error();
   auto file = m_node.log_file(request.ns, request.pod, container.value(), request.previous);

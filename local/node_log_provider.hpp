@@ -10,8 +10,8 @@ namespace kpt::local {
 class NodeLogProvider final : public apiserver::LogProvider {
  public:
   explicit NodeLogProvider(const LocalNode& node) : m_node(node) {}
-  apiserver::ApiResult<std::unique_ptr<apiserver::LogStream>> open(const apiserver::LogRequest& request,
-                                                                   const nlohmann::json& pod) override;
+  Expected<std::unique_ptr<apiserver::LogStream>> open(const apiserver::LogRequest& request,
+                                                       const nlohmann::json& pod) override;
 
  private:
   const LocalNode& m_node;

@@ -4,16 +4,20 @@
 #include <string>
 #include <utility>
 #include <variant>
+#include <vector>
 
 namespace kpt {
 
-/// Kinds of operational failure. Each maps to a documented exit code at the top.
+/// Kinds of operational failure. Each maps to a documented exit code in one place, where the
+/// command line turns an Error into its exit status (plugin/failure.hpp): io, parse, limit, usage
+/// and config are usage or I/O errors (2); the others mean the operation failed (1).
 enum class ErrorCode {
   io,         ///< reading or writing a file or stream failed
   parse,      ///< input is not well-formed YAML/JSON
   limit,      ///< input exceeds a configured bound (size, depth, aliases)
   usage,      ///< the user asked for something that cannot be done
   config,     ///< kubeconfig or credentials are wrong
+  invalid,    ///< well-formed input that breaks a rule (a job the operator cannot run)
   http,       ///< transport failure talking to an API server
   api,        ///< the API server answered with a Status error
   not_found,  ///< the named thing does not exist
@@ -21,13 +25,37 @@ enum class ErrorCode {
   internal,   ///< a broken invariant surfaced as a value
 };
 
+/// One of the causes an API server lists for a failed request: which field, and why.
+struct ErrorCause {
+  std::string reason;  ///< FieldValueInvalid, FieldValueRequired, FieldValueNotSupported, ...
+  std::string message;
+  std::string field;
+};
+
+/// What an API server says about a failure besides its status and reason (a Kubernetes
+/// Status' `details`): the object it concerns, the causes, when to retry.
+struct ErrorDetails {
+  std::string name;
+  std::string group;
+  std::string kind;
+  std::vector<ErrorCause> causes;
+  int retry_after_seconds = 0;  ///< 0: not said
+
+  [[nodiscard]] bool empty() const {
+    return name.empty() && group.empty() && kind.empty() && causes.empty() && retry_after_seconds == 0;
+  }
+};
+
 /// An operational error: what failed, in words a user understands. Each layer adds
 /// what it knows with `context()`, so the final message reads outermost first.
+/// Errors from (or for) an API server carry ErrorCode::api, the HTTP status and the
+/// Status reason and details; the API server renders them, the client decodes them.
 struct Error {
   ErrorCode code = ErrorCode::internal;
   std::string message;
-  int http_status = 0;  ///< for ErrorCode::api: the HTTP status (404, 409, 410, ...)
-  std::string reason;   ///< for ErrorCode::api: the Status reason (NotFound, AlreadyExists, ...)
+  int http_status = 0;   ///< for ErrorCode::api: the HTTP status (404, 409, 410, ...)
+  std::string reason;    ///< for ErrorCode::api: the Status reason (NotFound, AlreadyExists, ...)
+  ErrorDetails details;  ///< for ErrorCode::api: the Status details, when there are any
 
   /// Returns a copy whose message is `prefix: message`.
   [[nodiscard]] Error context(const std::string& prefix) const {
@@ -94,6 +122,16 @@ inline Error make_error(ErrorCode code, std::string message) {
   Error e;
   e.code = code;
   e.message = std::move(message);
+  return e;
+}
+
+/// An error an API server answers with: HTTP status, Status reason, message and details.
+inline Error make_api_error(int http_status, std::string reason, std::string message,
+                            ErrorDetails details = {}) {
+  Error e = make_error(ErrorCode::api, std::move(message));
+  e.http_status = http_status;
+  e.reason = std::move(reason);
+  e.details = std::move(details);
   return e;
 }
 

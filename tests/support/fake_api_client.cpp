@@ -28,10 +28,7 @@ std::string name_of(const nlohmann::json& obj) { return obj["metadata"].value("n
 }  // namespace
 
 Error api_error(int http_status, const std::string& reason, const std::string& message) {
-  Error e = make_error(ErrorCode::api, message);
-  e.http_status = http_status;
-  e.reason = reason;
-  return e;
+  return make_api_error(http_status, reason, message);
 }
 
 void FakeApiClient::record(const std::string& verb, const kube::ResourceRef& ref, const std::string& ns,

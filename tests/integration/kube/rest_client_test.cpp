@@ -267,6 +267,12 @@ TEST(RestClientErrors, StatusErrorsBecomeMessagesAUserUnderstands) {
     EXPECT_EQ(r.error().reason, c.reason);
     EXPECT_EQ(r.error().message, c.message);
   }
+  auto invalid = client->get(resources::pytorchjobs(), "ns", "invalid");
+  ASSERT_FALSE(invalid);
+  ASSERT_EQ(invalid.error().details.causes.size(), 1u);
+  EXPECT_EQ(invalid.error().details.causes[0].reason, "FieldValueInvalid");
+  EXPECT_EQ(invalid.error().details.causes[0].field, "spec.pytorchReplicaSpecs.Worker.replicas");
+  EXPECT_EQ(invalid.error().details.causes[0].message, "Invalid value: -1");
   EXPECT_TRUE(sleeps.waits.empty());
 }
 

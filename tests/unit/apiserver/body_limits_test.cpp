@@ -17,13 +17,13 @@ TEST(JsonTooDeep, RefusesOneLevelPastTheLimitWithTheWholeMessage) {
   const auto err =
       json_too_deep(std::string(k_max_json_depth / 2, '[') + std::string(k_max_json_depth / 2 + 1, '{'));
   ASSERT_TRUE(err);
-  EXPECT_EQ(err->code, 400);
+  EXPECT_EQ(err->http_status, 400);
   EXPECT_EQ(err->message, "the body of the request nests deeper than 10000 levels");
 }
 
 TEST(RequestEntityTooLarge, SaysTheRealServersLimit) {
   const auto err = request_entity_too_large();
-  EXPECT_EQ(err.code, 413);
+  EXPECT_EQ(err.http_status, 413);
   EXPECT_EQ(err.reason, "RequestEntityTooLarge");
   EXPECT_EQ(err.message, "Request entity too large: limit is 3145728");
 }

@@ -32,7 +32,7 @@ TEST(BuiltinSecret, RefusesDataThatIsNotBase64) {
   json secret = json::parse(R"({"metadata":{"name":"s"},"data":{"k":"not base64!"}})");
   const auto err = prepare_builtin(secrets(), secret);
   ASSERT_TRUE(err);
-  EXPECT_EQ(err->code, 400);
+  EXPECT_EQ(err->http_status, 400);
   EXPECT_EQ(err->message,
             "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data in key 'k'");
 }

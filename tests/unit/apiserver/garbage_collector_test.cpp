@@ -200,7 +200,7 @@ TEST(StoreOwnerIndex, FollowsOwnerReferencesAsObjectsChange) {
   const auto put = [&](const std::string& name, const json& refs) {
     json obj = {{"metadata",
                  {{"name", name}, {"namespace", "n"}, {"uid", "uid-" + name}, {"ownerReferences", refs}}}};
-    ASSERT_TRUE(store.mutate("/pods", "n", name, [&](const auto&) -> ApiResult<json> { return obj; }));
+    ASSERT_TRUE(store.mutate("/pods", "n", name, [&](const auto&) -> Expected<json> { return obj; }));
   };
   put("child", json::array({{{"uid", "uid-owner"}}}));
   ASSERT_EQ(store.dependents_of("uid-owner").size(), 1u);

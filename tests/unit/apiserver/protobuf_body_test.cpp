@@ -51,7 +51,7 @@ TEST(ProtobufBody, RefusesAnUnknownFieldInsteadOfDroppingIt) {
   raw += std::string("\xa2\x06\x01x", 4);  // field 100, length-delimited "x"
   auto out = decode_protobuf_body(envelope("v1", "ConfigMap", raw));
   ASSERT_FALSE(out);
-  EXPECT_EQ(out.error().code, 415);
+  EXPECT_EQ(out.error().http_status, 415);
   EXPECT_EQ(
       out.error().message,
       "the protobuf body cannot be read by this server: field number 100 of ConfigMap is not known here "
@@ -61,7 +61,7 @@ TEST(ProtobufBody, RefusesAnUnknownFieldInsteadOfDroppingIt) {
 TEST(ProtobufBody, RefusesAKindItDoesNotDecode) {
   auto out = decode_protobuf_body(envelope("v1", "Node", ""));
   ASSERT_FALSE(out);
-  EXPECT_EQ(out.error().code, 415);
+  EXPECT_EQ(out.error().http_status, 415);
   EXPECT_EQ(
       out.error().message,
       "the protobuf body cannot be read by this server: kind 'Node' of 'v1' is not one it decodes (v1 "
@@ -72,13 +72,13 @@ TEST(ProtobufBody, RefusesAKindItDoesNotDecode) {
 TEST(ProtobufBody, MalformedBytesAreABadRequest) {
   auto no_magic = decode_protobuf_body("{\"kind\":\"ConfigMap\"}");
   ASSERT_FALSE(no_magic);
-  EXPECT_EQ(no_magic.error().code, 400);
+  EXPECT_EQ(no_magic.error().http_status, 400);
   EXPECT_EQ(no_magic.error().message,
             "the protobuf body is not a valid Kubernetes object: it does not start with the Kubernetes "
             "protobuf magic \"k8s\\x00\"");
   auto truncated = decode_protobuf_body(std::string("k8s\0\x0a\x7f", 6));
   ASSERT_FALSE(truncated);
-  EXPECT_EQ(truncated.error().code, 400);
+  EXPECT_EQ(truncated.error().http_status, 400);
   EXPECT_EQ(
       truncated.error().message,
       "the protobuf body is not a valid Kubernetes object: the runtime.Unknown envelope does not parse");
@@ -89,7 +89,7 @@ TEST(ProtobufBody, BoundsSizeAndNesting) {
   limits.max_bytes = 16;
   auto big = decode_protobuf_body(std::string(17, 'x'), limits);
   ASSERT_FALSE(big);
-  EXPECT_EQ(big.error().code, 413);
+  EXPECT_EQ(big.error().http_status, 413);
   EXPECT_EQ(big.error().message, "the request body is larger than 16 bytes");
 
   k8s::ConfigMap cm;
@@ -99,7 +99,7 @@ TEST(ProtobufBody, BoundsSizeAndNesting) {
   limits.max_depth = 1;  // enough for the envelope, not for the owner reference
   auto deep = decode_protobuf_body(envelope("v1", "ConfigMap", cm.SerializeAsString()), limits);
   ASSERT_FALSE(deep);
-  EXPECT_EQ(deep.error().code, 400);
+  EXPECT_EQ(deep.error().http_status, 400);
   EXPECT_EQ(
       deep.error().message,
       "the protobuf body is not a valid Kubernetes object: the ConfigMap does not parse, or nests deeper "

@@ -60,7 +60,7 @@ class StoreOverStorage : public ::testing::TestWithParam<std::string> {
     return sqlite ? std::move(*sqlite) : make_memory_storage();
   }
 
-  static ApiResult<json> put(Store& store, const json& obj) {
+  static Expected<json> put(Store& store, const json& obj) {
     return store.mutate(k_pods, "default", obj["metadata"]["name"], [&](const auto&) { return obj; });
   }
 
@@ -135,7 +135,7 @@ TEST_P(StoreOverStorage, CompactionKeepsTheLatestOfEachKeyAndAnOlderWatchIsGone)
   EXPECT_EQ((*store->get(k_pods, "default", "busy"))["spec"]["generation"], 2499);
   auto old = store->events_after(k_pods, "default", 2);
   ASSERT_FALSE(old);
-  EXPECT_EQ(old.error().code, 410);
+  EXPECT_EQ(old.error().http_status, 410);
   EXPECT_EQ(old.error().message,
             "too old resource version: 2 (" + std::to_string(store->current_rv() - 4) + ")");
   auto recent = store->events_after(k_pods, "default", store->current_rv() - 2);
@@ -165,7 +165,7 @@ TEST(Store, AWriteTheStorageRefusesIsNotAcknowledgedNorServed) {
   const auto rv = store.current_rv();
   auto written = store.mutate(k_pods, "default", "a", [](const auto&) { return pod("a"); });
   ASSERT_FALSE(written);
-  EXPECT_EQ(written.error().code, 500);
+  EXPECT_EQ(written.error().http_status, 500);
   EXPECT_EQ(written.error().message, "storing the object: disk full");
   EXPECT_FALSE(store.get(k_pods, "default", "a"));
   EXPECT_EQ(store.current_rv(), rv);
