@@ -3,6 +3,7 @@
 #include "kube/resolved_config.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/failure.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -50,8 +51,7 @@ void add_config_command(CLI::App& app, Context& ctx) {
     kube::RealFileSystem fs;
     auto resolved = kube::load_and_resolve(in, fs);
     if (!resolved) {
-      ctx.err << "error: " << resolved.error().message << "\n";
-      ctx.exit_code = 1;
+      ctx.exit_code = fail(ctx, resolved.error());
       return;
     }
     ctx.out << describe(*resolved, fs).dump(2) << "\n";

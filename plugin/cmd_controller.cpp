@@ -6,6 +6,7 @@
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/controller_client.hpp"
+#include "plugin/failure.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/version.hpp"
 
@@ -61,19 +62,14 @@ std::optional<std::chrono::seconds> parse_seconds(const std::string& text) {
   return std::nullopt;
 }
 
-int usage_error(Context& ctx, const std::string& message) {
-  ctx.err << "error: " << message << "\n";
-  return exit_code::usage;
-}
-
 /// Runs the controller until SIGTERM/SIGINT. Both signals are blocked in every thread and
 /// taken by one sigwait thread, so no handler and no global flag are needed.
 int run(Context& ctx, const ControllerFlags& f) {
   controller::ControllerConfig config;
   const auto style = model::pytorchjob::parse_style(f.env_style);
   if (!style) {
-    return usage_error(ctx, "unknown env style '" + f.env_style + "': known styles are " +
-                                model::pytorchjob::known_styles_list());
+    return fail_usage(ctx, "unknown env style '" + f.env_style + "': known styles are " +
+                               model::pytorchjob::known_styles_list());
   }
   config.reconciler.style = *style;
   config.reconciler.managed_by = f.managed_by;
@@ -83,7 +79,7 @@ int run(Context& ctx, const ControllerFlags& f) {
   if (!f.kinds.empty()) {
     const auto kinds = controller::parse_kinds(f.kinds);
     if (!kinds) {
-      return usage_error(
+      return fail_usage(
           ctx, "unknown --kinds '" + f.kinds + "': use pytorchjobs, trainjobs or both (comma-separated)");
     }
     config.kinds = *kinds;
@@ -94,14 +90,14 @@ int run(Context& ctx, const ControllerFlags& f) {
   config.leader_elect = f.leader_elect;
   config.metrics_addr = f.metrics_addr;
   if (f.log_format != "text" && f.log_format != "json") {
-    return usage_error(ctx, "unknown log format '" + f.log_format + "': use 'text' or 'json'");
+    return fail_usage(ctx, "unknown log format '" + f.log_format + "': use 'text' or 'json'");
   }
   const auto resync = parse_seconds(f.resync);
   const auto lease = parse_seconds(f.lease_duration);
   const auto renew = parse_seconds(f.renew_deadline);
   const auto retry = parse_seconds(f.retry_period);
   if (!resync || !lease || !renew || !retry) {
-    return usage_error(ctx, "durations take a number and a unit, such as '15s', '2m' or '1h'");
+    return fail_usage(ctx, "durations take a number and a unit, such as '15s', '2m' or '1h'");
   }
   config.resync = *resync;
   config.lease.name = f.lease_name;
@@ -113,11 +109,11 @@ int run(Context& ctx, const ControllerFlags& f) {
   ::gethostname(host, sizeof host - 1);
   config.lease.identity = std::string(host) + "_" + std::to_string(::getpid());
   if (const auto problem = controller::check_lease_config(config.lease); !problem.empty()) {
-    return usage_error(ctx, problem);
+    return fail_usage(ctx, problem);
   }
 
   auto client = make_controller_client(ctx);
-  if (!client) return usage_error(ctx, client.error().message);
+  if (!client) return fail_usage(ctx, client.error().message);
 
   util::RealClock clock;
   controller::Logger log(

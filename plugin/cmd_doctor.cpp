@@ -6,6 +6,7 @@
 #include "plugin/context.hpp"
 #include "plugin/doctor_gather.hpp"
 #include "plugin/doctor_output.hpp"
+#include "plugin/failure.hpp"
 #include "plugin/plugin.hpp"
 #include "util/strings.hpp"
 
@@ -25,17 +26,13 @@ struct DoctorFlags {
 
 int run_doctor(const std::string& output, Context& ctx) {
   auto api = connect(ctx);
-  if (!api) {  // no usable kubeconfig: a set-up problem, as for every command
-    ctx.err << "error: " << api.error().message << "\n";
-    return exit_code::usage;
-  }
+  if (!api) return fail(ctx, api.error());  // no usable kubeconfig: a config error
   const auto* rest = dynamic_cast<const kube::RestClient*>(api->get());
   const std::string server = rest != nullptr ? rest->config().server : std::string{};
   auto report = gather_doctor_report(**api, server, target_namespace(ctx));
   if (!report) {
-    ctx.err << "error: cannot reach the cluster at " << util::quote(server) << ": " << report.error().message
-            << "\n";
-    return exit_code::findings;
+    return fail(ctx, make_error(ErrorCode::http, "cannot reach the cluster at " + util::quote(server) + ": " +
+                                                     report.error().message));
   }
   if (output == "json") {
     write_doctor_json(ctx.out, *report);

@@ -6,6 +6,7 @@
 #include "plugin/doctor_defaults.hpp"
 #include "plugin/env_live.hpp"
 #include "plugin/env_output.hpp"
+#include "plugin/failure.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
 #include "util/strings.hpp"
@@ -103,85 +104,97 @@ Expected<model::pytorchjob::EnvStyle> chosen_style(const EnvOptions& o, Context&
                                      default_release(cluster, ctx)};
 }
 
-int fail(Context& ctx, const Error& e, int code) {
-  ctx.err << "error: " << e.message << "\n";
-  return code;
+using model::pytorchjob::ReplicaPodPlan;
+
+// The job: from the cluster when TARGET names one there, else from the manifest file.
+Expected<nlohmann::json> load_job(Context& ctx, const EnvOptions& o, std::optional<JobTarget>& cluster) {
+  const bool from_cluster = is_job_name(o.target);
+  if (from_cluster || o.live) {
+    auto opened = open_job_target(ctx, o.local);
+    if (!opened) return opened.error();
+    cluster = std::move(*opened);
+  }
+  if (!from_cluster) return read_job(ctx, o.target);
+  return cluster->api->get(kube::resources::pytorchjobs(), cluster->ns, o.target);
 }
 
-int run_env(Context& ctx, const EnvOptions& o) {
-  if (o.output != "table" && o.output != "json" && o.output != "dotenv") {
-    return fail(ctx,
-                make_error(ErrorCode::usage, "unknown output format " + util::quote(o.output) +
-                                                 " (known: table, json, dotenv)"),
-                exit_code::usage);
+// --pod NAME: only that pod's plan.
+Expected<std::vector<ReplicaPodPlan>> pick_pod(std::vector<ReplicaPodPlan> pods, const std::string& pod,
+                                               const std::string& job) {
+  if (pod.empty()) return pods;
+  std::vector<std::string> names;
+  std::vector<ReplicaPodPlan> picked;
+  for (auto& p : pods) {
+    names.push_back(p.name);
+    if (p.name == pod) picked.push_back(std::move(p));
   }
-  const auto style = chosen_style(o, ctx);
-  if (!style) return fail(ctx, style.error(), exit_code::usage);
-  const bool from_cluster = is_job_name(o.target);
-  std::optional<JobTarget> cluster;
-  if (from_cluster || o.live) {
-    cluster = open_job_target(ctx, o.local);
-    if (!cluster) return exit_code::usage;
+  if (picked.empty()) {
+    return make_error(ErrorCode::usage, "no pod " + util::quote(pod) + " in job " + util::quote(job) +
+                                            " (pods: " + util::join(names, ", ") + ")");
   }
-  Expected<nlohmann::json> job =
-      from_cluster ? cluster->api->get(kube::resources::pytorchjobs(), cluster->ns, o.target)
-                   : read_job(ctx, o.target);
-  if (!job) return fail(ctx, job.error(), from_cluster ? exit_code::findings : exit_code::usage);
-  const auto spec = model::pytorchjob::parse_job(*job);
-  if (!spec) return fail(ctx, spec.error().context(util::quote(o.target)), exit_code::usage);
-  auto plan = model::pytorchjob::plan_replica_pods(*job, *style);
-  if (!plan) return fail(ctx, plan.error(), exit_code::findings);
+  return picked;
+}
 
-  std::vector<model::pytorchjob::ReplicaPodPlan> pods = std::move(*plan);
-  if (!o.pod.empty()) {
-    std::vector<std::string> names;
-    std::vector<model::pytorchjob::ReplicaPodPlan> picked;
-    for (auto& p : pods) {
-      names.push_back(p.name);
-      if (p.name == o.pod) picked.push_back(std::move(p));
-    }
-    if (picked.empty()) {
-      return fail(
-          ctx,
-          make_error(ErrorCode::usage, "no pod " + util::quote(o.pod) + " in job " + util::quote(spec->name) +
-                                           " (pods: " + util::join(names, ", ") + ")"),
-          exit_code::usage);
-    }
-    pods = std::move(picked);
+// --live: the pods' env in the cluster against the plan; exit 1 on a difference.
+int compare_live(Context& ctx, const EnvOptions& o, JobTarget& cluster, const std::string& job,
+                 const model::pytorchjob::EnvStyle& style, const std::vector<ReplicaPodPlan>& pods) {
+  kube::ListOptions opts;
+  opts.label_selector = "training.kubeflow.org/job-name=" + job;
+  auto listed = cluster.api->list(kube::resources::pods(), cluster.ns, opts);
+  if (!listed) return fail(ctx, listed.error());
+  std::vector<LivePod> live;
+  for (const auto& item : listed->items) {
+    auto pod = live_pod_from_json(item);
+    if (o.pod.empty() || pod.name == o.pod) live.push_back(std::move(pod));
   }
-  if (o.live) {
-    kube::ListOptions opts;
-    opts.label_selector = "training.kubeflow.org/job-name=" + spec->name;
-    auto listed = cluster->api->list(kube::resources::pods(), cluster->ns, opts);
-    if (!listed) return fail(ctx, listed.error(), exit_code::findings);
-    std::vector<LivePod> live;
-    for (const auto& item : listed->items) {
-      auto pod = live_pod_from_json(item);
-      if (o.pod.empty() || pod.name == o.pod) live.push_back(std::move(pod));
-    }
-    const auto result = compare_live_env(pods, live);
-    ctx.out << "style: " << model::pytorchjob::to_string(*style) << "\n";
-    for (const auto& line : result.lines) ctx.out << line << "\n";
-    return result.differs ? exit_code::findings : exit_code::ok;
-  }
+  const auto result = compare_live_env(pods, live);
+  ctx.out << "style: " << model::pytorchjob::to_string(style) << "\n";
+  for (const auto& line : result.lines) ctx.out << line << "\n";
+  return result.differs ? exit_code::findings : exit_code::ok;
+}
+
+int print_env(Context& ctx, const EnvOptions& o, const model::pytorchjob::JobSpec& spec,
+              const model::pytorchjob::EnvStyle& style, const std::vector<ReplicaPodPlan>& pods) {
   if (o.output == "dotenv") {
-    if (o.pod.empty()) {
-      return fail(ctx, make_error(ErrorCode::usage, "-o dotenv needs --pod NAME"), exit_code::usage);
-    }
+    if (o.pod.empty()) return fail(ctx, make_error(ErrorCode::usage, "-o dotenv needs --pod NAME"));
     write_env_dotenv(ctx.out, pods.front());
     return exit_code::ok;
   }
   if (o.output == "json") {
-    write_env_json(ctx.out, *style, pods);
+    write_env_json(ctx.out, style, pods);
     return exit_code::ok;
   }
-  ctx.out << "style: " << model::pytorchjob::to_string(*style) << "\n\n";
+  ctx.out << "style: " << model::pytorchjob::to_string(style) << "\n\n";
   write_env_table(ctx.out, pods, ctx.colour_out());
-  auto notes = model::pytorchjob::explain_env(*spec, *style);
+  auto notes = model::pytorchjob::explain_env(spec, style);
   for (auto& n : duplicate_notes(pods)) notes.push_back(std::move(n));
   if (!notes.empty()) ctx.out << "\n";
   for (const auto& n : notes) ctx.out << "note: " << n << "\n";
   return exit_code::ok;
+}
+
+int run_env(Context& ctx, const EnvOptions& o) {
+  if (o.output != "table" && o.output != "json" && o.output != "dotenv") {
+    return fail(ctx, make_error(ErrorCode::usage, "unknown output format " + util::quote(o.output) +
+                                                      " (known: table, json, dotenv)"));
+  }
+  const auto style = chosen_style(o, ctx);
+  if (!style) return fail(ctx, style.error());
+  std::optional<JobTarget> cluster;
+  auto job = load_job(ctx, o, cluster);
+  if (!job) return fail(ctx, job.error());
+  const auto spec = model::pytorchjob::parse_job(*job);
+  if (!spec) return fail(ctx, spec.error().context(util::quote(o.target)));
+  auto plan = model::pytorchjob::plan_replica_pods(*job, *style);
+  if (!plan) {  // the operator would not run this job: a finding about it, not a usage error
+    Error e = plan.error();
+    e.code = ErrorCode::invalid;
+    return fail(ctx, e);
+  }
+  auto pods = pick_pod(std::move(*plan), o.pod, spec->name);
+  if (!pods) return fail(ctx, pods.error());
+  if (o.live) return compare_live(ctx, o, *cluster, spec->name, *style, *pods);
+  return print_env(ctx, o, *spec, *style, *pods);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "local/embedded_cluster.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/failure.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -43,10 +44,9 @@ void print_usage_hint(Context& ctx, const std::string& kubeconfig) {
           << "Stop it with: " << ctx.program << " local down\n";
 }
 
-void fail(Context& ctx, const Error& error) {
-  ctx.err << "error: " << error.message << "\n";
-  ctx.exit_code = 1;
-}
+// A subcommand's failure: its exit code is the one the error's kind documents (an I/O error
+// exits 2, as README's table says).
+void fail_local(Context& ctx, const Error& error) { ctx.exit_code = fail(ctx, error); }
 
 void run_up(Context& ctx, const LocalFlags& f) {
   const auto lifecycle = lifecycle_for(ctx, f);
@@ -54,8 +54,8 @@ void run_up(Context& ctx, const LocalFlags& f) {
       f.kubeconfig_out.empty() ? local::default_kubeconfig_path(ctx.env) : f.kubeconfig_out;
   ctx.out << "state directory: " << lifecycle.paths().state_dir << "\n";
   auto up = lifecycle.ensure_up();
-  if (!up) return fail(ctx, up.error());
-  if (auto w = lifecycle.write_kubeconfig(kubeconfig, up->port); !w) return fail(ctx, w.error());
+  if (!up) return fail_local(ctx, up.error());
+  if (auto w = lifecycle.write_kubeconfig(kubeconfig, up->port); !w) return fail_local(ctx, w.error());
   ctx.out << "the local API server is " << (up->started ? "up" : "already up") << " (pid " << up->pid
           << ") at https://127.0.0.1:" << up->port << "\n";
   print_usage_hint(ctx, kubeconfig);
@@ -64,7 +64,7 @@ void run_up(Context& ctx, const LocalFlags& f) {
 void run_down(Context& ctx, const LocalFlags& f) {
   const auto lifecycle = lifecycle_for(ctx, f);
   auto stopped = lifecycle.stop();
-  if (!stopped) return fail(ctx, stopped.error());
+  if (!stopped) return fail_local(ctx, stopped.error());
   if (!stopped->was_running) {
     ctx.out << "the local API server is not running (state directory " << lifecycle.paths().state_dir
             << ")\n";
@@ -76,7 +76,7 @@ void run_down(Context& ctx, const LocalFlags& f) {
 void run_reset(Context& ctx, const LocalFlags& f) {
   const auto lifecycle = lifecycle_for(ctx, f);
   auto reset = lifecycle.reset();
-  if (!reset) return fail(ctx, reset.error());
+  if (!reset) return fail_local(ctx, reset.error());
   if (reset->was_running) ctx.out << "the local API server (pid " << reset->pid << ") is stopped\n";
   ctx.out << "the local cluster's objects and logs are removed (state directory "
           << lifecycle.paths().state_dir << ")\n";

@@ -1,5 +1,6 @@
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/failure.hpp"
 #include "plugin/interrupt.hpp"
 #include "plugin/job_follower.hpp"
 #include "plugin/job_target.hpp"
@@ -25,17 +26,11 @@ struct LogsFlags {
 // Without -f: every replica's current log once, each line prefixed with role and rank.
 int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, const LogsFlags& f) {
   auto job = api.get(kube::resources::pytorchjobs(), ns, f.job);
-  if (!job) {
-    ctx.err << "error: " << job.error().message << "\n";
-    return exit_code::findings;
-  }
+  if (!job) return fail(ctx, job.error());
   kube::ListOptions opts;
   opts.label_selector = "training.kubeflow.org/job-name=" + f.job;
   auto pods = api.list(kube::resources::pods(), ns, opts);
-  if (!pods) {
-    ctx.err << "error: " << pods.error().message << "\n";
-    return exit_code::findings;
-  }
+  if (!pods) return fail(ctx, pods.error());
   const JobView view = make_job_view(*job, pods->items);
   int printed = 0;
   for (const auto& r : view.replicas) {
@@ -58,8 +53,8 @@ int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, 
     ++printed;
   }
   if (printed == 0 && !f.replica.empty()) {
-    ctx.err << "error: pytorchjob '" << f.job << "' has no replica '" << f.replica << "'\n";
-    return exit_code::findings;
+    return fail(ctx, make_error(ErrorCode::not_found,
+                                "pytorchjob '" + f.job + "' has no replica '" + f.replica + "'"));
   }
   return exit_code::ok;
 }
@@ -77,7 +72,7 @@ void add_logs_command(CLI::App& app, Context& ctx) {
   cmd->callback([&ctx, flags] {
     auto target = open_job_target(ctx, flags->local);
     if (!target) {
-      ctx.exit_code = exit_code::usage;
+      ctx.exit_code = fail(ctx, target.error());
       return;
     }
     if (!flags->follow) {
@@ -92,8 +87,7 @@ void add_logs_command(CLI::App& app, Context& ctx) {
     follow.live_status = ctx.err_is_tty;
     follow.colour = ctx.colour_out();
     const auto result = follow_job(*target->api, follow, ctx.out, ctx.err, guard.flag());
-    if (result.end == FollowEnd::stuck || result.end == FollowEnd::gone)
-      ctx.err << "error: " << result.message << "\n";
+    if (result.end == FollowEnd::stuck || result.end == FollowEnd::gone) print_error(ctx.err, result.message);
     ctx.exit_code = result.exit_code;
   });
 }

@@ -1,22 +1,16 @@
+// `run FILE` / `run --image IMG -- CMD`: validate, server-side apply, follow to the end.
 #include "local/cluster_paths.hpp"
 #include "local/pod_spec.hpp"
-#include "model/pytorchjob/release.hpp"
-#include "plugin/cluster_client.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
-#include "plugin/diagnostic_output.hpp"
+#include "plugin/failure.hpp"
 #include "plugin/interrupt.hpp"
-#include "plugin/job_builder.hpp"
 #include "plugin/job_follower.hpp"
-#include "plugin/local_session.hpp"
+#include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
-#include "plugin/validate_runner.hpp"
-#include "schema/carried/carried_schema.hpp"
+#include "plugin/run_prepare.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
-#include "yaml/input_files.hpp"
-#include "yaml/manifest_reader.hpp"
-#include "yaml/node_json.hpp"
 #include "yaml/yaml_writer.hpp"
 
 #include <CLI/CLI.hpp>
@@ -26,7 +20,6 @@
 #include <cctype>
 #include <filesystem>
 #include <ostream>
-#include <random>
 #include <string_view>
 #include <thread>
 
@@ -37,12 +30,7 @@ namespace {
 using nlohmann::json;
 
 struct RunFlags {
-  std::vector<std::string> args;  ///< FILE, or with --image the command
-  bool local = false;
-  std::string image;
-  int workers = 1;
-  std::string nproc_per_node;
-  std::string name;
+  JobSource source;
   std::string timeout;
   std::string pending_timeout = "5m";
   bool detach = false;
@@ -50,98 +38,46 @@ struct RunFlags {
   bool replace = false;  ///< a running job the manifest changes is deleted and created again
   std::string dry_run = "none";
   std::string output;  ///< -o: yaml, json or name; default yaml for --dry-run, NAME for --detach
-  bool force = false;
   bool force_conflicts = false;
   std::string workdir;
-  std::string operator_release;
 };
 
-struct Prepared {
-  json job;
-  std::string folder;  ///< the manifest's folder (absolute), for --local
+struct Deadlines {
+  std::optional<std::chrono::milliseconds> timeout;
+  std::chrono::milliseconds pending{};
 };
 
-std::string random_suffix() {
-  static const char k_chars[] = "bcdfghjklmnpqrstvwxz2456789";
-  std::string out;
-  std::random_device rd;
-  for (int i = 0; i < 5; ++i) out += k_chars[rd() % (sizeof k_chars - 1)];
-  return out;
-}
-
-// The job from --image or from FILE, validated: errors stop the run unless --force, and set
-// `invalid` so the command exits 1 (findings) rather than 2 (usage).
-Expected<Prepared> prepare_job(const Context& ctx, const RunFlags& f, bool& invalid) {
-  Prepared p;
-  if (!f.image.empty()) {
-    if (f.args.empty()) return make_error(ErrorCode::usage, "--image needs the command after '--'");
-    if (f.workers < 1) return make_error(ErrorCode::usage, "--workers must be at least 1");
-    JobRequest r;
-    r.name = f.name.empty() ? "pytorch-" + random_suffix() : f.name;
-    r.ns = ctx.connection.namespace_;
-    r.image = f.image;
-    r.workers = f.workers;
-    r.nproc_per_node = f.nproc_per_node;
-    r.command = f.args;
-    p.job = build_job(r);
-    p.folder = std::filesystem::current_path().string();
-    return p;
-  }
-  if (f.args.size() != 1)
-    return make_error(ErrorCode::usage, "run takes one FILE (or --image IMG -- CMD...)");
-  auto fs = yaml::make_disk_reader();
-  auto inputs = yaml::collect_inputs(f.args, *fs, ctx.in, yaml::ReadLimits{}.max_bytes);
-  if (!inputs) return inputs.error();
-
-  ValidateSettings settings;
-  settings.schemas = &schema::carried_schema();
-  if (!f.operator_release.empty()) {
-    auto release = model::pytorchjob::parse_release(f.operator_release);
-    if (!release) {
-      return make_error(ErrorCode::usage, "unknown operator release '" + f.operator_release +
-                                              "' (known: " + model::pytorchjob::known_releases_list() + ")");
+Expected<Deadlines> check_flags(const RunFlags& f) {
+  if (f.dry_run != "none" && f.dry_run != "client" && f.dry_run != "server")
+    return make_error(ErrorCode::usage, "--dry-run must be none, client or server");
+  if (!f.output.empty() && f.output != "yaml" && f.output != "json" && f.output != "name")
+    return make_error(ErrorCode::usage, "-o must be yaml, json or name");
+  Deadlines d;
+  if (!f.timeout.empty()) {
+    auto ms = util::parse_duration_ms(f.timeout);
+    if (!ms || *ms <= 0) {
+      return make_error(ErrorCode::usage,
+                        "invalid --timeout " + util::quote(f.timeout) + " (use e.g. 30s, 5m, 1h)");
     }
-    settings.rules.release = *release;
+    d.timeout = std::chrono::milliseconds(*ms);
   }
-  if (f.local) {
-    // Locally our controller injects the worker-only env and the image is not pulled.
-    settings.rules.disabled.insert("lint.worker-only-no-master-env");
-    settings.rules.disabled.insert("lint.image-placeholder");
-  }
-  Report report;
-  report.files.push_back(validate_file(inputs->front(), settings));
-  const Summary summary = summarize(report);
-  if (summary.errors + summary.warnings > 0) {
-    OutputOptions out;
-    out.colour = ctx.colour_err();
-    write_text(report, out, ctx.err);
-  }
-  if (summary.errors > 0 && !f.force) {
-    invalid = true;
-    return make_error(ErrorCode::usage, "the manifest has errors; fix them or run with --force");
-  }
-
-  auto read = yaml::read_manifests(inputs->front());
-  std::vector<json> jobs;
-  for (const auto& doc : expand_lists(std::move(read.documents))) {
-    json j = yaml::to_json(doc.root);
-    if (j.is_object() && j.value("kind", "") == "PyTorchJob") jobs.push_back(std::move(j));
-  }
-  if (jobs.size() != 1) {
-    return make_error(ErrorCode::usage, "'" + inputs->front().name + "' holds " +
-                                            std::to_string(jobs.size()) +
-                                            " PyTorchJobs; run takes exactly one");
-  }
-  p.job = std::move(jobs.front());
-  const auto path = std::filesystem::absolute(f.args.front() == "-" ? "." : f.args.front());
-  p.folder = f.args.front() == "-" ? path.string() : path.parent_path().string();
-  return p;
+  auto pending = util::parse_duration_ms(f.pending_timeout);
+  if (!pending || *pending <= 0)
+    return make_error(ErrorCode::usage, "invalid --pending-timeout " + util::quote(f.pending_timeout));
+  d.pending = std::chrono::milliseconds(*pending);
+  return d;
 }
 
-void annotate_workdir(json& job, const std::string& workdir) {
+// --local runs each container's command in a folder on this machine, named on the pod template.
+void localize(const Context& ctx, const RunFlags& f, const std::string& folder, json& job) {
+  const std::string workdir = f.workdir.empty() ? folder : std::filesystem::absolute(f.workdir).string();
   for (auto& [type, spec] : job["spec"]["pytorchReplicaSpecs"].items()) {
     (void)type;
     spec["template"]["metadata"]["annotations"][local::k_workdir_annotation] = workdir;
+  }
+  if (f.dry_run != "client") {
+    ctx.err << "note: --local ignores container images: each container's command runs as a local process in '"
+            << workdir << "'\n";
   }
 }
 
@@ -207,9 +143,10 @@ Expected<void> make_way(const Context& ctx, const RunFlags& f, kube::ApiClient& 
   if (!changed) return changed.error();
   if (!*changed) return {};
   if (!f.replace) {
-    return make_error(ErrorCode::usage, "pytorchjob '" + name +
-                                            "' is running and the manifest changes its spec, which its pods "
-                                            "would not get; run with --replace to delete and recreate it");
+    return make_error(ErrorCode::invalid,
+                      "pytorchjob '" + name +
+                          "' is running and the manifest changes its spec, which its pods "
+                          "would not get; run with --replace to delete and recreate it");
   }
   ctx.err << "pytorchjob " << name << " is running with another spec: replacing it (--replace)\n";
   return delete_and_wait(api, ns, name);
@@ -254,171 +191,139 @@ std::string connection_words(const Context& ctx) {
 // are never repeated.
 std::string plugin_hint(const Context& ctx, const RunFlags& f, const std::string& args,
                         const std::string& ns) {
-  return ctx.program + " " + args + (f.local ? std::string(" --local") : connection_words(ctx)) +
+  return ctx.program + " " + args + (f.source.local ? std::string(" --local") : connection_words(ctx)) +
          flag_words("-n", ns);
 }
 
 std::string kubectl_hint(const Context& ctx, const RunFlags& f, const std::string& args,
                          const std::string& ns) {
-  const std::string where =
-      f.local ? flag_words("--kubeconfig", local::default_kubeconfig_path(ctx.env)) : connection_words(ctx);
+  const std::string where = f.source.local
+                                ? flag_words("--kubeconfig", local::default_kubeconfig_path(ctx.env))
+                                : connection_words(ctx);
   return "kubectl " + args + where + flag_words("-n", ns);
 }
 
-int run_job(Context& ctx, const RunFlags& f) {
-  if (f.dry_run != "none" && f.dry_run != "client" && f.dry_run != "server") {
-    ctx.err << "error: --dry-run must be none, client or server\n";
-    return exit_code::usage;
-  }
-  if (!f.output.empty() && f.output != "yaml" && f.output != "json" && f.output != "name") {
-    ctx.err << "error: -o must be yaml, json or name\n";
-    return exit_code::usage;
-  }
-  std::optional<std::chrono::milliseconds> timeout;
-  if (!f.timeout.empty()) {
-    auto ms = util::parse_duration_ms(f.timeout);
-    if (!ms || *ms <= 0) {
-      ctx.err << "error: invalid --timeout " << util::quote(f.timeout) << " (use e.g. 30s, 5m, 1h)\n";
-      return exit_code::usage;
-    }
-    timeout = std::chrono::milliseconds(*ms);
-  }
-  auto pending = util::parse_duration_ms(f.pending_timeout);
-  if (!pending || *pending <= 0) {
-    ctx.err << "error: invalid --pending-timeout " << util::quote(f.pending_timeout) << "\n";
-    return exit_code::usage;
-  }
+struct Applied {
+  json object;
+  bool existed = false;
+};
 
-  bool invalid = false;
-  auto prepared = prepare_job(ctx, f, invalid);
-  if (!prepared) {
-    ctx.err << "error: " << prepared.error().message << "\n";
-    return invalid ? exit_code::findings : exit_code::usage;
-  }
-  json job = std::move(prepared->job);
-  if (f.local) {
-    const std::string workdir =
-        f.workdir.empty() ? prepared->folder : std::filesystem::absolute(f.workdir).string();
-    annotate_workdir(job, workdir);
-    if (f.dry_run != "client") {
-      ctx.err
-          << "note: --local ignores container images: each container's command runs as a local process in '"
-          << workdir << "'\n";
-    }
-  }
-  if (f.dry_run == "client") {
-    print_object(ctx, f, job, "yaml");
-    return exit_code::ok;
-  }
-
-  std::optional<LocalSession> session;
-  std::unique_ptr<kube::ApiClient> remote;
-  kube::ApiClient* api = nullptr;
-  std::string ns = job["metadata"].value("namespace", "");
-  if (f.local) {
-    auto s = open_local_session(ctx, true);
-    if (!s) {
-      ctx.err << "error: " << s.error().message << "\n";
-      return exit_code::usage;
-    }
-    session = std::move(*s);
-    api = session->client.get();
-    if (ns.empty()) ns = ctx.connection.namespace_.empty() ? "default" : ctx.connection.namespace_;
-  } else {
-    auto c = connect(ctx);
-    if (!c) {
-      ctx.err << "error: " << c.error().message << "\n";
-      return exit_code::usage;
-    }
-    remote = std::move(*c);
-    api = remote.get();
-    if (ns.empty()) ns = target_namespace(ctx);
-  }
-  job["metadata"]["namespace"] = ns;
+// Server-side apply (a re-run of the same manifest is a no-op); make_way first, unless a dry run.
+Expected<Applied> apply_job(const Context& ctx, const RunFlags& f, kube::ApiClient& api, const json& job) {
+  const std::string ns = job["metadata"].value("namespace", "");
   const std::string name = job["metadata"].value("name", "");
-
-  auto finish = [&](int code) {
-    if (session) close_local_session(ctx, *session);
-    return code;
-  };
-
   if (f.dry_run == "none") {
-    if (auto made = make_way(ctx, f, *api, job); !made) {
-      ctx.err << "error: " << made.error().message << "\n";
-      return finish(exit_code::findings);
-    }
+    if (auto made = make_way(ctx, f, api, job); !made) return made.error();
   }
-  const bool existed = static_cast<bool>(api->get(kube::resources::pytorchjobs(), ns, name));
-  auto applied = api->patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::apply, job.dump(),
-                            apply_options(f));
-  for (const auto& w : api->take_warnings()) ctx.err << "Warning: " << w << "\n";
-  if (!applied) {
-    ctx.err << "error: " << applied.error().message << "\n";
-    return finish(exit_code::findings);
-  }
-  if (f.dry_run == "server") {
-    print_object(ctx, f, *applied, "yaml");
-    return finish(exit_code::ok);
-  }
-  ctx.err << "pytorchjob.kubeflow.org/" << name << (existed ? " configured" : " created") << "\n";
-  if (f.detach) {
-    print_object(ctx, f, *applied, "bare");
-    ctx.err << "follow it with: " << plugin_hint(ctx, f, "logs " + name + " -f", ns) << "\n";
-    if (session) session->started_here = false;  // the job needs the cluster to keep running
-    return finish(exit_code::ok);
-  }
+  Applied out;
+  out.existed = static_cast<bool>(api.get(kube::resources::pytorchjobs(), ns, name));
+  auto applied = api.patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::apply, job.dump(),
+                           apply_options(f));
+  for (const auto& w : api.take_warnings()) ctx.err << "Warning: " << w << "\n";
+  if (!applied) return applied.error();
+  out.object = std::move(*applied);
+  return out;
+}
 
+void remove_job(const Context& ctx, kube::ApiClient& api, const std::string& ns, const std::string& name) {
+  kube::DeleteOptions del;
+  del.propagation_policy = "Foreground";
+  if (auto r = api.remove(kube::resources::pytorchjobs(), ns, name, del);
+      r || kube::is_not_found(r.error())) {
+    ctx.err << "pytorchjob.kubeflow.org/" << name << " deleted\n";
+  } else {
+    ctx.err << "warning: deleting pytorchjob " << name << ": " << r.error().message << "\n";
+  }
+}
+
+// Timeout or Ctrl-C: the job keeps running (unless --rm), and how to get back to it.
+int left_running(const Context& ctx, const RunFlags& f, JobTarget& target, const std::string& name,
+                 const FollowResult& result) {
+  const std::string what = f.rm ? "deleting the job (--rm)" : "the job keeps running";
+  if (result.end == FollowEnd::timeout) {
+    print_error(ctx.err, result.message + ": " + what);
+  } else {
+    ctx.err << "interrupted: " << what << "\n";
+  }
+  if (f.rm) {
+    remove_job(ctx, *target.api, target.ns, name);
+    return result.exit_code;
+  }
+  ctx.err << "  follow again: " << plugin_hint(ctx, f, "logs " + name + " -f", target.ns)
+          << "\n  delete it:    " << kubectl_hint(ctx, f, "delete pytorchjob " + name, target.ns) << "\n";
+  if (target.session && target.session->started_here) {
+    ctx.err << "  the local cluster stays up for it: " << ctx.program << " local down  stops it\n";
+    target.session->started_here = false;
+  }
+  return result.exit_code;
+}
+
+int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, JobTarget& target,
+                  const std::string& name) {
   InterruptGuard guard;
   FollowOptions follow;
-  follow.ns = ns;
+  follow.ns = target.ns;
   follow.job = name;
-  follow.timeout = timeout;
-  follow.pending_timeout = std::chrono::milliseconds(*pending);
+  follow.timeout = deadlines.timeout;
+  follow.pending_timeout = deadlines.pending;
   follow.live_status = ctx.err_is_tty;
   follow.colour = ctx.colour_out();
-  const FollowResult result = follow_job(*api, follow, ctx.out, ctx.err, guard.flag());
-
-  auto remove_job = [&] {
-    kube::DeleteOptions del;
-    del.propagation_policy = "Foreground";
-    if (auto r = api->remove(kube::resources::pytorchjobs(), ns, name, del);
-        r || kube::is_not_found(r.error())) {
-      ctx.err << "pytorchjob.kubeflow.org/" << name << " deleted\n";
-    } else {
-      ctx.err << "warning: deleting pytorchjob " << name << ": " << r.error().message << "\n";
-    }
-  };
+  const FollowResult result = follow_job(*target.api, follow, ctx.out, ctx.err, guard.flag());
   switch (result.end) {
     case FollowEnd::succeeded:
     case FollowEnd::failed:
-      if (f.rm) remove_job();
-      return finish(result.exit_code);
+      if (f.rm) remove_job(ctx, *target.api, target.ns, name);
+      return result.exit_code;
     case FollowEnd::timeout:
     case FollowEnd::interrupted:
-      ctx.err << (result.end == FollowEnd::timeout ? "error: " + result.message + ": "
-                                                   : std::string("interrupted: "));
-      if (f.rm) {
-        ctx.err << "deleting the job (--rm)\n";
-        remove_job();
-        return finish(result.exit_code);
-      }
-      ctx.err << "the job keeps running\n  follow again: " << plugin_hint(ctx, f, "logs " + name + " -f", ns)
-              << "\n  delete it:    " << kubectl_hint(ctx, f, "delete pytorchjob " + name, ns) << "\n";
-      if (session && session->started_here) {
-        ctx.err << "  the local cluster stays up for it: " << ctx.program << " local down  stops it\n";
-        session->started_here = false;
-      }
-      return finish(result.exit_code);
+      return left_running(ctx, f, target, name, result);
     case FollowEnd::stuck:
     case FollowEnd::gone:
-      ctx.err << "error: " << result.message << "\n";
-      if (result.end == FollowEnd::stuck) {
-        ctx.err << "  inspect: " << plugin_hint(ctx, f, "status " + name, ns) << "\n";
-      }
-      if (f.rm) remove_job();
-      return finish(exit_code::findings);
+      print_error(ctx.err, result.message);
+      if (result.end == FollowEnd::stuck)
+        ctx.err << "  inspect: " << plugin_hint(ctx, f, "status " + name, target.ns) << "\n";
+      if (f.rm) remove_job(ctx, *target.api, target.ns, name);
+      return exit_code::findings;
   }
-  return finish(exit_code::findings);
+  return exit_code::findings;
+}
+
+// Applies the job to the target and, unless a dry run or --detach, follows it to its end.
+int run_on(Context& ctx, const RunFlags& f, const Deadlines& deadlines, JobTarget& target, json job) {
+  if (job["metadata"].value("namespace", "").empty()) job["metadata"]["namespace"] = target.ns;
+  target.ns = job["metadata"].value("namespace", "");
+  const std::string name = job["metadata"].value("name", "");
+  auto applied = apply_job(ctx, f, *target.api, job);
+  if (!applied) return fail(ctx, applied.error());
+  if (f.dry_run == "server") {
+    print_object(ctx, f, applied->object, "yaml");
+    return exit_code::ok;
+  }
+  ctx.err << "pytorchjob.kubeflow.org/" << name << (applied->existed ? " configured" : " created") << "\n";
+  if (f.detach) {
+    print_object(ctx, f, applied->object, "bare");
+    ctx.err << "follow it with: " << plugin_hint(ctx, f, "logs " + name + " -f", target.ns) << "\n";
+    if (target.session) target.session->started_here = false;  // the job needs the cluster to keep running
+    return exit_code::ok;
+  }
+  return follow_to_end(ctx, f, deadlines, target, name);
+}
+
+int run_job(Context& ctx, const RunFlags& f) {
+  const auto deadlines = check_flags(f);
+  if (!deadlines) return fail(ctx, deadlines.error());
+  auto prepared = prepare_job(ctx, f.source);
+  if (!prepared) return fail(ctx, prepared.error());
+  if (f.source.local) localize(ctx, f, prepared->folder, prepared->job);
+  if (f.dry_run == "client") {
+    print_object(ctx, f, prepared->job, "yaml");
+    return exit_code::ok;
+  }
+  auto target = open_job_target(ctx, f.source.local, true);
+  if (!target) return fail(ctx, target.error());
+  const int code = run_on(ctx, f, *deadlines, *target, std::move(prepared->job));
+  if (target->session) close_local_session(ctx, *target->session);
+  return code;
 }
 
 }  // namespace
@@ -437,14 +342,15 @@ void add_run_command(CLI::App& app, Context& ctx) {
       "Exit code: 0 the job succeeded; rank 0's exit code when it failed (1 without one);\n"
       "124 --timeout; 130 interrupted (the job keeps running unless --rm); 1 stuck, deleted or\n"
       "refused (a running job the manifest changes, without --replace); 2 usage.");
-  cmd->add_option("args", flags->args, "FILE, or with --image the command after '--'");
-  cmd->add_flag("--local", flags->local,
+  JobSource& source = flags->source;
+  cmd->add_option("args", source.args, "FILE, or with --image the command after '--'");
+  cmd->add_flag("--local", source.local,
                 "Run on the embedded cluster (started if not up, stopped afterwards)");
-  cmd->add_option("--image", flags->image, "Build the job: container image");
-  cmd->add_option("--workers", flags->workers, "Build the job: number of workers");
-  cmd->add_option("--nproc-per-node", flags->nproc_per_node,
+  cmd->add_option("--image", source.image, "Build the job: container image");
+  cmd->add_option("--workers", source.workers, "Build the job: number of workers");
+  cmd->add_option("--nproc-per-node", source.nproc_per_node,
                   "Build the job: processes per pod (spec.nprocPerNode)");
-  cmd->add_option("--name", flags->name, "Build the job: its name (default pytorch-<random>)");
+  cmd->add_option("--name", source.name, "Build the job: its name (default pytorch-<random>)");
   cmd->add_option("--timeout", flags->timeout, "Give up following after this long (30s, 5m, 1h): exit 124");
   cmd->add_option("--pending-timeout", flags->pending_timeout,
                   "Give up when a replica has not started after this long")
@@ -459,12 +365,12 @@ void add_run_command(CLI::App& app, Context& ctx) {
       "-o,--output", flags->output,
       "With --dry-run or --detach: yaml, json or name (default: yaml with --dry-run, the name with "
       "--detach)");
-  cmd->add_flag("--force", flags->force, "Run even when validation finds errors");
+  cmd->add_flag("--force", source.force, "Run even when validation finds errors");
   cmd->add_flag("--force-conflicts", flags->force_conflicts,
                 "Server-side apply: take over conflicting fields");
   cmd->add_option("--workdir", flags->workdir,
                   "--local: where commands run (default: the manifest's folder)");
-  cmd->add_option("--operator", flags->operator_release,
+  cmd->add_option("--operator", source.operator_release,
                   "Validate for this operator release (default v1.9.4)");
   cmd->callback([&ctx, flags] { ctx.exit_code = run_job(ctx, *flags); });
 }

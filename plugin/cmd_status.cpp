@@ -1,5 +1,6 @@
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/failure.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/job_view.hpp"
 #include "plugin/plugin.hpp"
@@ -57,13 +58,12 @@ void add_status_command(CLI::App& app, Context& ctx) {
   cmd->callback([&ctx, flags] {
     auto target = open_job_target(ctx, flags->local);
     if (!target) {
-      ctx.exit_code = exit_code::usage;
+      ctx.exit_code = fail(ctx, target.error());
       return;
     }
     auto job = target->api->get(kube::resources::pytorchjobs(), target->ns, flags->job);
     if (!job) {
-      ctx.err << "error: " << job.error().message << "\n";
-      ctx.exit_code = exit_code::findings;
+      ctx.exit_code = fail(ctx, job.error());
       return;
     }
     kube::ListOptions opts;

@@ -6,6 +6,7 @@
 #include "plugin/context.hpp"
 #include "plugin/diagnostic_output.hpp"
 #include "plugin/doctor_defaults.hpp"
+#include "plugin/failure.hpp"
 #include "plugin/live_validate.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/validate_runner.hpp"
@@ -128,43 +129,38 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
   if (!flags.operator_release.empty()) {
     release = model::pytorchjob::parse_release(flags.operator_release);
     if (!release) {
-      ctx.err << "error: unknown operator release " << util::quote(flags.operator_release)
-              << "; known: " << model::pytorchjob::known_releases_list() << "\n";
-      return 2;
+      return fail_usage(ctx, "unknown operator release " + util::quote(flags.operator_release) +
+                                 "; known: " + model::pytorchjob::known_releases_list());
     }
   }
   auto trainer = model::trainjob::k_newest_trainer_release;
   if (!flags.trainer_release.empty()) {
     const auto parsed = model::trainjob::parse_trainer_release(flags.trainer_release);
     if (!parsed) {
-      ctx.err << "error: unknown Trainer release " << util::quote(flags.trainer_release)
-              << "; known: " << model::trainjob::known_trainer_releases_list() << "\n";
-      return 2;
+      return fail_usage(ctx, "unknown Trainer release " + util::quote(flags.trainer_release) +
+                                 "; known: " + model::trainjob::known_trainer_releases_list());
     }
     trainer = *parsed;
   }
   settings.fallback_schemas = &schema::carried_trainer_schema(trainer);
   for (const auto& id : flags.disabled) {
     if (!schema::rules::is_lint_id(id)) {
-      ctx.err << "error: --disable: unknown lint " << util::quote(id)
-              << "; lints: " << util::join(schema::rules::lint_ids(), ", ") << "\n";
-      return 2;
+      return fail_usage(ctx, "--disable: unknown lint " + util::quote(id) +
+                                 "; lints: " + util::join(schema::rules::lint_ids(), ", "));
     }
     settings.rules.disabled.insert(id);
   }
   if (flags.server_dry_run && flags.offline) {
-    ctx.err << "error: --server-dry-run needs the cluster: drop --offline\n";
-    return 2;
+    return fail_usage(ctx, "--server-dry-run needs the cluster: drop --offline");
   }
   // --offline: no network at all; without a kubeconfig consult_cluster makes no request either.
   ClusterDefaults cluster;
   if (!flags.offline) cluster = consult_cluster(ctx);
   if (flags.server_dry_run && !cluster.api) {
-    ctx.err << "error: --server-dry-run needs a reachable cluster"
-            << (cluster.server.empty() ? std::string(": no kubeconfig")
-                                       : " (" + util::quote(cluster.server) + ")")
-            << "\n";
-    return 2;
+    return fail(ctx, make_error(ErrorCode::config,
+                                "--server-dry-run needs a reachable cluster" +
+                                    (cluster.server.empty() ? std::string(": no kubeconfig")
+                                                            : " (" + util::quote(cluster.server) + ")")));
   }
   if (!release) {
     release = default_release(cluster, ctx);
@@ -187,19 +183,13 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
   }
   if (!flags.crd.empty()) {
     auto set = load_crd(flags.crd, ctx);
-    if (!set) {
-      ctx.err << "error: " << set.error().message << "\n";
-      return 2;
-    }
+    if (!set) return fail(ctx, set.error());
     from_crd = std::move(*set);
     settings.schemas = &from_crd;
   }
 
   auto inputs = read_inputs(flags, ctx);
-  if (!inputs) {
-    ctx.err << "error: " << inputs.error().message << "\n";
-    return 2;
-  }
+  if (!inputs) return fail(ctx, inputs.error());
   Report report = validate_inputs(inputs->files, settings);
   if (flags.server_dry_run)
     add_server_findings(*cluster.api, inputs->files, settings, target_namespace(ctx), report);
@@ -212,8 +202,9 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
   out_opts.quiet = flags.quiet;
   write_report(report, out_opts, ctx.out);
   ctx.out.flush();
-  if (!inputs->unreadable.empty()) return 2;  // once the readable inputs are validated
-  return summarize(report).errors != 0 ? 1 : 0;
+  // An unreadable input is an I/O error, reported once the readable inputs are validated.
+  if (!inputs->unreadable.empty()) return exit_code_for(ErrorCode::io);
+  return summarize(report).errors != 0 ? exit_code::findings : exit_code::ok;
 }
 
 }  // namespace

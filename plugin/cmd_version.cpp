@@ -1,5 +1,6 @@
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/failure.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/version.hpp"
 #include "yaml/yaml_writer.hpp"
@@ -49,8 +50,7 @@ void add_version_command(CLI::App& app, Context& ctx) {
       return;
     }
     if (flags->output == "yaml") {
-      ctx.err << "error: version --cluster takes -o table or json\n";
-      ctx.exit_code = exit_code::usage;
+      ctx.exit_code = fail_usage(ctx, "version --cluster takes -o table or json");
       return;
     }
     // With -o json only the report goes to stdout, so that it stays one JSON document.

@@ -2,6 +2,7 @@
 
 #include "kube/api_client.hpp"
 #include "plugin/job_view.hpp"
+#include "util/clock.hpp"
 
 #include <atomic>
 #include <chrono>
@@ -10,6 +11,14 @@
 #include <string>
 
 namespace kpt::plugin {
+
+/// How the follower waits between two looks at the job: the real one sleeps; tests move a
+/// FakeClock and change the fake cluster instead.
+class FollowWaiter {
+ public:
+  virtual ~FollowWaiter() = default;
+  virtual void wait(std::chrono::milliseconds how_long) = 0;
+};
 
 struct FollowOptions {
   std::string ns;
@@ -22,7 +31,9 @@ struct FollowOptions {
   std::string replica;       ///< only this replica's logs ("worker-1"); empty: all
   bool live_status = false;  ///< redraw one status line on a terminal; plain lines otherwise
   bool colour = false;
-  bool progress = true;  ///< status lines, events and the summary on `err`
+  bool progress = true;                ///< status lines, events and the summary on `err`
+  const util::Clock* clock = nullptr;  ///< default: the real clock
+  FollowWaiter* waiter = nullptr;      ///< default: sleep
 };
 
 enum class FollowEnd { succeeded, failed, timeout, interrupted, stuck, gone };

@@ -2,6 +2,7 @@
 
 #include "kube/api_client.hpp"
 #include "plugin/local_session.hpp"
+#include "util/expected.hpp"
 
 #include <memory>
 #include <optional>
@@ -23,7 +24,8 @@ struct JobTarget {
   std::string ns;
 };
 
-/// Connects for a job command; prints the error and returns nothing on failure.
-std::optional<JobTarget> open_job_target(const Context& ctx, bool local);
+/// Connects for a job command: the cluster of the kubeconfig, or with `local` the embedded one
+/// (started first when `start_local`). A local cluster that is not running is a config error.
+Expected<JobTarget> open_job_target(const Context& ctx, bool local, bool start_local = false);
 
 }  // namespace kpt::plugin

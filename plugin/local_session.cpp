@@ -15,8 +15,9 @@ Expected<LocalSession> open_local_session(const Context& ctx, bool start_if_down
   LocalSession session;
   session.paths = lifecycle.paths();
   if (!lifecycle.status().running() && !start_if_down) {
-    return make_error(ErrorCode::not_found, "the local cluster is not running (start it with '" +
-                                                ctx.program + " local up', or use 'run --local')");
+    // No cluster to talk to, as with no usable kubeconfig: a config error (exit 2).
+    return make_error(ErrorCode::config, "the local cluster is not running (start it with '" + ctx.program +
+                                             " local up', or use 'run --local')");
   }
   if (start_if_down) {
     if (!lifecycle.status().running())

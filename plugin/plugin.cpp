@@ -2,6 +2,7 @@
 
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/failure.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -107,16 +108,16 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
       out << app.help("", CLI::AppFormatMode::All);
       return exit_code::ok;
     } catch (const CLI::ParseError& e) {
-      err << "error: " << e.what() << "\n";
+      print_error(err, e.what());
       err << "See '" << ctx.program << " --help' for usage.\n";
       return exit_code::usage;
     }
     return ctx.exit_code;
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
+    print_error(err, e.what());
     return exit_code::usage;
   } catch (...) {
-    err << "error: unexpected failure\n";
+    print_error(err, "unexpected failure");
     return exit_code::usage;
   }
 }
