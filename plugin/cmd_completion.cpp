@@ -1,5 +1,7 @@
 #include "plugin/commands.hpp"
+#include "plugin/completion.hpp"
 #include "plugin/context.hpp"
+#include "plugin/failure.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -8,10 +10,6 @@
 namespace kpt::plugin {
 
 namespace {
-
-// cobra's ShellCompDirective bits, which kubectl's plugin completion understands.
-constexpr int k_directive_default = 0;
-constexpr int k_directive_no_file = 4;
 
 constexpr const char* k_instructions =
     "kubectl (>= 1.26) completes plugin arguments by running 'kubectl_complete-pytorch' from PATH.\n"
@@ -23,62 +21,101 @@ constexpr const char* k_instructions =
     "  SH\n"
     "  chmod +x ~/.local/bin/kubectl_complete-pytorch\n"
     "\n"
-    "Then 'kubectl pytorch <TAB>' completes commands and flags, and files where a command takes them.\n";
+    "Then 'kubectl pytorch <TAB>' completes commands, flags, their values and job names.\n"
+    "For the kubectl-pytorch binary itself: source <(kubectl-pytorch completion bash|zsh), or\n"
+    "kubectl-pytorch completion fish | source.\n";
 
-std::string flag_name(const CLI::Option* opt) {
-  for (const auto& n : opt->get_lnames()) return "--" + n;
-  for (const auto& n : opt->get_snames()) return "-" + n;
-  return {};
-}
+// Each script asks `kubectl-pytorch __complete WORDS... CURRENT` and reads its answer: one
+// candidate a line (value, tab, description), then ":<directive>" (4: no file names, 2: no space).
+constexpr const char* k_bash =
+    "# bash completion for kubectl-pytorch: source <(kubectl-pytorch completion bash)\n"
+    "_kubectl_pytorch() {\n"
+    "  local cur=\"${COMP_WORDS[COMP_CWORD]}\" out line directive\n"
+    "  out=$(\"${COMP_WORDS[0]}\" __complete \"${COMP_WORDS[@]:1:COMP_CWORD-1}\" \"$cur\" 2>/dev/null) || "
+    "return 0\n"
+    "  directive=${out##*:}\n"
+    "  COMPREPLY=()\n"
+    "  while IFS= read -r line; do\n"
+    "    [[ -z $line || $line == :* ]] && continue\n"
+    "    COMPREPLY+=(\"${line%%$'\\t'*}\")\n"
+    "  done <<<\"$out\"\n"
+    "  if (( directive & 2 )); then compopt -o nospace 2>/dev/null; fi\n"
+    "  if (( ${#COMPREPLY[@]} == 0 && (directive & 4) == 0 )); then\n"
+    "    mapfile -t COMPREPLY < <(compgen -f -- \"$cur\")\n"
+    "  fi\n"
+    "}\n"
+    "complete -F _kubectl_pytorch kubectl-pytorch\n";
 
-/// cobra's __complete protocol: candidates one per line ("value\tdescription"), then ":directive".
-void complete(const CLI::App& root, const std::vector<std::string>& words, std::ostream& out) {
-  const std::string partial = words.empty() ? std::string{} : words.back();
-  const CLI::App* current = &root;
-  for (std::size_t i = 0; i + 1 < words.size(); ++i) {
-    for (const auto* sub : root.get_subcommands([](const CLI::App*) { return true; })) {
-      if (sub->get_name() == words[i]) current = sub;
-    }
+constexpr const char* k_zsh =
+    "#compdef kubectl-pytorch\n"
+    "# zsh completion for kubectl-pytorch: source <(kubectl-pytorch completion zsh)\n"
+    "_kubectl_pytorch() {\n"
+    "  local out directive line\n"
+    "  local -a lines values\n"
+    "  out=$(\"${words[1]}\" __complete \"${(@)words[2,CURRENT]}\" 2>/dev/null) || return 1\n"
+    "  lines=(\"${(@f)out}\")\n"
+    "  directive=${lines[-1]#:}\n"
+    "  for line in \"${(@)lines[1,-2]}\"; do values+=(\"${line%%$'\\t'*}\"); done\n"
+    "  if (( ${#values} )); then\n"
+    "    if (( directive & 2 )); then compadd -S '' -a values; else compadd -a values; fi\n"
+    "  elif (( (directive & 4) == 0 )); then\n"
+    "    _files\n"
+    "  fi\n"
+    "}\n"
+    "compdef _kubectl_pytorch kubectl-pytorch\n";
+
+constexpr const char* k_fish =
+    "# fish completion for kubectl-pytorch: kubectl-pytorch completion fish | source\n"
+    "function __kubectl_pytorch_complete\n"
+    "    set -l words (commandline -opc) (commandline -ct)\n"
+    "    set -l out (command $words[1] __complete $words[2..-1] 2>/dev/null)\n"
+    "    test (count $out) -gt 0; or return\n"
+    "    set -l directive (string replace -r '^:' '' -- $out[-1])\n"
+    "    set -e out[-1]\n"
+    "    if test (count $out) -gt 0\n"
+    "        printf '%s\\n' $out\n"
+    "    else if test (math \"floor($directive / 4) % 2\") -eq 0\n"
+    "        __fish_complete_path (commandline -ct)\n"
+    "    end\n"
+    "end\n"
+    "complete -c kubectl-pytorch -f -a '(__kubectl_pytorch_complete)'\n";
+
+int print_script(const Context& ctx, const std::vector<std::string>& args) {
+  if (args.empty()) {
+    ctx.out << k_instructions;
+    return 0;
   }
-  int directive = k_directive_default;
-  if (partial.rfind('-', 0) == 0) {
-    for (const CLI::App* app : {current, &root}) {
-      for (const auto* opt : app->get_options()) {
-        const std::string name = flag_name(opt);
-        if (!name.empty() && name.rfind(partial, 0) == 0)
-          out << name << '\t' << opt->get_description() << '\n';
-      }
-      if (app == &root) break;
-    }
-    directive = k_directive_no_file;
-  } else if (current == &root) {
-    for (const auto* sub : root.get_subcommands([](const CLI::App* a) { return !a->get_group().empty(); })) {
-      if (sub->get_name().rfind(partial, 0) == 0)
-        out << sub->get_name() << '\t' << sub->get_description() << '\n';
-    }
-    directive = k_directive_no_file;
-  }
-  out << ':' << directive << '\n';
+  if (args.size() == 1 && args.front() == "bash")
+    ctx.out << k_bash;
+  else if (args.size() == 1 && args.front() == "zsh")
+    ctx.out << k_zsh;
+  else if (args.size() == 1 && args.front() == "fish")
+    ctx.out << k_fish;
+  else
+    return fail_usage(ctx, "completion takes one of bash, zsh or fish (or nothing, for how to set it up)");
+  return 0;
 }
 
 }  // namespace
 
 void add_completion_command(CLI::App& app, Context& ctx) {
-  auto* cmd = app.add_subcommand("completion", "How to enable shell completion through kubectl");
-  cmd->callback([&ctx] {
-    ctx.out << k_instructions;
-    ctx.exit_code = 0;
-  });
+  auto shells = std::make_shared<std::vector<std::string>>();
+  auto* cmd = app.add_subcommand("completion",
+                                 "Shell completion: a script for bash, zsh or fish, or how kubectl "
+                                 "completes the plugin");
+  cmd->add_option("shell", *shells, "bash, zsh or fish");
+  cmd->footer(
+      "Examples:\n"
+      "  kubectl pytorch completion                  # how to make 'kubectl pytorch <TAB>' work\n"
+      "  source <(kubectl-pytorch completion bash)   # completion for the kubectl-pytorch binary\n"
+      "Exit codes: 0 printed, 2 unknown shell.");
+  cmd->callback([&ctx, shells] { ctx.exit_code = print_script(ctx, *shells); });
 
+  // The protocol itself is answered before the command line is parsed (plugin.cpp): its words
+  // are a partial command line, not arguments. Listed here for --help-all only.
   auto* hidden =
       app.add_subcommand("__complete", "Shell completion protocol (used by kubectl_complete-pytorch)");
   hidden->group("");
-  hidden->allow_extras();
-  hidden->prefix_command();
-  hidden->callback([&ctx, &app, hidden] {
-    complete(app, hidden->remaining(), ctx.out);
-    ctx.exit_code = 0;
-  });
 }
 
 }  // namespace kpt::plugin

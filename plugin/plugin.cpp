@@ -1,6 +1,7 @@
 #include "plugin/plugin.hpp"
 
 #include "plugin/commands.hpp"
+#include "plugin/completion.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
 
@@ -97,6 +98,11 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
     add_version_command(app, ctx);
     add_config_command(app, ctx);
 
+    // The completion protocol's words are a partial command line, not arguments to parse.
+    if (argv.size() > 1 && argv[1] == "__complete") {
+      write_completion(out, complete_words(app, ctx, {argv.begin() + 2, argv.end()}));
+      return exit_code::ok;
+    }
     std::vector<std::string> rest(argv.begin() + (argv.empty() ? 0 : 1), argv.end());
     std::reverse(rest.begin(), rest.end());  // CLI11 takes the arguments reversed
     try {
