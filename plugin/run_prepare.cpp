@@ -11,6 +11,7 @@
 #include "yaml/node_json.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <random>
 
 namespace kpt::plugin {
@@ -76,13 +77,29 @@ Expected<void> check_manifest(const Context& ctx, const JobSource& s, const yaml
   return {};
 }
 
+// `run` follows PyTorchJobs; a TrainJob gets the commands that run and follow it today.
+Error not_yet_trainjob(const yaml::InputFile& input, const json& trainjob) {
+  const std::string name = trainjob.value("metadata", json::object()).value("name", "NAME");
+  return make_error(ErrorCode::usage,
+                    "'" + input.name +
+                        "' holds a TrainJob: run follows PyTorchJobs only so far; run it with "
+                        "'kubectl apply -f " +
+                        input.name +
+                        "' (the local cluster serves TrainJobs too) and follow it with "
+                        "'kubectl logs -f -l jobset.sigs.k8s.io/jobset-name=" +
+                        name + " --prefix'");
+}
+
 Expected<json> the_one_job(const yaml::InputFile& input) {
   auto read = yaml::read_manifests(input);
   std::vector<json> jobs;
+  std::optional<json> trainjob;
   for (const auto& doc : expand_lists(std::move(read.documents))) {
     json j = yaml::to_json(doc.root);
     if (j.is_object() && j.value("kind", "") == "PyTorchJob") jobs.push_back(std::move(j));
+    if (j.is_object() && j.value("kind", "") == "TrainJob" && !trainjob) trainjob = std::move(j);
   }
+  if (jobs.empty() && trainjob) return not_yet_trainjob(input, *trainjob);
   if (jobs.size() != 1) {
     return make_error(ErrorCode::usage, "'" + input.name + "' holds " + std::to_string(jobs.size()) +
                                             " PyTorchJobs; run takes exactly one");

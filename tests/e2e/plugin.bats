@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
 # The binary is a kubectl plugin: the real kubectl finds it and runs it.
+bats_require_minimum_version 1.5.0
 load helpers
 
 setup() { setup_workdir; }
@@ -39,4 +40,11 @@ teardown() { teardown_workdir; }
   run "$KPT_BIN" no-such-command
   [ "$status" -eq 2 ]
   [[ "$output" == *"error:"* ]]
+}
+
+@test "run on a TrainJob says how to run and follow it, and exits 2 before connecting" {
+  run --separate-stderr "$KPT_BIN" run --local "$KPT_SOURCE_DIR/testdata/trainjob/mnist-dp.yaml"
+  [ "$status" -eq 2 ]
+  f="$KPT_SOURCE_DIR/testdata/trainjob/mnist-dp.yaml"
+  [ "$stderr" = "error: '$f' holds a TrainJob: run follows PyTorchJobs only so far; run it with 'kubectl apply -f $f' (the local cluster serves TrainJobs too) and follow it with 'kubectl logs -f -l jobset.sigs.k8s.io/jobset-name=mnist-dp --prefix'" ]
 }
