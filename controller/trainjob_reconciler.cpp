@@ -272,22 +272,18 @@ void TrainJobReconciler::decide_children(Pass& p) const {
   }
   std::vector<tj::JobObservation> observed;
   std::map<std::string, tj::JobDecision> job_decisions;
-  for (const auto& [name, pods] : by_job) {
+  // The Job controller's pass over one Job, and the Job as JobSet then observes it.
+  const auto decide = [&](const std::string& name, const std::vector<tj::PodObservation>& pods) {
     auto d = tj::decide_job(p.jobs.at(name), pods, now);
     auto job = p.jobs.at(name);
     job["status"] = tj::to_json(d.status);
     observed.push_back(tj::job_observation_of(job));
     job_decisions.emplace(name, std::move(d));
-  }
+  };
+  for (const auto& [name, pods] : by_job) decide(name, pods);
   p.jobset_decision = tj::decide_jobset(p.jobset, observed, now);
   if (!p.jobset_decision.create_jobs.empty()) {
-    for (const auto& created : p.jobset_decision.create_jobs) {
-      auto d = tj::decide_job(p.jobs.at(created.name), {}, now);
-      auto job = p.jobs.at(created.name);
-      job["status"] = tj::to_json(d.status);
-      observed.push_back(tj::job_observation_of(job));
-      job_decisions.emplace(created.name, std::move(d));
-    }
+    for (const auto& created : p.jobset_decision.create_jobs) decide(created.name, {});
     // JobSet would report the new Jobs a sync later, once the Job controller has created their pods;
     // creating both here, the status can say so now and save the intermediate all-zero write.
     p.jobset_decision.status = tj::decide_jobset(p.jobset, observed, now).status;
