@@ -1,4 +1,6 @@
-// kubectl pytorch env FILE|JOB: the exact env of every replica pod for an operator release or a style.
+// kubectl pytorch env FILE|JOB: the exact env of every replica pod of a PyTorchJob for an operator release
+// or a style, or of every node pod of a TrainJob for a Trainer release.
+#include "controller/trainjob_reconciler.hpp"
 #include "model/pytorchjob/env.hpp"
 #include "model/pytorchjob/env_style.hpp"
 #include "plugin/commands.hpp"
@@ -9,6 +11,7 @@
 #include "plugin/failure.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
+#include "plugin/trainjob_env.hpp"
 #include "util/strings.hpp"
 #include "yaml/input_files.hpp"
 #include "yaml/manifest_reader.hpp"
@@ -25,6 +28,8 @@ namespace {
 
 struct EnvOptions {
   std::string target;
+  std::vector<std::string> runtime_files;  ///< -f: TrainingRuntimes and ClusterTrainingRuntimes
+  std::string trainer_release;
   std::string operator_release;
   std::string style;
   std::string pod;
@@ -34,13 +39,13 @@ struct EnvOptions {
   bool offline = false;
 };
 
-/// The one PyTorchJob in FILE ("-" = stdin). Reader findings of error severity are printed and fail.
-Expected<nlohmann::json> read_job(Context& ctx, const std::string& path) {
+/// Every object in FILE ("-" = stdin). Reader findings of error severity fail.
+Expected<std::vector<nlohmann::json>> read_objects(Context& ctx, const std::string& path) {
   auto disk = yaml::make_disk_reader();
   const yaml::ReadLimits limits{};
   auto inputs = yaml::collect_inputs({path}, *disk, ctx.in, limits.max_bytes);
   if (!inputs) return inputs.error();
-  std::vector<nlohmann::json> jobs;
+  std::vector<nlohmann::json> objects;
   for (const auto& input : *inputs) {
     if (input.too_large) {
       return make_error(ErrorCode::limit, "reading " + util::quote(input.name) + ": larger than " +
@@ -54,15 +59,66 @@ Expected<nlohmann::json> read_job(Context& ctx, const std::string& path) {
     }
     for (const auto& doc : read.documents) {
       nlohmann::json j = yaml::to_json(doc.root);
-      if (j.is_object() && j.value("kind", "") == "PyTorchJob") jobs.push_back(std::move(j));
+      if (j.is_object()) objects.push_back(std::move(j));
     }
   }
-  if (jobs.empty()) return make_error(ErrorCode::usage, util::quote(path) + " holds no PyTorchJob");
-  if (jobs.size() > 1) {
-    return make_error(ErrorCode::usage, util::quote(path) + " holds " + std::to_string(jobs.size()) +
-                                            " PyTorchJobs: pass a file with one");
+  return objects;
+}
+
+bool is_kind(const nlohmann::json& object, const char* kind) { return object.value("kind", "") == kind; }
+
+/// A job and the runtimes the input holds beside it (TrainJobs only).
+struct LoadedJob {
+  nlohmann::json job;
+  model::trainjob::AvailableRuntimes runtimes;
+  [[nodiscard]] bool is_trainjob() const { return is_kind(job, "TrainJob"); }
+};
+
+/// Objects without a namespace land in the one kubectl would use.
+void default_namespace(nlohmann::json& object, const std::string& ns) {
+  auto& meta = object["metadata"];
+  if (!meta.is_object()) meta = nlohmann::json::object();
+  if (!meta.contains("namespace") || !meta["namespace"].is_string() || meta["namespace"] == "")
+    meta["namespace"] = ns;
+}
+
+void add_runtimes(model::trainjob::AvailableRuntimes& runtimes, std::vector<nlohmann::json>& objects,
+                  const std::string& ns) {
+  for (auto& o : objects) {
+    if (is_kind(o, "TrainingRuntime")) {
+      default_namespace(o, ns);
+      runtimes.training_runtimes.push_back(std::move(o));
+    } else if (is_kind(o, "ClusterTrainingRuntime")) {
+      runtimes.cluster_training_runtimes.push_back(std::move(o));
+    }
   }
-  return std::move(jobs.front());
+}
+
+/// The one PyTorchJob or TrainJob in FILE, with the runtimes of FILE and of every -f file.
+Expected<LoadedJob> read_job(Context& ctx, const EnvOptions& o) {
+  auto objects = read_objects(ctx, o.target);
+  if (!objects) return objects.error();
+  std::vector<nlohmann::json> jobs;
+  for (const auto& obj : *objects) {
+    if (is_kind(obj, "PyTorchJob") || is_kind(obj, "TrainJob")) jobs.push_back(obj);
+  }
+  if (jobs.empty())
+    return make_error(ErrorCode::usage, util::quote(o.target) + " holds no PyTorchJob or TrainJob");
+  if (jobs.size() > 1) {
+    return make_error(ErrorCode::usage, util::quote(o.target) + " holds " + std::to_string(jobs.size()) +
+                                            " jobs: pass a file with one");
+  }
+  const std::string ns = ctx.connection.namespace_.empty() ? "default" : ctx.connection.namespace_;
+  LoadedJob loaded{std::move(jobs.front()), {}};
+  if (!loaded.is_trainjob()) return loaded;
+  default_namespace(loaded.job, ns);
+  add_runtimes(loaded.runtimes, *objects, ns);
+  for (const auto& file : o.runtime_files) {
+    auto more = read_objects(ctx, file);
+    if (!more) return more.error();
+    add_runtimes(loaded.runtimes, *more, ns);
+  }
+  return loaded;
 }
 
 /// True when TARGET names a job in the cluster rather than a manifest file.
@@ -106,16 +162,37 @@ Expected<model::pytorchjob::EnvStyle> chosen_style(const EnvOptions& o, Context&
 
 using model::pytorchjob::ReplicaPodPlan;
 
+bool is_not_found(const Error& e) {
+  return e.code == ErrorCode::not_found || (e.code == ErrorCode::api && e.http_status == 404);
+}
+
+// A job named in the cluster: a PyTorchJob, else a TrainJob of that name; neither: the PyTorchJob's 404.
+Expected<LoadedJob> get_job(JobTarget& cluster, const std::string& name) {
+  auto job = cluster.api->get(kube::resources::pytorchjobs(), cluster.ns, name);
+  if (job) return LoadedJob{std::move(*job), {}};
+  if (!is_not_found(job.error())) return job.error();
+  auto trainjob = cluster.api->get(controller::trainjob_resources::trainjobs(), cluster.ns, name);
+  if (!trainjob) return is_not_found(trainjob.error()) ? job.error() : trainjob.error();
+  return LoadedJob{std::move(*trainjob), {}};
+}
+
 // The job: from the cluster when TARGET names one there, else from the manifest file.
-Expected<nlohmann::json> load_job(Context& ctx, const EnvOptions& o, std::optional<JobTarget>& cluster) {
+Expected<LoadedJob> load_job(Context& ctx, const EnvOptions& o, std::optional<JobTarget>& cluster) {
   const bool from_cluster = is_job_name(o.target);
   if (from_cluster || o.live) {
     auto opened = open_job_target(ctx, o.local);
     if (!opened) return opened.error();
     cluster = std::move(*opened);
   }
-  if (!from_cluster) return read_job(ctx, o.target);
-  return cluster->api->get(kube::resources::pytorchjobs(), cluster->ns, o.target);
+  if (!from_cluster) return read_job(ctx, o);
+  auto loaded = get_job(*cluster, o.target);
+  if (!loaded || !loaded->is_trainjob()) return loaded;
+  for (const auto& file : o.runtime_files) {
+    auto more = read_objects(ctx, file);
+    if (!more) return more.error();
+    add_runtimes(loaded->runtimes, *more, cluster->ns);
+  }
+  return loaded;
 }
 
 // --pod NAME: only that pod's plan.
@@ -173,19 +250,106 @@ int print_env(Context& ctx, const EnvOptions& o, const model::pytorchjob::JobSpe
   return exit_code::ok;
 }
 
-int run_env(Context& ctx, const EnvOptions& o) {
-  if (o.output != "table" && o.output != "json" && o.output != "dotenv") {
-    return fail(ctx, make_error(ErrorCode::usage, "unknown output format " + util::quote(o.output) +
-                                                      " (known: table, json, dotenv)"));
+Expected<model::trainjob::TrainerRelease> chosen_trainer(const EnvOptions& o) {
+  if (o.trainer_release.empty()) return model::trainjob::k_newest_trainer_release;
+  const auto parsed = model::trainjob::parse_trainer_release(o.trainer_release);
+  if (!parsed) {
+    return make_error(ErrorCode::usage, "unknown Trainer release " + util::quote(o.trainer_release) +
+                                            "; known: " + model::trainjob::known_trainer_releases_list());
+  }
+  return *parsed;
+}
+
+// The runtime the TrainJob names: the input's, the cluster's (when one is open), or a carried one.
+Expected<FoundRuntime> trainjob_runtime(const LoadedJob& loaded, std::optional<JobTarget>& cluster,
+                                        model::trainjob::TrainerRelease release) {
+  RuntimeLookup lookup;
+  if (cluster) {
+    lookup = [&cluster](const model::trainjob::RuntimeRef& ref) -> Expected<nlohmann::json> {
+      const bool namespaced = ref.kind == "TrainingRuntime";
+      const auto resource = namespaced ? controller::trainjob_resources::trainingruntimes()
+                                       : controller::trainjob_resources::clustertrainingruntimes();
+      auto got = cluster->api->get(resource, namespaced ? cluster->ns : "", ref.name);
+      if (!got && is_not_found(got.error())) return make_error(ErrorCode::not_found, got.error().message);
+      return got;
+    };
+  }
+  return find_trainjob_runtime(loaded.job, loaded.runtimes, lookup, release);
+}
+
+// --pod NAME (a hostname or the pod name shown): only that pod.
+Expected<std::vector<EnvTablePod>> pick_trainjob_pod(std::vector<EnvTablePod> rows, const std::string& pod,
+                                                     const std::string& job) {
+  if (pod.empty()) return rows;
+  std::vector<std::string> names;
+  for (auto& r : rows) {
+    names.push_back(r.key);
+    if (r.key == pod || r.cells.front() == pod) return std::vector<EnvTablePod>{std::move(r)};
+  }
+  return make_error(ErrorCode::usage, "no pod " + util::quote(pod) + " in TrainJob " + util::quote(job) +
+                                          " (hostnames: " + util::join(names, ", ") + ")");
+}
+
+// --live for a TrainJob: the node pods of its JobSet, matched by hostname; exit 1 on a difference.
+int compare_trainjob_live(Context& ctx, const EnvOptions& o, JobTarget& cluster, const std::string& job,
+                          const std::vector<EnvTablePod>& rows) {
+  kube::ListOptions opts;
+  opts.label_selector = "jobset.sigs.k8s.io/jobset-name=" + job;
+  auto listed = cluster.api->list(kube::resources::pods(), cluster.ns, opts);
+  if (!listed) return fail(ctx, listed.error());
+  std::vector<LivePod> live;
+  for (const auto& item : listed->items) {
+    auto pod = live_trainjob_pod(item);
+    if (pod && (o.pod.empty() || pod->name == rows.front().key)) live.push_back(std::move(*pod));
+  }
+  const auto result = compare_live_env(rows, live, "the model");
+  for (const auto& line : result.lines) ctx.out << line << "\n";
+  return result.differs ? exit_code::findings : exit_code::ok;
+}
+
+int run_trainjob_env(Context& ctx, const EnvOptions& o, const LoadedJob& loaded,
+                     std::optional<JobTarget>& cluster) {
+  if (!o.operator_release.empty() || !o.style.empty()) {
+    return fail_usage(ctx, "--operator and --style are for PyTorchJobs; a TrainJob takes --trainer vX.Y.Z");
+  }
+  const auto release = chosen_trainer(o);
+  if (!release) return fail(ctx, release.error());
+  const std::string name = loaded.job.value("metadata", nlohmann::json::object()).value("name", "");
+  auto runtime = trainjob_runtime(loaded, cluster, *release);
+  if (!runtime) return fail(ctx, runtime.error().context("TrainJob " + util::quote(name)));
+  auto plan = model::trainjob::plan_env(loaded.job, runtime->runtime, *release);
+  if (!plan) return fail(ctx, plan.error().context("TrainJob " + util::quote(name)));
+  auto rows = pick_trainjob_pod(trainjob_env_rows(*plan), o.pod, name);
+  if (!rows) return fail(ctx, rows.error());
+  if (o.live) return compare_trainjob_live(ctx, o, *cluster, name, *rows);
+  if (o.output == "dotenv") {
+    if (o.pod.empty()) return fail(ctx, make_error(ErrorCode::usage, "-o dotenv needs --pod NAME"));
+    write_env_dotenv(ctx.out, rows->front().env);
+    return exit_code::ok;
+  }
+  if (o.output == "json") {
+    write_trainjob_env_json(ctx.out, *plan, *release, loaded.job, *runtime);
+    return exit_code::ok;
+  }
+  for (const auto& line : trainjob_env_heading(*plan, *release, loaded.job, *runtime))
+    ctx.out << line << "\n";
+  ctx.out << "\n";
+  write_env_table(ctx.out, trainjob_env_header(), *rows, ctx.colour_out());
+  if (!plan->notes.empty()) ctx.out << "\n";
+  for (const auto& n : plan->notes) ctx.out << "note: " << n << "\n";
+  return exit_code::ok;
+}
+
+int run_pytorchjob_env(Context& ctx, const EnvOptions& o, const nlohmann::json& job,
+                       std::optional<JobTarget>& cluster) {
+  if (!o.trainer_release.empty() || !o.runtime_files.empty()) {
+    return fail_usage(ctx, "--trainer and -f are for TrainJobs; a PyTorchJob takes --operator or --style");
   }
   const auto style = chosen_style(o, ctx);
   if (!style) return fail(ctx, style.error());
-  std::optional<JobTarget> cluster;
-  auto job = load_job(ctx, o, cluster);
-  if (!job) return fail(ctx, job.error());
-  const auto spec = model::pytorchjob::parse_job(*job);
+  const auto spec = model::pytorchjob::parse_job(job);
   if (!spec) return fail(ctx, spec.error().context(util::quote(o.target)));
-  auto plan = model::pytorchjob::plan_replica_pods(*job, *style);
+  auto plan = model::pytorchjob::plan_replica_pods(job, *style);
   if (!plan) {  // the operator would not run this job: a finding about it, not a usage error
     Error e = plan.error();
     e.code = ErrorCode::invalid;
@@ -197,15 +361,35 @@ int run_env(Context& ctx, const EnvOptions& o) {
   return print_env(ctx, o, *spec, *style, *pods);
 }
 
+int run_env(Context& ctx, const EnvOptions& o) {
+  if (o.output != "table" && o.output != "json" && o.output != "dotenv") {
+    return fail(ctx, make_error(ErrorCode::usage, "unknown output format " + util::quote(o.output) +
+                                                      " (known: table, json, dotenv)"));
+  }
+  std::optional<JobTarget> cluster;
+  auto loaded = load_job(ctx, o, cluster);
+  if (!loaded) return fail(ctx, loaded.error());
+  if (loaded->is_trainjob()) return run_trainjob_env(ctx, o, *loaded, cluster);
+  return run_pytorchjob_env(ctx, o, loaded->job, cluster);
+}
+
 }  // namespace
 
 void add_env_command(CLI::App& app, Context& ctx) {
   auto opts = std::make_shared<EnvOptions>();
-  auto* cmd = app.add_subcommand("env", "Show the exact env of every replica pod of a PyTorchJob, and why");
-  cmd->add_option(
-         "target", opts->target,
-         "Manifest file with one PyTorchJob ('-' for stdin), or the name of a PyTorchJob in the cluster")
+  auto* cmd =
+      app.add_subcommand("env", "Show the exact env of every pod of a PyTorchJob or TrainJob, and why");
+  cmd->add_option("target", opts->target,
+                  "Manifest file with one PyTorchJob or TrainJob ('-' for stdin), or the name of one in the "
+                  "cluster")
       ->required();
+  cmd->add_option("-f,--runtime", opts->runtime_files,
+                  "TrainJob: a file with the TrainingRuntime or ClusterTrainingRuntime it names (repeatable; "
+                  "else the input's, the cluster's with --live or a job name, or the carried defaults)");
+  cmd->add_option("--trainer", opts->trainer_release,
+                  "TrainJob: the Kubeflow Trainer release to model, " +
+                      model::trainjob::known_trainer_releases_list() + " (default " +
+                      model::trainjob::k_newest_trainer_release.to_string() + ")");
   auto* op = cmd->add_option("--operator", opts->operator_release,
                              "Operator release to model, v1.3.0 ... v1.9.4 (default: the one detected in the "
                              "cluster, else v1.9.4; with --live and no operator: worker-only)");
@@ -224,7 +408,12 @@ void add_env_command(CLI::App& app, Context& ctx) {
       "-o json: {\"style\", \"pods\": [{\"name\", \"replicaType\", \"index\", \"rank\", \"service\", "
       "\"env\"}]}.\n"
       "-o dotenv --pod NAME: NAME=value lines, e.g. env -i $(kubectl pytorch env job.yaml -o dotenv --pod P) "
-      "...");
+      "...\n"
+      "A TrainJob: each node pod (name prefix, hostname, node rank, headless Service), the env of container\n"
+      "node in pod order with fieldRefs read on that pod, the master address and port, and notes;\n"
+      "-o json: {\"kind\", \"name\", \"trainer\", \"runtime\", \"framework\", \"masterAddr\", "
+      "\"masterPort\", "
+      "\"pods\", \"notes\"}; --pod takes a hostname.");
   cmd->callback([&ctx, opts] { ctx.exit_code = run_env(ctx, *opts); });
 }
 

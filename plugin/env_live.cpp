@@ -82,28 +82,34 @@ LivePod live_pod_from_json(const nlohmann::json& pod) {
   return out;
 }
 
-LiveComparison compare_live_env(const std::vector<model::pytorchjob::ReplicaPodPlan>& expected,
-                                const std::vector<LivePod>& live) {
+LiveComparison compare_live_env(const std::vector<EnvTablePod>& expected, const std::vector<LivePod>& live,
+                                const std::string& expected_by) {
   LiveComparison out;
   for (const auto& plan : expected) {
     const auto it =
-        std::find_if(live.begin(), live.end(), [&](const LivePod& p) { return p.name == plan.name; });
+        std::find_if(live.begin(), live.end(), [&](const LivePod& p) { return p.name == plan.key; });
     if (it == live.end()) {
-      out.lines.push_back("pod " + plan.name + ": not found in the cluster");
+      out.lines.push_back("pod " + plan.key + ": not found in the cluster");
       out.differs = true;
       continue;
     }
-    compare_pod(plan.name, effective_env(full_env(plan)), effective_env(it->env), out);
+    compare_pod(plan.key, effective_env(plan.env), effective_env(it->env), out);
   }
   for (const auto& pod : live) {
-    const bool known =
-        std::any_of(expected.begin(), expected.end(),
-                    [&](const model::pytorchjob::ReplicaPodPlan& p) { return p.name == pod.name; });
+    const bool known = std::any_of(expected.begin(), expected.end(),
+                                   [&](const EnvTablePod& p) { return p.key == pod.name; });
     if (known) continue;
-    out.lines.push_back("pod " + pod.name + ": not expected by the style");
+    out.lines.push_back("pod " + pod.name + ": not expected by " + expected_by);
     out.differs = true;
   }
   return out;
+}
+
+LiveComparison compare_live_env(const std::vector<model::pytorchjob::ReplicaPodPlan>& expected,
+                                const std::vector<LivePod>& live) {
+  std::vector<EnvTablePod> pods;
+  for (const auto& plan : expected) pods.push_back({plan.name, {}, full_env(plan)});
+  return compare_live_env(pods, live, "the style");
 }
 
 }  // namespace kpt::plugin

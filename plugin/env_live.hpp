@@ -1,6 +1,7 @@
 #pragma once
 
 #include "model/pytorchjob/env.hpp"
+#include "plugin/env_output.hpp"
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -28,5 +29,10 @@ LivePod live_pod_from_json(const nlohmann::json& pod);
 /// same name: missing vars, extra vars, different values, missing pods and pods the style does not expect.
 LiveComparison compare_live_env(const std::vector<model::pytorchjob::ReplicaPodPlan>& expected,
                                 const std::vector<LivePod>& live);
+
+/// The same for any kind of job: each expected pod is matched with the live pod whose name is its key;
+/// a live pod no key names is "not expected by <expected_by>".
+LiveComparison compare_live_env(const std::vector<EnvTablePod>& expected, const std::vector<LivePod>& live,
+                                const std::string& expected_by);
 
 }  // namespace kpt::plugin

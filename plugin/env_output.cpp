@@ -51,24 +51,20 @@ std::vector<model::pytorchjob::EnvVar> full_env(const model::pytorchjob::Replica
   return out;
 }
 
-void write_env_table(std::ostream& out, const std::vector<model::pytorchjob::ReplicaPodPlan>& pods,
-                     bool colour) {
-  std::vector<std::vector<std::string>> rows = {{"POD", "TYPE", "INDEX", "RANK", "SERVICE"}};
-  for (const auto& p : pods) {
-    rows.push_back(
-        {p.name, p.replica_type, std::to_string(p.index), p.rank ? std::to_string(*p.rank) : "-", p.service});
-  }
+void write_env_table(std::ostream& out, const std::vector<std::string>& header,
+                     const std::vector<EnvTablePod>& pods, bool colour) {
+  std::vector<std::vector<std::string>> rows = {header};
+  for (const auto& p : pods) rows.push_back(p.cells);
   write_columns(out, rows, std::vector<bool>(rows.size(), false), false);
   out << "\n";
 
   std::vector<std::string> names;  // first-seen order across pods, pod-spec order within a pod
   std::vector<std::map<std::string, std::string>> values;
   for (const auto& p : pods) {
-    const auto env = full_env(p);
-    for (const auto& v : env) {
+    for (const auto& v : p.env) {
       if (std::find(names.begin(), names.end(), v.name) == names.end()) names.push_back(v.name);
     }
-    values.push_back(effective(env));
+    values.push_back(effective(p.env));
   }
   if (names.empty()) {
     out << "(no variables)\n";
@@ -77,7 +73,7 @@ void write_env_table(std::ostream& out, const std::vector<model::pytorchjob::Rep
   rows = {{"VARIABLE"}};
   std::vector<bool> marked = {false};
   bool any_marked = false;
-  for (const auto& p : pods) rows[0].push_back(p.name);
+  for (const auto& p : pods) rows[0].push_back(p.key);
   for (const auto& name : names) {
     std::vector<std::string> row = {name};
     std::set<std::string> distinct;
@@ -94,6 +90,18 @@ void write_env_table(std::ostream& out, const std::vector<model::pytorchjob::Rep
   }
   write_columns(out, rows, marked, colour);
   if (any_marked && !colour) out << "* differs between pods\n";
+}
+
+void write_env_table(std::ostream& out, const std::vector<model::pytorchjob::ReplicaPodPlan>& pods,
+                     bool colour) {
+  std::vector<EnvTablePod> rows;
+  for (const auto& p : pods) {
+    rows.push_back(
+        {p.name,
+         {p.name, p.replica_type, std::to_string(p.index), p.rank ? std::to_string(*p.rank) : "-", p.service},
+         full_env(p)});
+  }
+  write_env_table(out, {"POD", "TYPE", "INDEX", "RANK", "SERVICE"}, rows, colour);
 }
 
 void write_env_json(std::ostream& out, const model::pytorchjob::EnvStyle& style,
@@ -113,8 +121,12 @@ void write_env_json(std::ostream& out, const model::pytorchjob::EnvStyle& style,
   out << doc.dump(2) << "\n";
 }
 
+void write_env_dotenv(std::ostream& out, const std::vector<model::pytorchjob::EnvVar>& env) {
+  for (const auto& v : env) out << v.name << "=" << v.value << "\n";
+}
+
 void write_env_dotenv(std::ostream& out, const model::pytorchjob::ReplicaPodPlan& pod) {
-  for (const auto& v : full_env(pod)) out << v.name << "=" << v.value << "\n";
+  write_env_dotenv(out, full_env(pod));
 }
 
 std::vector<std::string> duplicate_notes(const std::vector<model::pytorchjob::ReplicaPodPlan>& pods) {

@@ -8,6 +8,23 @@
 
 namespace kpt::plugin {
 
+/// One pod as the env table shows it: its row in the pod table, the key that heads its column in
+/// the variable table (and that --pod and --live match), and its env in pod-spec order.
+struct EnvTablePod {
+  std::string key;
+  std::vector<std::string> cells;  ///< one per header column of the pod table
+  std::vector<model::pytorchjob::EnvVar> env;
+};
+
+/// The readable table of any kind of job: the pod table (`header`, then each pod's cells), then one row
+/// per variable with a column per pod. Variables whose value differs between pods are highlighted
+/// (colour) or marked '*'.
+void write_env_table(std::ostream& out, const std::vector<std::string>& header,
+                     const std::vector<EnvTablePod>& pods, bool colour);
+
+/// NAME=value lines, ready for `env -i $(kubectl pytorch env ... -o dotenv)`.
+void write_env_dotenv(std::ostream& out, const std::vector<model::pytorchjob::EnvVar>& env);
+
 /// The env a pod's `pytorch` container ends up with: the user's own vars, then the injected
 /// ones, in pod-spec order (duplicates kept; the later entry is the one Kubernetes uses).
 std::vector<model::pytorchjob::EnvVar> full_env(const model::pytorchjob::ReplicaPodPlan& pod);
