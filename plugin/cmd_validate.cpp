@@ -143,6 +143,7 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
     trainer = *parsed;
   }
   settings.fallback_schemas = &schema::carried_trainer_schema(trainer);
+  settings.trainer.release = trainer;
   for (const auto& id : flags.disabled) {
     if (!schema::rules::is_lint_id(id)) {
       return fail_usage(ctx, "--disable: unknown lint " + util::quote(id) +

@@ -78,6 +78,8 @@ DocumentReport validate_document(const yaml::Document& doc, const ValidateSettin
   if (kind->text == k_pytorch_job) {
     release_fields = schema::check_release_fields(doc, s.rules.release);
     rules = schema::rules::check_rules(doc, s.rules);
+  } else if (schema::rules::is_trainer_kind(kind->text)) {
+    rules = schema::rules::check_trainer_rules(doc, s.trainer);
   }
   out.findings =
       schema::rules::combine_findings(std::move(found), std::move(release_fields), std::move(rules), s.rules);
@@ -112,7 +114,13 @@ FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& s
   out.file_findings = std::move(read.findings);
   const auto documents = expand_lists(std::move(read.documents));
   out.documents.reserve(documents.size());
-  for (const auto& doc : documents) out.documents.push_back(validate_document(doc, settings));
+  ValidateSettings own = settings;
+  model::trainjob::AvailableRuntimes runtimes;
+  if (settings.trainer.runtimes == nullptr) {  // called for this file alone: its own runtimes
+    for (const auto& doc : documents) schema::rules::collect_runtime(doc, runtimes);
+    own.trainer.runtimes = &runtimes;
+  }
+  for (const auto& doc : documents) out.documents.push_back(validate_document(doc, own));
   if (out.documents.empty() && out.file_findings.empty()) {
     out.file_findings.push_back(Diagnostic{Severity::warning, Location{input.name, 0, 0}, "", "input.empty",
                                            "holds no documents: nothing to validate", ""});
@@ -120,7 +128,23 @@ FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& s
   return out;
 }
 
-Report validate_inputs(const std::vector<yaml::InputFile>& inputs, const ValidateSettings& settings) {
+/// Every runtime of the inputs plus `given`. Only inputs that mention a runtime kind are read for it.
+model::trainjob::AvailableRuntimes input_runtimes(const std::vector<yaml::InputFile>& inputs,
+                                                  const ValidateSettings& settings) {
+  model::trainjob::AvailableRuntimes out;
+  if (settings.trainer.runtimes != nullptr) out = *settings.trainer.runtimes;
+  for (const auto& input : inputs) {
+    if (input.text == nullptr || input.text->find("TrainingRuntime") == std::string::npos) continue;
+    for (const auto& doc : expand_lists(yaml::read_manifests(input, settings.limits).documents))
+      schema::rules::collect_runtime(doc, out);
+  }
+  return out;
+}
+
+Report validate_inputs(const std::vector<yaml::InputFile>& inputs, const ValidateSettings& given) {
+  const auto runtimes = input_runtimes(inputs, given);
+  ValidateSettings settings = given;
+  settings.trainer.runtimes = &runtimes;
   Report report;
   report.files.resize(inputs.size());
   const unsigned workers =
