@@ -34,7 +34,7 @@ void collect_runtime(const yaml::Document& doc, model::trainjob::AvailableRuntim
 ///   `trainer.initializer`, `trainer.reserved-env`, `trainer.env-injection` (v2.3),
 ///   `trainer.patch-manager`, `trainer.patch-job`, `trainer.patch-container`, `trainer.patch-env`
 ///   (runtimePatches, v2.2+), `trainer.torchtune-model`, `trainer.torchtune-num-nodes`,
-///   `trainer.torchtune-args` (v2.3);
+///   `trainer.torchtune-args` (v2.3); then the TrainJob lints (`lint.trainjob-*`);
 /// - TrainingRuntime / ClusterTrainingRuntime: `trainer.runtime-replicas`,
 ///   `trainer.runtime-container`, `trainer.deprecated-runtime` (warning); runtimes labelled
 ///   `trainer.kubeflow.org/webhook-validation: disabled` are skipped, as the webhook's selector does.
@@ -45,6 +45,11 @@ namespace detail {
 Diagnostics check_trainjob_rules(const yaml::Document& doc, const TrainerRuleOptions& opts);
 /// The runtime half (trainer_rules_runtime.cpp).
 Diagnostics check_runtime_rules(const yaml::Document& doc);
+/// The TrainJob lints (trainer_lints.cpp): `lint.trainjob-name-length` (a name the CRD admits but
+/// JobSet's webhook rejects: 48 characters for torch-distributed, 33 with an initializer),
+/// `lint.trainjob-no-torchrun`, `lint.trainjob-nproc-gpus`, `lint.trainjob-runtime-gpu`.
+Diagnostics check_trainjob_lints(const yaml::Document& doc, const nlohmann::json& trainjob,
+                                 const nlohmann::json& runtime, model::trainjob::TrainerRelease release);
 /// The runtimePatches half of the TrainJob rules (trainer_rules_patches.cpp).
 Diagnostics check_patch_rules(const yaml::Document& doc, const nlohmann::json& runtime);
 }  // namespace detail

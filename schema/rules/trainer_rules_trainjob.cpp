@@ -188,6 +188,8 @@ Diagnostics check_trainjob_rules(const yaml::Document& doc, const TrainerRuleOpt
     if (tj::features_of(opts.release).env_injection) check_env_injection(doc, *runtime, out);
   }
   if (framework == tj::Framework::torchtune) check_torchtune(doc, *runtime, opts, out);
+  auto lints = check_trainjob_lints(doc, trainjob, *runtime, opts.release);
+  out.insert(out.end(), lints.begin(), lints.end());
   return out;
 }
 

@@ -118,3 +118,26 @@ YAML
   [ "${lines[4]}" = "runtime.yaml:19:21: error: spec.template.spec.replicatedJobs[0].template.spec.template.spec.containers: must contain the required container for the ancestor: trainer [trainer.runtime-container]" ]
 }
 
+@test "lints: a name JobSet rejects after admission and a torch command without torchrun" {
+  cat >job.yaml <<'YAML'
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: a-very-long-trainjob-name-that-passes-the-crd-limit
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    command: [python, train.py]
+YAML
+  run "$KPT_BIN" validate --offline -q job.yaml
+  [ "$status" -eq 1 ]
+  [ "${lines[0]}" = "job.yaml:4:9: error: metadata.name: name 'a-very-long-trainjob-name-that-passes-the-crd-limit' has 51 characters: the TrainJob CRD allows 63, but JobSet's webhook allows at most 48 here (the pod names of 'node' would exceed 63), so the JobSet is rejected and the TrainJob gets no condition, only a Warning event [lint.trainjob-name-length]" ]
+  [ "${lines[3]}" = "  hint: use a name of at most 48 characters" ]
+  run "$KPT_BIN" validate --offline job.yaml
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"job.yaml:9:14: warning: spec.trainer.command: the torch runtime runs 'python train.py' without torchrun: Trainer sets only PET_* variables, so RANK, LOCAL_RANK and WORLD_SIZE are unset and init_process_group(\"env://\") fails [lint.trainjob-no-torchrun]"* ]]
+  run "$KPT_BIN" validate --offline --disable lint.trainjob-name-length --disable lint.trainjob-no-torchrun job.yaml
+  [ "$status" -eq 0 ]
+  [ "${lines[-1]}" = "0 errors, 0 warnings, 1 note in 1 document (1 file)" ]
+}

@@ -1,0 +1,114 @@
+#include "schema/rules/trainer_rules.hpp"
+#include "tests/unit/schema/rules_fixtures.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace kpt::schema::rules {
+namespace {
+
+using model::trainjob::AvailableRuntimes;
+using test::read_one;
+using test::show_all;
+
+// A torch runtime whose node container requests 4 GPUs and runs torchrun.
+const std::string k_gpu_runtime =
+    "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+    "kind: ClusterTrainingRuntime\n"
+    "metadata:\n"
+    "  name: gpu-torch\n"
+    "spec:\n"
+    "  mlPolicy:\n"
+    "    torch: {}\n"
+    "  template:\n"
+    "    spec:\n"
+    "      replicatedJobs:\n"
+    "        - name: node\n"
+    "          template:\n"
+    "            metadata:\n"
+    "              labels:\n"
+    "                trainer.kubeflow.org/trainjob-ancestor-step: trainer\n"
+    "            spec:\n"
+    "              template:\n"
+    "                spec:\n"
+    "                  containers:\n"
+    "                    - name: node\n"
+    "                      image: busybox\n"
+    "                      command: [torchrun, train.py]\n"
+    "                      resources:\n"
+    "                        limits:\n"
+    "                          nvidia.com/gpu: 4\n";
+
+std::vector<std::string> lint(const std::string& name, const std::string& trainer,
+                              model::trainjob::TrainerRelease release = {2, 3, 0}) {
+  AvailableRuntimes runtimes;
+  collect_runtime(read_one(k_gpu_runtime, "runtime.yaml"), runtimes);
+  const std::string job =
+      "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+      "kind: TrainJob\n"
+      "metadata:\n"
+      "  name: " +
+      name +
+      "\n"
+      "spec:\n"
+      "  runtimeRef:\n"
+      "    name: gpu-torch\n"
+      "  trainer:\n" +
+      trainer;
+  return show_all(check_trainer_rules(read_one(job), TrainerRuleOptions{release, &runtimes}));
+}
+
+TEST(TrainerLints, ANameTheCrdAdmitsButJobSetRejectsIsAnError) {
+  const std::string name = "a-very-long-trainjob-name-that-passes-the-crd-limit";  // 51 characters
+  EXPECT_EQ(
+      lint(name, "    numNodes: 1\n"),
+      (std::vector<std::string>{
+          "4:9 error metadata.name [lint.trainjob-name-length]: name '" + name +
+          "' has 51 characters: the TrainJob CRD allows 63, but JobSet's webhook allows at most 48 here "
+          "(the pod names of 'node' would exceed 63), so the JobSet is rejected and the TrainJob gets no "
+          "condition, only a Warning event | hint: use a name of at most 48 characters"}));
+  EXPECT_TRUE(lint(std::string(48, 'a'), "    numNodes: 1\n").empty());
+  // Past 63 the CRD's own CEL rule rejects it: no lint on top.
+  EXPECT_TRUE(lint(std::string(64, 'a'), "    numNodes: 1\n").empty());
+}
+
+TEST(TrainerLints, ATorchCommandWithoutTorchrunGetsNoRankOrWorldSize) {
+  EXPECT_EQ(
+      lint("tj", "    command: [python, train.py]\n"),
+      (std::vector<std::string>{
+          "9:14 warning spec.trainer.command [lint.trainjob-no-torchrun]: the torch runtime runs 'python "
+          "train.py' without torchrun: Trainer sets only PET_* variables, so RANK, LOCAL_RANK and "
+          "WORLD_SIZE are unset and init_process_group(\"env://\") fails | hint: start it with torchrun "
+          "(e.g. torchrun train.py), which turns PET_* into RANK/LOCAL_RANK/WORLD_SIZE"}));
+  EXPECT_TRUE(lint("tj", "    command: [torchrun, --nnodes=2, train.py]\n").empty());
+}
+
+TEST(TrainerLints, MoreProcessesThanGpusPerNode) {
+  EXPECT_EQ(
+      lint("tj", "    numProcPerNode: 8\n"),
+      (std::vector<std::string>{
+          "9:21 warning spec.trainer.numProcPerNode [lint.trainjob-nproc-gpus]: numProcPerNode 8 is more "
+          "than the 4 GPU(s) each node requests: torchrun starts 8 processes on 4 device(s), and NCCL "
+          "fails on a shared GPU | hint: set numProcPerNode to 4 (or leave it unset: auto)"}));
+  EXPECT_TRUE(lint("tj", "    numProcPerNode: 4\n").empty());
+}
+
+TEST(TrainerLints, AGpuOnlyInTheRuntimeIsIgnoredOnceTheJobSetsResources) {
+  const std::string cpu_only = "    resourcesPerNode:\n      requests:\n        cpu: '8'\n";
+  const std::string start =
+      "10:7 warning spec.trainer.resourcesPerNode [lint.trainjob-runtime-gpu]: the runtime's node container "
+      "requests a GPU but trainer.resourcesPerNode does not: Trainer reads only the TrainJob's resources, so "
+      "PET_NPROC_PER_NODE=8 instead of auto";
+  const std::string hint =
+      " | hint: repeat the runtime's GPU request in trainer.resourcesPerNode, or set numProcPerNode";
+  EXPECT_EQ(lint("tj", cpu_only), std::vector<std::string>{start + hint});
+  EXPECT_EQ(lint("tj", cpu_only, {2, 2, 1}),
+            std::vector<std::string>{
+                start + " (and v2.2.1 replaces the runtime's resources, so the pod gets no GPU)" + hint});
+  EXPECT_TRUE(lint("tj", "    numNodes: 2\n").empty());
+}
+
+}  // namespace
+}  // namespace kpt::schema::rules
