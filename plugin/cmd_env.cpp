@@ -162,17 +162,13 @@ Expected<model::pytorchjob::EnvStyle> chosen_style(const EnvOptions& o, Context&
 
 using model::pytorchjob::ReplicaPodPlan;
 
-bool is_not_found(const Error& e) {
-  return e.code == ErrorCode::not_found || (e.code == ErrorCode::api && e.http_status == 404);
-}
-
 // A job named in the cluster: a PyTorchJob, else a TrainJob of that name; neither: the PyTorchJob's 404.
 Expected<LoadedJob> get_job(JobTarget& cluster, const std::string& name) {
   auto job = cluster.api->get(kube::resources::pytorchjobs(), cluster.ns, name);
   if (job) return LoadedJob{std::move(*job), {}};
-  if (!is_not_found(job.error())) return job.error();
+  if (!kube::is_not_found(job.error())) return job.error();
   auto trainjob = cluster.api->get(controller::trainjob_resources::trainjobs(), cluster.ns, name);
-  if (!trainjob) return is_not_found(trainjob.error()) ? job.error() : trainjob.error();
+  if (!trainjob) return kube::is_not_found(trainjob.error()) ? job.error() : trainjob.error();
   return LoadedJob{std::move(*trainjob), {}};
 }
 
@@ -250,8 +246,12 @@ int print_env(Context& ctx, const EnvOptions& o, const model::pytorchjob::JobSpe
   return exit_code::ok;
 }
 
-Expected<model::trainjob::TrainerRelease> chosen_trainer(const EnvOptions& o) {
-  if (o.trainer_release.empty()) return model::trainjob::k_newest_trainer_release;
+Expected<model::trainjob::TrainerRelease> chosen_trainer(const EnvOptions& o, Context& ctx) {
+  if (o.trainer_release.empty()) {
+    // The release doctor detects in the cluster; --local and --offline never ask it.
+    return o.local || o.offline ? model::trainjob::k_newest_trainer_release
+                                : default_trainer_release(consult_cluster(ctx), ctx);
+  }
   const auto parsed = model::trainjob::parse_trainer_release(o.trainer_release);
   if (!parsed) {
     return make_error(ErrorCode::usage, "unknown Trainer release " + util::quote(o.trainer_release) +
@@ -270,7 +270,8 @@ Expected<FoundRuntime> trainjob_runtime(const LoadedJob& loaded, std::optional<J
       const auto resource = namespaced ? controller::trainjob_resources::trainingruntimes()
                                        : controller::trainjob_resources::clustertrainingruntimes();
       auto got = cluster->api->get(resource, namespaced ? cluster->ns : "", ref.name);
-      if (!got && is_not_found(got.error())) return make_error(ErrorCode::not_found, got.error().message);
+      if (!got && kube::is_not_found(got.error()))
+        return make_error(ErrorCode::not_found, got.error().message);
       return got;
     };
   }
@@ -312,7 +313,7 @@ int run_trainjob_env(Context& ctx, const EnvOptions& o, const LoadedJob& loaded,
   if (!o.operator_release.empty() || !o.style.empty()) {
     return fail_usage(ctx, "--operator and --style are for PyTorchJobs; a TrainJob takes --trainer vX.Y.Z");
   }
-  const auto release = chosen_trainer(o);
+  const auto release = chosen_trainer(o, ctx);
   if (!release) return fail(ctx, release.error());
   const std::string name = loaded.job.value("metadata", nlohmann::json::object()).value("name", "");
   auto runtime = trainjob_runtime(loaded, cluster, *release);
@@ -388,7 +389,8 @@ void add_env_command(CLI::App& app, Context& ctx) {
                   "else the input's, the cluster's with --live or a job name, or the carried defaults)");
   cmd->add_option("--trainer", opts->trainer_release,
                   "TrainJob: the Kubeflow Trainer release to model, " +
-                      model::trainjob::known_trainer_releases_list() + " (default " +
+                      model::trainjob::known_trainer_releases_list() +
+                      " (default: the one detected in the cluster, else " +
                       model::trainjob::k_newest_trainer_release.to_string() + ")");
   auto* op = cmd->add_option("--operator", opts->operator_release,
                              "Operator release to model, v1.3.0 ... v1.9.4 (default: the one detected in the "

@@ -123,6 +123,13 @@ Expected<Inputs> read_inputs(const ValidateFlags& flags, Context& ctx) {
   return out;
 }
 
+/// Whether any input holds a Kubeflow Trainer document (so the Trainer release matters).
+bool mentions_trainer(const std::vector<yaml::InputFile>& files) {
+  return std::any_of(files.begin(), files.end(), [](const yaml::InputFile& f) {
+    return f.text != nullptr && f.text->find("trainer.kubeflow.org/") != std::string::npos;
+  });
+}
+
 int run_validate(const ValidateFlags& flags, Context& ctx) {
   ValidateSettings settings;
   std::optional<model::pytorchjob::Release> release;
@@ -191,6 +198,10 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
 
   auto inputs = read_inputs(flags, ctx);
   if (!inputs) return fail(ctx, inputs.error());
+  if (flags.trainer_release.empty() && mentions_trainer(inputs->files)) {
+    settings.trainer.release = default_trainer_release(cluster, ctx);
+    settings.fallback_schemas = &schema::carried_trainer_schema(settings.trainer.release);
+  }
   Report report = validate_inputs(inputs->files, settings);
   if (flags.server_dry_run)
     add_server_findings(*cluster.api, inputs->files, settings, target_namespace(ctx), report);
@@ -245,8 +256,9 @@ void add_validate_command(CLI::App& app, Context& ctx) {
          "v1.9.4)")
       ->type_name("vX.Y.Z");
   cmd->add_option("--trainer", flags->trainer_release,
-                  "Kubeflow Trainer v2 release whose carried schemas check TrainJobs, TrainingRuntimes and "
-                  "ClusterTrainingRuntimes (default: the newest, " +
+                  "Kubeflow Trainer v2 release whose carried schemas and webhook rules check TrainJobs, "
+                  "TrainingRuntimes and "
+                  "ClusterTrainingRuntimes (default: the one detected in the cluster, else " +
                       model::trainjob::k_newest_trainer_release.to_string() + ")")
       ->type_name("vX.Y.Z");
   cmd->add_flag(

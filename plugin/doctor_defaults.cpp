@@ -42,4 +42,13 @@ model::pytorchjob::Release default_release(const ClusterDefaults& cluster, Conte
   return model::pytorchjob::k_newest_release;
 }
 
+model::trainjob::TrainerRelease default_trainer_release(const ClusterDefaults& cluster, Context& ctx) {
+  if (cluster.detection && cluster.detection->trainer) {
+    const auto r = *cluster.detection->trainer;
+    ctx.err << "using Trainer release " << r.to_string() << " detected in the cluster\n";
+    return r;
+  }
+  return model::trainjob::k_newest_trainer_release;
+}
+
 }  // namespace kpt::plugin

@@ -27,4 +27,9 @@ ClusterDefaults consult_cluster(const Context& ctx);
 /// "using operator release v1.7.0 detected in the cluster". v1.9.4 when nothing was detected.
 model::pytorchjob::Release default_release(const ClusterDefaults& cluster, Context& ctx);
 
+/// The Kubeflow Trainer release a command defaults to: the one doctor detects (its Deployment's
+/// version, else the TrainJob CRD's fingerprint), said once on stderr ("using Trainer release v2.2.1
+/// detected in the cluster"); the newest when nothing was detected.
+model::trainjob::TrainerRelease default_trainer_release(const ClusterDefaults& cluster, Context& ctx);
+
 }  // namespace kpt::plugin

@@ -278,6 +278,7 @@ AddOns add_ons_from_crd_names(const std::vector<std::string>& crd_names) {
       }
     }
     if (n == "workloads.kueue.x-k8s.io" || n == "clusterqueues.kueue.x-k8s.io") a.kueue = true;
+    if (n == "jobsets.jobset.x-k8s.io") a.jobset = true;
   }
   return a;
 }

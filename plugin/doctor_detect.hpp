@@ -98,6 +98,7 @@ struct AddOns {
   bool scheduler_plugins = false;       ///< podgroups.scheduling.x-k8s.io or podgroups.scheduling.sigs.k8s.io
   std::string scheduler_plugins_group;  ///< which of the two groups
   bool kueue = false;                   ///< workloads.kueue.x-k8s.io or clusterqueues.kueue.x-k8s.io
+  bool jobset = false;                  ///< jobsets.jobset.x-k8s.io (Trainer v2 runs TrainJobs as JobSets)
 };
 AddOns add_ons_from_crd_names(const std::vector<std::string>& crd_names);
 

@@ -23,15 +23,6 @@ kube::ResourceRef webhooks() {
 
 bool unreachable(const Error& e) { return e.code == ErrorCode::http || e.code == ErrorCode::timeout; }
 
-/// The state an error leaves a check in, with its message.
-CheckState state_of(const Error& e, std::string& message) {
-  if (kube::is_not_found(e)) return CheckState::not_installed;
-  message = e.message;
-  if (e.code == ErrorCode::api && (e.http_status == 401 || e.http_status == 403))
-    return CheckState::forbidden;
-  return CheckState::failed;
-}
-
 std::vector<std::pair<std::string, std::string>> labels_of(const json& obj) {
   std::vector<std::pair<std::string, std::string>> out;
   const auto meta = obj.find("metadata");
@@ -246,6 +237,14 @@ JobPodsInfo job_pods_info(kube::ApiClient& api) {
 
 }  // namespace
 
+CheckState state_of(const Error& e, std::string& message) {
+  if (kube::is_not_found(e)) return CheckState::not_installed;
+  message = e.message;
+  if (e.code == ErrorCode::api && (e.http_status == 401 || e.http_status == 403))
+    return CheckState::forbidden;
+  return CheckState::failed;
+}
+
 const char* to_string(CheckState s) {
   switch (s) {
     case CheckState::found:
@@ -306,6 +305,9 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   } else {
     r.crd_list = state_of(crds.error(), r.crd_list_message);
   }
+  // Trainer's CRD and runtimes only where the CRD list shows Trainer, or could not be read.
+  if (r.add_ons.trainer_v2 || r.crd_list != CheckState::found)
+    r.trainer = gather_trainer(api, r.trainer_version);
   r.permissions.push_back(ask(api, ns, "kubeflow.org", "pytorchjobs"));
   r.permissions.push_back(ask(api, ns, "", "pods"));
   r.job_pods = job_pods_info(api);
@@ -321,9 +323,12 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
 }
 
 Expected<ReleaseDetection> detect_release(kube::ApiClient& api) {
-  auto deployments = find_deployments(api, false);
+  auto deployments = find_deployments(api, true);
   if (!deployments) return deployments.error();
   ReleaseDetection out;
+  const auto& trainer = deployments->trainer;
+  out.trainer = detected_trainer_release(gather_trainer(
+      api, trainer.state == CheckState::found ? trainer_version_from_image(trainer.image) : ""));
   auto crd = get_crd(api);
   if (crd) {
     out.crd = *crd;

@@ -2,6 +2,7 @@
 
 #include "kube/api_client.hpp"
 #include "plugin/doctor_detect.hpp"
+#include "plugin/doctor_trainer.hpp"
 #include "util/expected.hpp"
 
 #include <optional>
@@ -18,6 +19,8 @@ enum class CheckState {
   failed,         ///< any other error; `message` says which
 };
 const char* to_string(CheckState s);  ///< "found", "not installed", "not allowed to read", "failed"
+/// The state an error leaves a check in (404: not installed; 401/403: forbidden), with its message.
+CheckState state_of(const Error& e, std::string& message);
 const char* json_name(CheckState s);  ///< "found", "notInstalled", "forbidden", "failed"
 
 struct DeploymentInfo {
@@ -63,6 +66,7 @@ struct DoctorReport {
   ImageMatch operator_image;
   DeploymentInfo trainer_deployment;
   std::string trainer_version;  ///< from the image tag
+  TrainerFindings trainer{CheckState::not_installed, "", {}, {}, CheckState::not_installed, "", {}};
   CrdInfo crd;
   CheckState webhook = CheckState::not_installed;
   std::string webhook_message;
@@ -86,8 +90,9 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
 /// object read on the way is kept for live validation, or the error reading it.
 struct ReleaseDetection {
   Verdict verdict;
-  std::optional<nlohmann::json> crd;  ///< the PyTorchJob CRD as the server sent it
-  std::optional<Error> crd_error;     ///< why it is missing (404, 403 ...)
+  std::optional<nlohmann::json> crd;                       ///< the PyTorchJob CRD as the server sent it
+  std::optional<Error> crd_error;                          ///< why it is missing (404, 403 ...)
+  std::optional<model::trainjob::TrainerRelease> trainer;  ///< Kubeflow Trainer's release, when one is seen
 };
 /// Fails only when the cluster cannot be reached (transport error on the first request).
 Expected<ReleaseDetection> detect_release(kube::ApiClient& api);

@@ -68,6 +68,38 @@ std::string crd_detail(const CrdInfo& c) {
   return out;
 }
 
+std::string trainer_releases_text(const std::vector<model::trainjob::TrainerRelease>& rs) {
+  std::vector<std::string> names;
+  for (const auto& r : rs) names.push_back(r.to_string());
+  return names.empty() ? "no known release" : util::join(names, " or ");
+}
+
+// Trainer v2 beyond its Deployment: the release image and CRD imply, JobSet, the installed runtimes.
+void add_trainer_rows(std::vector<Row>& rows, const DoctorReport& r) {
+  const auto& t = r.trainer;
+  const auto release = detected_trainer_release(t);
+  std::string detail = "image " + (t.image_release ? t.image_release->to_string() : std::string("unknown"));
+  if (t.crd == CheckState::found) detail += ", CRD fingerprint " + trainer_releases_text(t.crd_releases);
+  const std::string agreement = trainer_agreement(t);
+  detail += agreement == "disagree" ? " (they disagree)" : agreement == "agree" ? " (they agree)" : "";
+  rows.push_back({"trainer release", release ? release->to_string() : "unknown", detail,
+                  agreement == "disagree" ? Tone::bad
+                  : release               ? Tone::good
+                                          : Tone::absent});
+  rows.push_back(present_row("jobset", r, r.add_ons.jobset, "jobsets.jobset.x-k8s.io"));
+  if (t.runtimes != CheckState::found) {
+    rows.push_back(row("runtimes", t.runtimes, "", t.runtimes_message));
+    return;
+  }
+  if (t.cluster_runtimes.empty())
+    rows.push_back({"runtimes", "none", "no ClusterTrainingRuntime", Tone::absent});
+  for (const auto& rt : t.cluster_runtimes) {
+    rows.push_back({"runtime " + rt.name, rt.framework.empty() ? "-" : rt.framework,
+                    "numNodes " + std::to_string(rt.num_nodes) + (rt.deprecated ? ", deprecated" : ""),
+                    rt.deprecated ? Tone::absent : Tone::plain});
+  }
+}
+
 std::vector<Row> rows_of(const DoctorReport& r) {
   std::vector<Row> rows;
   rows.push_back({"server", "reachable", r.server, Tone::good});
@@ -98,6 +130,7 @@ std::vector<Row> rows_of(const DoctorReport& r) {
                       r.trainer_deployment.image;
   }
   rows.push_back(present_row("trainer v2", r, r.add_ons.trainer_v2, trainer_detail));
+  if (r.add_ons.trainer_v2) add_trainer_rows(rows, r);
   rows.push_back(present_row("volcano", r, r.add_ons.volcano, "podgroups.scheduling.volcano.sh"));
   rows.push_back(present_row("scheduler-plugins", r, r.add_ons.scheduler_plugins,
                              "podgroups." + r.add_ons.scheduler_plugins_group));
@@ -179,6 +212,35 @@ json deployment_json(const DeploymentInfo& d) {
   return j;
 }
 
+json trainer_releases_json(const std::vector<model::trainjob::TrainerRelease>& rs) {
+  json out = json::array();
+  for (const auto& r : rs) out.push_back(r.to_string());
+  return out;
+}
+
+void add_trainer_json(json& j, const DoctorReport& r) {
+  const auto& t = r.trainer;
+  const auto release = detected_trainer_release(t);
+  json crd = json::object();
+  add_state(crd, t.crd, t.crd_message);
+  crd["fingerprintReleases"] = trainer_releases_json(t.crd_releases);
+  j["trainerCrd"] = crd;
+  j["imageRelease"] = t.image_release ? json(t.image_release->to_string()) : json(nullptr);
+  j["release"] = release ? json(release->to_string()) : json(nullptr);
+  j["agreement"] = trainer_agreement(t);
+  j["jobset"] = r.crd_list == CheckState::found && r.add_ons.jobset;
+  json runtimes = json::object();
+  add_state(runtimes, t.runtimes, t.runtimes_message);
+  runtimes["items"] = json::array();
+  for (const auto& rt : t.cluster_runtimes) {
+    runtimes["items"].push_back({{"name", rt.name},
+                                 {"framework", rt.framework},
+                                 {"numNodes", rt.num_nodes},
+                                 {"deprecated", rt.deprecated}});
+  }
+  j["clusterTrainingRuntimes"] = runtimes;
+}
+
 }  // namespace
 
 void write_doctor_table(std::ostream& out, const DoctorReport& report, bool colour) {
@@ -239,6 +301,7 @@ void write_doctor_json(std::ostream& out, const DoctorReport& r) {
   j["trainerV2"] = {{"crd", listed && r.add_ons.trainer_v2},
                     {"deployment", deployment_json(r.trainer_deployment)},
                     {"version", r.trainer_version}};
+  add_trainer_json(j["trainerV2"], r);
   json gang = json::object();
   add_state(gang, r.crd_list, r.crd_list_message);
   gang["volcano"] = listed && r.add_ons.volcano;

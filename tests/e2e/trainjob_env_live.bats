@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # env --live for a TrainJob on the local cluster: the pods our controller made for JobSet, matched by
-# hostname, against the Trainer model; the job named in the cluster rather than in a file.
+# hostname, against the Trainer model; the job named in the cluster rather than in a file; doctor's
+# Trainer rows on the same cluster.
 bats_require_minimum_version 1.5.0
 load helpers
 
@@ -53,4 +54,25 @@ teardown() { teardown_workdir; }
   run --separate-stderr "$KPT_BIN" env other.yaml --local --live --pod sleepy-node-0-1
   [ "$status" -eq 1 ]
   [ "$output" = "pod sleepy-node-0-1: 'PET_NPROC_PER_NODE' is '1', expected '2'" ]
+}
+
+@test "doctor lists Trainer's release, JobSet and the installed runtimes; env defaults to that release" {
+  run --separate-stderr "$KPT_BIN" doctor
+  [ "$status" -eq 0 ]
+  [[ "$output" =~ $'\n'"trainer release "\ +"v2.3.0 "\ +"image unknown, CRD fingerprint v2.3.0"$'\n' ]]
+  [[ "$output" =~ $'\n'"runtime torch-distributed "\ +"torch "\ +"numNodes 1"$'\n' ]]
+  run --separate-stderr "$KPT_BIN" doctor -o json
+  [ "$status" -eq 0 ]
+  run python3 -c '
+import json, sys
+t = json.load(open("/dev/stdin"))["trainerV2"]
+names = [r["name"] for r in t["clusterTrainingRuntimes"]["items"]]
+assert t["release"] == "v2.3.0" and t["agreement"] == "crd", t
+assert "torch-distributed" in names, names
+' <<<"$output"
+  [ "$status" -eq 0 ]
+  run --separate-stderr "$KPT_BIN" env "$KPT_FILE_DIR/sleepy.yaml"
+  [ "$status" -eq 0 ]
+  [ "$stderr" = "using Trainer release v2.3.0 detected in the cluster" ]
+  [ "${lines[0]}" = "trainjob: default/sleepy (Trainer v2.3.0)" ]
 }

@@ -113,9 +113,12 @@ TEST(DoctorGather, AForbiddenCheckSaysSoAndTheReportGoesOn) {
                            "get customresourcedefinitions/pytorchjobs.kubeflow.org",
                            "get validatingwebhookconfigurations/validator.training-operator.kubeflow.org",
                            "list customresourcedefinitions",
+                           // the CRD list is forbidden: Trainer's CRD is asked for by name
+                           "get customresourcedefinitions/trainjobs.trainer.kubeflow.org",
                            "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pytorchjobs",
                            "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pods", "list pods",
                            "list pods"}));
+  EXPECT_EQ(r->trainer.crd, CheckState::not_installed);
 }
 
 TEST(DoctorGather, TheImageSpeaksWhenTheCrdMayNotBeRead) {
