@@ -123,7 +123,9 @@ HttpResponse error_response(const Error& error) {
 HttpResponse json_response(int status, const nlohmann::json& body) {
   HttpResponse r;
   r.status = status;
-  r.body = body.dump();
+  // A message can echo request bytes (a name in the URL) that are not UTF-8: replaced with U+FFFD,
+  // as Go's encoding/json does, instead of nlohmann's throw ending the server.
+  r.body = body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   return r;
 }
 
