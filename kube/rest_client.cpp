@@ -86,6 +86,22 @@ std::string status_text(int status) {
   }
 }
 
+/// `j[key]` when `j` is an object and it is an object, else an empty object: a server's reply is
+/// untrusted, and nlohmann's value() throws on a JSON value of another type.
+const nlohmann::json& object_at(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json empty = nlohmann::json::object();
+  if (!j.is_object()) return empty;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : empty;
+}
+
+/// `j[key]` when `j` is an object and it is a string, else "".
+std::string string_at(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return "";
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 }  // namespace
 
 RestClient::RestClient(ResolvedConfig config, std::unique_ptr<HttpTransport> transport, RestOptions options)
@@ -322,9 +338,9 @@ Expected<ListResult> RestClient::list(const ResourceRef& ref, const std::string&
     }
     if (page->contains("items") && (*page)["items"].is_array())
       for (auto& item : (*page)["items"]) result.items.push_back(std::move(item));
-    const auto& meta = page->value("metadata", nlohmann::json::object());
-    result.resource_version = meta.value("resourceVersion", "");
-    continue_token = meta.value("continue", "");
+    const auto& meta = object_at(*page, "metadata");
+    result.resource_version = string_at(meta, "resourceVersion");
+    continue_token = string_at(meta, "continue");
     if (opts.limit > 0 || continue_token.empty()) {
       result.continue_token = continue_token;
       return result;
@@ -354,10 +370,11 @@ Expected<void> RestClient::watch(const ResourceRef& ref, const std::string& ns, 
         return false;
       }
       WatchEvent ev;
-      ev.type = event_type(doc.value("type", ""));
+      ev.type = event_type(string_at(doc, "type"));
       ev.object = doc.value("object", nlohmann::json::object());
       if (ev.type == WatchEvent::Type::error) {
-        const int code = ev.object.value("code", 500);
+        const auto c = ev.object.is_object() ? ev.object.find("code") : ev.object.end();
+        const int code = c != ev.object.end() && c->is_number_integer() ? c->get<int>() : 500;
         stream_error = decode_status_error(code, ev.object.dump(), "GET");
         return false;
       }
