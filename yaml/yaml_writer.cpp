@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -98,7 +99,9 @@ std::string literal_block(const std::string& s, int indent) {
   while (trailing < s.size() && s[s.size() - 1 - trailing] == '\n') ++trailing;
   std::string out = trailing == 0 ? "|-" : trailing == 1 ? "|" : "|+";
   const std::string body = s.substr(0, s.size() - trailing);
-  const std::string pad(static_cast<std::size_t>(indent), ' ');
+  // A document's root block at column 0 does not read back in libyaml when a line starts with
+  // "- " (it ends the scalar): the lines are indented by at least one space.
+  const std::string pad(static_cast<std::size_t>(std::max(indent, 1)), ' ');
   for (const auto& line : util::split(body, '\n')) out += line.empty() ? "\n" : "\n" + pad + line;
   for (std::size_t i = 1; i < trailing; ++i) out += "\n";
   return out;

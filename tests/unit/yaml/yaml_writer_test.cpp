@@ -133,5 +133,16 @@ TEST(ToYaml, WritesScalarsAndDeepNestingBoundedly) {
   EXPECT_EQ(out.back(), '\n');
 }
 
+// Found by fuzz_manifest_reader (corpus regression-root-literal-block-dash): a document that is
+// one multi-line string with a line starting "- " was written as a literal block at column 0.
+TEST(ToYaml, AMultiLineRootStringReadsBack) {
+  const json value = "6    - 1\"\n- 1\"";
+  const std::string text = to_yaml(value);
+  EXPECT_EQ(text, "|-\n 6    - 1\"\n - 1\"\n");
+  const auto read = read_manifests("again.yaml", std::make_shared<const std::string>(text));
+  ASSERT_EQ(read.documents.size(), 1u);
+  EXPECT_EQ(to_json(read.documents[0].root), value);
+}
+
 }  // namespace
 }  // namespace kpt::yaml
