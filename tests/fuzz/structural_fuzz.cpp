@@ -45,7 +45,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   yaml::ReadLimits limits;
   limits.max_nodes = 50'000;
   const auto read = yaml::read_manifests("fuzz.yaml", text, limits);
-  const auto lines = static_cast<std::size_t>(std::count(text->begin(), text->end(), '\n'));
+  // YAML breaks lines at \n, \r\n and a lone \r: each counts once (regression-lone-cr-line-break).
+  std::size_t lines = 0;
+  for (std::size_t i = 0; i < text->size(); ++i)
+    if ((*text)[i] == '\n' || ((*text)[i] == '\r' && (i + 1 == text->size() || (*text)[i + 1] != '\n')))
+      ++lines;
   for (const auto& doc : read.documents) {
     // Documents of other kinds are validated as PyTorchJobs too: the schema does not care.
     const auto* schema = schemas.find("kubeflow.org/v1", "PyTorchJob");
