@@ -10,12 +10,11 @@
 #include "plugin/env_output.hpp"
 #include "plugin/failure.hpp"
 #include "plugin/job_target.hpp"
+#include "plugin/manifest_objects.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/trainjob_env.hpp"
 #include "util/strings.hpp"
 #include "yaml/input_files.hpp"
-#include "yaml/manifest_reader.hpp"
-#include "yaml/node_json.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -39,30 +38,8 @@ struct EnvOptions {
   bool offline = false;
 };
 
-/// Every object in FILE ("-" = stdin). Reader findings of error severity fail.
 Expected<std::vector<nlohmann::json>> read_objects(Context& ctx, const std::string& path) {
-  auto disk = yaml::make_disk_reader();
-  const yaml::ReadLimits limits{};
-  auto inputs = yaml::collect_inputs({path}, *disk, ctx.in, limits.max_bytes);
-  if (!inputs) return inputs.error();
-  std::vector<nlohmann::json> objects;
-  for (const auto& input : *inputs) {
-    if (input.too_large) {
-      return make_error(ErrorCode::limit, "reading " + util::quote(input.name) + ": larger than " +
-                                              std::to_string(limits.max_bytes) + " bytes");
-    }
-    const auto read = yaml::read_manifests(input.name, input.text, limits);
-    for (const auto& d : read.findings) {
-      if (d.severity != Severity::error) continue;
-      return make_error(ErrorCode::parse, d.location.file + ":" + std::to_string(d.location.line) + ":" +
-                                              std::to_string(d.location.col) + ": " + d.message);
-    }
-    for (const auto& doc : read.documents) {
-      nlohmann::json j = yaml::to_json(doc.root);
-      if (j.is_object()) objects.push_back(std::move(j));
-    }
-  }
-  return objects;
+  return read_manifest_objects(path, ctx.in);
 }
 
 bool is_kind(const nlohmann::json& object, const char* kind) { return object.value("kind", "") == kind; }

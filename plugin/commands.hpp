@@ -15,6 +15,7 @@ struct Context;
 void add_validate_command(CLI::App& app, Context& ctx);
 void add_env_command(CLI::App& app, Context& ctx);
 void add_doctor_command(CLI::App& app, Context& ctx);
+void add_convert_command(CLI::App& app, Context& ctx);
 void add_local_command(CLI::App& app, Context& ctx);
 void add_controller_command(CLI::App& app, Context& ctx);
 void add_run_command(CLI::App& app, Context& ctx);

@@ -94,6 +94,7 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
     add_status_command(app, ctx);
     add_local_command(app, ctx);
     add_controller_command(app, ctx);
+    add_convert_command(app, ctx);
     add_completion_command(app, ctx);
     add_version_command(app, ctx);
     add_config_command(app, ctx);
