@@ -16,6 +16,14 @@ bool HostsFile::add(const std::string& name, const std::string& ns) {
   return m_names.size() != before;
 }
 
+bool HostsFile::remove(const std::string& name, const std::string& ns) {
+  const auto before = m_names.size();
+  for (const auto& n :
+       {name, name + "." + ns, name + "." + ns + ".svc", name + "." + ns + ".svc.cluster.local"})
+    m_names.erase(n);
+  return m_names.size() != before;
+}
+
 std::string HostsFile::render() const {
   std::string out = "127.0.0.1 localhost\n::1 localhost\n";
   for (const auto& n : m_names) {

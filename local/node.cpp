@@ -84,6 +84,21 @@ bool LocalNode::add_host_names(const nlohmann::json& pod) {
   return added;
 }
 
+bool LocalNode::remove_host_names(const nlohmann::json& pod) {
+  const json meta = pod.value("metadata", json::object());
+  const std::string ns = meta.value("namespace", "default");
+  bool removed = m_hosts.remove(meta.value("name", ""), ns);
+  const json spec = pod.value("spec", json::object());
+  const std::string fqdn = spec.value("hostname", "") + "." + spec.value("subdomain", "");
+  if (fqdn.front() == '.' || fqdn.back() == '.') return removed;
+  // A recreated pod (a JobSet restart) takes the same hostname: keep it while one is tracked.
+  for (const auto& [key, t] : m_pods) {
+    const json other = t.pod.value("spec", json::object());
+    if (other.value("hostname", "") + "." + other.value("subdomain", "") == fqdn) return removed;
+  }
+  return m_hosts.remove(fqdn, ns) || removed;
+}
+
 void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
   const json meta = pod.value("metadata", json::object());
   const std::string ns = meta.value("namespace", "default");
@@ -224,7 +239,9 @@ void LocalNode::sync_once(SteadyTime now) {
       }
       if (!t.kill_at) t.kill_at = now + std::chrono::seconds(t.grace_seconds);
       if (!any_alive) {
+        const json gone = t.pod;
         it = m_pods.erase(it);
+        if (remove_host_names(gone)) (void)m_hosts.write();
         continue;
       }
     } else {

@@ -60,6 +60,7 @@ class LocalNode {
   void on_service(const nlohmann::json& svc);
   /// Adds the names the pod answers to in cluster DNS; true when one is new. Holds m_mutex.
   bool add_host_names(const nlohmann::json& pod);
+  bool remove_host_names(const nlohmann::json& pod);
   void start_due(Tracked& t, SteadyTime now);
   /// The ConfigMaps and Secrets the pod's env names, fetched now (missing ones left out).
   EnvSources fetch_env_sources(const nlohmann::json& pod);

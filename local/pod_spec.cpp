@@ -90,6 +90,7 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
                               ? node.nss_wrapper_library
                               : node.nss_wrapper_library + ":" + existing->second);
     set_var("NSS_WRAPPER_HOSTS", node.hosts_file);
+    set_var("NSS_WRAPPER_MAX_HOSTENTS", "65536");
   }
   for (const auto& k : order) launch.env.push_back(k + "=" + vars[k]);
 

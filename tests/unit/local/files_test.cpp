@@ -21,6 +21,16 @@ TEST(HostsFile, ListsEveryDnsSpellingOnBothLoopbacks) {
             "127.0.0.1 job-worker-0.ml.svc.cluster.local\n::1 job-worker-0.ml.svc.cluster.local\n");
 }
 
+TEST(HostsFile, ADeletedPodsNamesLeaveTheFile) {
+  HostsFile hosts("/unused");
+  hosts.add("svc", "ml");
+  const std::string with_service = hosts.render();
+  hosts.add("job-node-0-0-abcde", "ml");
+  EXPECT_TRUE(hosts.remove("job-node-0-0-abcde", "ml"));
+  EXPECT_FALSE(hosts.remove("job-node-0-0-abcde", "ml"));
+  EXPECT_EQ(hosts.render(), with_service);
+}
+
 TEST(LogStore, TailKeepsTheLastLines) {
   EXPECT_EQ(LogStore::tail("a\nb\nc\n", 2), "b\nc\n");
   EXPECT_EQ(LogStore::tail("a\nb\nc", 1), "c");

@@ -47,10 +47,11 @@ TEST(PlanLaunches, BuildsEnvInOrderWithFieldRefsAndNameResolutionLast) {
   const auto& l = launches->front();
   EXPECT_EQ(l.argv, (std::vector<std::string>{"python3", "train.py", "--rank=2"}));
   EXPECT_EQ(l.workdir, "/work/job");
-  EXPECT_EQ(l.env, (std::vector<std::string>{
-                       "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/home/me",
-                       "HOSTNAME=job-worker-1", "RANK=2", "POD=job-worker-1", "IDX=1",
-                       "LD_PRELOAD=/usr/lib/libnss_wrapper.so", "NSS_WRAPPER_HOSTS=/state/hosts"}));
+  EXPECT_EQ(l.env,
+            (std::vector<std::string>{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                                      "HOME=/home/me", "HOSTNAME=job-worker-1", "RANK=2", "POD=job-worker-1",
+                                      "IDX=1", "LD_PRELOAD=/usr/lib/libnss_wrapper.so",
+                                      "NSS_WRAPPER_HOSTS=/state/hosts", "NSS_WRAPPER_MAX_HOSTENTS=65536"}));
 }
 
 TEST(PlanLaunches, AJobSetPodIsItsHostnameAndATorchrunContainerGetsTheNodesDefaults) {
