@@ -149,7 +149,7 @@ class ControllerRun {
                           m_queue, m_expectations);
     }
     if (config.kinds.trainjobs) {
-      add_job_informer(trainjob_resources::trainjobs(), m_trainjobs, m_tj_queue, m_tj_expectations);
+      add_job_informer(kube::resources::trainjobs(), m_trainjobs, m_tj_queue, m_tj_expectations);
       // Every pod a JobSet makes carries its name label; its headless Service has no labels
       // (kubernetes-sigs/jobset v0.8 pkg/controllers/jobset_controller.go), so Services are
       // matched by their TrainJob owner reference alone.
@@ -347,7 +347,7 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
   }
   ControllerConfig effective = config;
   const bool pytorchjobs_there = served(client, kube::resources::pytorchjobs());
-  const bool trainjobs_there = served(client, trainjob_resources::trainjobs());
+  const bool trainjobs_there = served(client, kube::resources::trainjobs());
   auto kinds = effective_kinds(config.kinds, pytorchjobs_there, trainjobs_there);
   if (!kinds) {
     log.error(kinds.error().message);

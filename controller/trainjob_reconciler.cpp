@@ -18,17 +18,6 @@ namespace kpt::controller {
 
 namespace tj = model::trainjob;
 
-namespace trainjob_resources {
-kube::ResourceRef configmaps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
-kube::ResourceRef trainjobs() { return {"trainer.kubeflow.org", "v1alpha1", "trainjobs", "TrainJob", true}; }
-kube::ResourceRef trainingruntimes() {
-  return {"trainer.kubeflow.org", "v1alpha1", "trainingruntimes", "TrainingRuntime", true};
-}
-kube::ResourceRef clustertrainingruntimes() {
-  return {"trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes", "ClusterTrainingRuntime", false};
-}
-}  // namespace trainjob_resources
-
 namespace {
 
 /// A stable UUID-shaped id for an object that exists only in memory (the JobSet, its Jobs): their
@@ -218,15 +207,15 @@ Expected<nlohmann::json> TrainJobReconciler::runtime_of(const Pass& p) {
 
 Expected<nlohmann::json> TrainJobReconciler::read_or_take_snapshot(const Pass& p) {
   const std::string cm_name = p.name + tj::k_snapshot_suffix;
-  auto cm = m_client.get(trainjob_resources::configmaps(), p.ns, cm_name);
+  auto cm = m_client.get(kube::resources::configmaps(), p.ns, cm_name);
   if (!cm && !kube::is_not_found(cm.error()))
     return cm.error().context("reading ConfigMap '" + cm_name + "'");
   tj::AvailableRuntimes available;
   if (!cm) {
     const auto ref = tj::runtime_ref_of(p.trainjob);
     const bool cluster = ref.kind == tj::k_kind_cluster_training_runtime;
-    auto live = cluster ? m_client.get(trainjob_resources::clustertrainingruntimes(), "", ref.name)
-                        : m_client.get(trainjob_resources::trainingruntimes(), p.ns, ref.name);
+    auto live = cluster ? m_client.get(kube::resources::clustertrainingruntimes(), "", ref.name)
+                        : m_client.get(kube::resources::trainingruntimes(), p.ns, ref.name);
     if (!live && !kube::is_not_found(live.error())) return live.error();
     if (live) (cluster ? available.cluster_training_runtimes : available.training_runtimes).push_back(*live);
     // A cluster without Trainer installed has none of its ClusterTrainingRuntimes: the release's own.
@@ -235,7 +224,7 @@ Expected<nlohmann::json> TrainJobReconciler::read_or_take_snapshot(const Pass& p
   auto resolved = tj::runtime_for_reconcile(p.trainjob, cm ? &*cm : nullptr, available, m_options.release);
   if (!resolved) return resolved.error();
   if (resolved->apply_snapshot) {
-    auto created = m_client.create(trainjob_resources::configmaps(), p.ns,
+    auto created = m_client.create(kube::resources::configmaps(), p.ns,
                                    tj::runtime_snapshot_configmap(p.trainjob, resolved->runtime));
     if (!created && !kube::is_already_exists(created.error()))
       return created.error().context("creating ConfigMap '" + cm_name + "'");
@@ -320,7 +309,7 @@ Expected<void> TrainJobReconciler::record_restarts(Pass& p) {
   const std::string value = std::to_string(s.restarts) + "/" + std::to_string(s.restarts_count_towards_max);
   const nlohmann::json patch = {{"metadata", {{"annotations", {{k_jobset_restarts_annotation, value}}}}}};
   auto patched =
-      m_client.patch(trainjob_resources::trainjobs(), p.ns, p.name, kube::PatchType::merge, patch.dump());
+      m_client.patch(kube::resources::trainjobs(), p.ns, p.name, kube::PatchType::merge, patch.dump());
   if (!patched) return patched.error().context("recording restarts of '" + p.key + "'");
   p.trainjob["metadata"]["resourceVersion"] = patched->at("metadata").at("resourceVersion");
   m_caches.trainjobs.put_newer(*patched);
@@ -365,7 +354,7 @@ Expected<void> TrainJobReconciler::create_children(const Pass& p) {
 ReconcileResult TrainJobReconciler::finish(Pass& p, tj::TrainJobDecision d) {
   if (d.status != tj::trainjob_status_of(p.trainjob)) {
     p.trainjob["status"] = tj::to_json(d.status);
-    auto r = m_client.update_status(trainjob_resources::trainjobs(), p.ns, p.trainjob);
+    auto r = m_client.update_status(kube::resources::trainjobs(), p.ns, p.trainjob);
     if (!r) return {std::nullopt, r.error().context("updating status of '" + p.key + "'"), true};
     m_caches.trainjobs.put_newer(*r);
   }

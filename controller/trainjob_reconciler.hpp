@@ -23,13 +23,6 @@ class Expectations;
 /// The stores a TrainJob reconcile reads: the TrainJobs, and the pods and Services they own
 /// (ChildCache kinds trainjob_pods and trainjob_services).
 /// The Trainer v2 collections and ConfigMaps a TrainJob reconcile reads and writes.
-namespace trainjob_resources {
-kube::ResourceRef configmaps();
-kube::ResourceRef trainjobs();
-kube::ResourceRef trainingruntimes();
-kube::ResourceRef clustertrainingruntimes();
-}  // namespace trainjob_resources
-
 struct TrainJobCaches {
   JobCache& trainjobs;
   ChildCache& pods;

@@ -40,6 +40,10 @@ ResourceRef leases();
 ResourceRef deployments();
 ResourceRef crds();
 ResourceRef pytorchjobs();
+ResourceRef configmaps();
+ResourceRef trainjobs();
+ResourceRef trainingruntimes();
+ResourceRef clustertrainingruntimes();
 }  // namespace resources
 
 struct ListOptions {

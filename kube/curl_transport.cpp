@@ -71,6 +71,40 @@ int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return (t->cancel != nullptr && t->cancel->load()) ? 1 : 0;
 }
 
+// A stream the caller may cancel (watches, followed logs): curl_easy_perform notices a cancel only
+// when its progress callback runs, about once a second on an idle stream, so a follower or an
+// informer that stops would wait for it. A multi loop polling 50 ms at a time stops within that.
+CURLcode perform_cancellable(CURL* easy, const std::atomic<bool>& cancel) {
+  CURLM* multi = curl_multi_init();
+  if (multi == nullptr) return curl_easy_perform(easy);
+  curl_multi_add_handle(multi, easy);
+  CURLcode result = CURLE_OK;
+  bool done = false;
+  while (!done) {
+    if (cancel.load()) {
+      result = CURLE_ABORTED_BY_CALLBACK;
+      break;
+    }
+    int running = 0;
+    if (curl_multi_perform(multi, &running) != CURLM_OK) {
+      result = CURLE_RECV_ERROR;
+      break;
+    }
+    int queued = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
+      if (msg->msg == CURLMSG_DONE) {
+        result = msg->data.result;
+        done = true;
+      }
+    }
+    if (!done && running == 0) break;
+    if (!done) curl_multi_poll(multi, nullptr, 0, 50, nullptr);
+  }
+  curl_multi_remove_handle(multi, easy);
+  curl_multi_cleanup(multi);
+  return result;
+}
+
 void set_blob(CURL* easy, CURLoption option, const std::string& data) {
   curl_blob blob{const_cast<char*>(data.data()), data.size(), CURL_BLOB_COPY};
   curl_easy_setopt(easy, option, &blob);
@@ -129,7 +163,7 @@ class CurlTransport final : public HttpTransport {
     headers = curl_slist_append(headers, "Expect:");
     curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
 
-    const CURLcode rc = curl_easy_perform(easy);
+    const CURLcode rc = cancel != nullptr ? perform_cancellable(easy, *cancel) : curl_easy_perform(easy);
     long status = 0;
     curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
     response.status = static_cast<int>(status);

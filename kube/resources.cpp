@@ -31,6 +31,14 @@ ResourceRef crds() {
   return {"apiextensions.k8s.io", "v1", "customresourcedefinitions", "CustomResourceDefinition", false};
 }
 ResourceRef pytorchjobs() { return {"kubeflow.org", "v1", "pytorchjobs", "PyTorchJob", true}; }
+ResourceRef configmaps() { return {"", "v1", "configmaps", "ConfigMap", true}; }
+ResourceRef trainjobs() { return {"trainer.kubeflow.org", "v1alpha1", "trainjobs", "TrainJob", true}; }
+ResourceRef trainingruntimes() {
+  return {"trainer.kubeflow.org", "v1alpha1", "trainingruntimes", "TrainingRuntime", true};
+}
+ResourceRef clustertrainingruntimes() {
+  return {"trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes", "ClusterTrainingRuntime", false};
+}
 }  // namespace resources
 
 }  // namespace kpt::kube

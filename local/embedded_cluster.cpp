@@ -76,8 +76,7 @@ Expected<void> install_crd(kube::ApiClient& client, const nlohmann::json& wanted
 /// The ClusterTrainingRuntimes a Trainer install creates (torch-distributed and the rest), so a
 /// TrainJob names its runtime as on a cluster. One the user changed or deleted is left alone.
 Expected<void> install_runtimes(kube::ApiClient& client) {
-  const kube::ResourceRef runtimes{"trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes",
-                                   "ClusterTrainingRuntime", false};
+  const kube::ResourceRef runtimes = kube::resources::clustertrainingruntimes();
   if (auto present = client.list(runtimes, "", {}); present && !present->items.empty()) return {};
   for (const auto& runtime : model::trainjob::carried_runtimes(model::trainjob::k_newest_trainer_release)) {
     auto created = client.create(runtimes, "", runtime);

@@ -144,7 +144,7 @@ Expected<LoadedJob> get_job(JobTarget& cluster, const std::string& name) {
   auto job = cluster.api->get(kube::resources::pytorchjobs(), cluster.ns, name);
   if (job) return LoadedJob{std::move(*job), {}};
   if (!kube::is_not_found(job.error())) return job.error();
-  auto trainjob = cluster.api->get(controller::trainjob_resources::trainjobs(), cluster.ns, name);
+  auto trainjob = cluster.api->get(kube::resources::trainjobs(), cluster.ns, name);
   if (!trainjob) return kube::is_not_found(trainjob.error()) ? job.error() : trainjob.error();
   return LoadedJob{std::move(*trainjob), {}};
 }
@@ -244,8 +244,8 @@ Expected<FoundRuntime> trainjob_runtime(const LoadedJob& loaded, std::optional<J
   if (cluster) {
     lookup = [&cluster](const model::trainjob::RuntimeRef& ref) -> Expected<nlohmann::json> {
       const bool namespaced = ref.kind == "TrainingRuntime";
-      const auto resource = namespaced ? controller::trainjob_resources::trainingruntimes()
-                                       : controller::trainjob_resources::clustertrainingruntimes();
+      const auto resource =
+          namespaced ? kube::resources::trainingruntimes() : kube::resources::clustertrainingruntimes();
       auto got = cluster->api->get(resource, namespaced ? cluster->ns : "", ref.name);
       if (!got && kube::is_not_found(got.error()))
         return make_error(ErrorCode::not_found, got.error().message);

@@ -3,6 +3,7 @@
 #include "plugin/failure.hpp"
 #include "plugin/interrupt.hpp"
 #include "plugin/job_follower.hpp"
+#include "plugin/job_kind.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
 
@@ -24,18 +25,15 @@ struct LogsFlags {
 };
 
 // Without -f: every replica's current log once, each line prefixed with role and rank.
-int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, const LogsFlags& f) {
-  auto job = api.get(kube::resources::pytorchjobs(), ns, f.job);
-  if (!job) return fail(ctx, job.error());
-  kube::ListOptions opts;
-  opts.label_selector = "training.kubeflow.org/job-name=" + f.job;
-  auto pods = api.list(kube::resources::pods(), ns, opts);
+int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, const FoundJob& job,
+               const LogsFlags& f) {
+  auto pods = list_job_pods(api, *job.kind, ns, job.object["metadata"].value("name", ""));
   if (!pods) return fail(ctx, pods.error());
-  const JobView view = make_job_view(*job, pods->items);
+  const JobView view = make_job_view(job.object, pods->items);
   int printed = 0;
   for (const auto& r : view.replicas) {
     if (!f.replica.empty() && f.replica != r.role) continue;
-    std::string path = kube::resources::pods().object_path(ns, r.pod, "log") + "?container=pytorch";
+    std::string path = kube::resources::pods().object_path(ns, r.pod, "log") + "?container=" + r.container;
     if (f.tail >= 0) path += "&tailLines=" + std::to_string(f.tail);
     auto text = api.get_raw(path);
     if (!text) {
@@ -53,8 +51,8 @@ int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, 
     ++printed;
   }
   if (printed == 0 && !f.replica.empty()) {
-    return fail(ctx, make_error(ErrorCode::not_found,
-                                "pytorchjob '" + f.job + "' has no replica '" + f.replica + "'"));
+    return fail(ctx, make_error(ErrorCode::not_found, std::string(job.kind->singular) + " '" + view.name +
+                                                          "' has no replica '" + f.replica + "'"));
   }
   return exit_code::ok;
 }
@@ -63,10 +61,11 @@ int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, 
 
 void add_logs_command(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<LogsFlags>();
-  auto* cmd = app.add_subcommand("logs", "Print or follow the logs of every replica of a PyTorchJob");
-  cmd->add_option("job", flags->job, "The PyTorchJob's name")->required();
+  auto* cmd =
+      app.add_subcommand("logs", "Print or follow the logs of every replica of a PyTorchJob or TrainJob");
+  cmd->add_option("job", flags->job, "NAME, pytorchjob/NAME or trainjob/NAME")->required();
   cmd->add_flag("-f,--follow", flags->follow, "Follow until the job ends (exit code as 'run')");
-  cmd->add_option("--replica", flags->replica, "Only this replica, e.g. worker-1 or master-0");
+  cmd->add_option("--replica", flags->replica, "Only this replica, e.g. worker-1, master-0 or node-1");
   cmd->add_option("--tail", flags->tail, "Lines of each log to show (without -f; -1: all)");
   cmd->add_flag("--local", flags->local, "The job runs on the embedded cluster");
   cmd->callback([&ctx, flags] {
@@ -75,14 +74,20 @@ void add_logs_command(CLI::App& app, Context& ctx) {
       ctx.exit_code = fail(ctx, target.error());
       return;
     }
+    auto job = find_job(*target->api, target->ns, flags->job);
+    if (!job) {
+      ctx.exit_code = fail(ctx, job.error());
+      return;
+    }
     if (!flags->follow) {
-      ctx.exit_code = print_logs(ctx, *target->api, target->ns, *flags);
+      ctx.exit_code = print_logs(ctx, *target->api, target->ns, *job, *flags);
       return;
     }
     InterruptGuard guard;
     FollowOptions follow;
+    follow.kind = job->kind;
     follow.ns = target->ns;
-    follow.job = flags->job;
+    follow.job = job->object["metadata"].value("name", "");
     follow.replica = flags->replica;
     follow.live_status = ctx.err_is_tty;
     follow.colour = ctx.colour_out();

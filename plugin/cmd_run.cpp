@@ -6,6 +6,7 @@
 #include "plugin/failure.hpp"
 #include "plugin/interrupt.hpp"
 #include "plugin/job_follower.hpp"
+#include "plugin/job_kind.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/run_prepare.hpp"
@@ -68,25 +69,47 @@ Expected<Deadlines> check_flags(const RunFlags& f) {
   return d;
 }
 
+// The manager of the runtime patch that tells a TrainJob's pods where to run locally.
+constexpr const char* k_local_patch_manager = "local.kubectl-pytorch.io/run";
+
+// A TrainJob's pod templates come from its runtime: the folder reaches its trainer pods through a
+// runtime patch (the local cluster serves Trainer v2.3, where patches carry pod template metadata).
+void localize_trainjob(json& job, const std::string& workdir) {
+  json pod_meta = {{"annotations", {{local::k_workdir_annotation, workdir}}}};
+  json patch = {
+      {"manager", k_local_patch_manager},
+      {"trainingRuntimeSpec",
+       {{"template",
+         {{"spec",
+           {{"replicatedJobs",
+             json::array({{{"name", "node"},
+                           {"template", {{"spec", {{"template", {{"metadata", pod_meta}}}}}}}}})}}}}}}}};
+  json& patches = job["spec"]["runtimePatches"];
+  if (!patches.is_array()) patches = json::array();
+  for (auto& existing : patches) {
+    if (existing.is_object() && existing.value("manager", "") == k_local_patch_manager) {
+      existing = patch;
+      return;
+    }
+  }
+  patches.push_back(patch);
+}
+
 // --local runs each container's command in a folder on this machine, named on the pod template.
 void localize(const Context& ctx, const RunFlags& f, const std::string& folder, json& job) {
   const std::string workdir = f.workdir.empty() ? folder : std::filesystem::absolute(f.workdir).string();
-  for (auto& [type, spec] : job["spec"]["pytorchReplicaSpecs"].items()) {
-    (void)type;
-    spec["template"]["metadata"]["annotations"][local::k_workdir_annotation] = workdir;
+  if (kind_of(job) == &trainjob_kind()) {
+    localize_trainjob(job, workdir);
+  } else {
+    for (auto& [type, spec] : job["spec"]["pytorchReplicaSpecs"].items()) {
+      (void)type;
+      spec["template"]["metadata"]["annotations"][local::k_workdir_annotation] = workdir;
+    }
   }
   if (f.dry_run != "client") {
     ctx.err << "note: --local ignores container images: each container's command runs as a local process in '"
             << workdir << "'\n";
   }
-}
-
-bool is_finished(const json& job) {
-  for (const auto& c : job.value("/status/conditions"_json_pointer, json::array())) {
-    const auto type = c.value("type", "");
-    if ((type == "Succeeded" || type == "Failed") && c.value("status", "") == "True") return true;
-  }
-  return false;
 }
 
 kube::WriteOptions apply_options(const RunFlags& f) {
@@ -99,28 +122,30 @@ kube::WriteOptions apply_options(const RunFlags& f) {
 }
 
 // Deletes the job and waits until it is gone, so that the same name can be created afresh.
-Expected<void> delete_and_wait(kube::ApiClient& api, const std::string& ns, const std::string& name) {
+Expected<void> delete_and_wait(kube::ApiClient& api, const JobKind& kind, const std::string& ns,
+                               const std::string& name) {
   kube::DeleteOptions del;
   del.propagation_policy = "Foreground";
-  if (auto r = api.remove(kube::resources::pytorchjobs(), ns, name, del);
-      !r && !kube::is_not_found(r.error())) {
+  if (auto r = api.remove(kind.resource(), ns, name, del); !r && !kube::is_not_found(r.error())) {
     return r.error();
   }
   for (int i = 0; i < 300; ++i) {  // bounded: 60 s
-    auto again = api.get(kube::resources::pytorchjobs(), ns, name);
+    auto again = api.get(kind.resource(), ns, name);
     if (!again && kube::is_not_found(again.error())) return {};
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  return make_error(ErrorCode::timeout, "the pytorchjob '" + name + "' was not deleted within 60s");
+  return make_error(ErrorCode::timeout,
+                    "the " + std::string(kind.singular) + " '" + name + "' was not deleted within 60s");
 }
 
 // Whether applying `job` would change the spec of `existing`: a server-side dry run of the
 // apply, so that the server's defaults do not count as changes.
-Expected<bool> changes_spec(kube::ApiClient& api, const RunFlags& f, const json& existing, const json& job) {
+Expected<bool> changes_spec(kube::ApiClient& api, const JobKind& kind, const RunFlags& f,
+                            const json& existing, const json& job) {
   kube::WriteOptions preview = apply_options(f);
   preview.dry_run = true;
   auto applied =
-      api.patch(kube::resources::pytorchjobs(), existing["metadata"].value("namespace", ""),
+      api.patch(kind.resource(), existing["metadata"].value("namespace", ""),
                 existing["metadata"].value("name", ""), kube::PatchType::apply, job.dump(), preview);
   (void)api.take_warnings();  // the real apply reports them
   if (!applied) return applied.error();
@@ -130,38 +155,40 @@ Expected<bool> changes_spec(kube::ApiClient& api, const RunFlags& f, const json&
 // A job of the same name that apply cannot simply update: a finished one is replaced (running a
 // manifest again runs it again); a running one whose spec the manifest changes would keep its old
 // pods, so it is replaced only with --replace, and refused otherwise.
-Expected<void> make_way(const Context& ctx, const RunFlags& f, kube::ApiClient& api, const json& job) {
+Expected<void> make_way(const Context& ctx, const RunFlags& f, kube::ApiClient& api, const JobKind& kind,
+                        const json& job) {
   const std::string ns = job["metadata"].value("namespace", "");
   const std::string name = job["metadata"].value("name", "");
-  auto existing = api.get(kube::resources::pytorchjobs(), ns, name);
+  auto existing = api.get(kind.resource(), ns, name);
   if (!existing) return {};
-  if (is_finished(*existing)) {
-    ctx.err << "pytorchjob " << name << " had finished: replacing it\n";
-    return delete_and_wait(api, ns, name);
+  if (is_finished(kind, *existing)) {
+    ctx.err << kind.singular << " " << name << " had finished: replacing it\n";
+    return delete_and_wait(api, kind, ns, name);
   }
-  auto changed = changes_spec(api, f, *existing, job);
+  auto changed = changes_spec(api, kind, f, *existing, job);
   if (!changed) return changed.error();
   if (!*changed) return {};
   if (!f.replace) {
     return make_error(ErrorCode::invalid,
-                      "pytorchjob '" + name +
+                      std::string(kind.singular) + " '" + name +
                           "' is running and the manifest changes its spec, which its pods "
                           "would not get; run with --replace to delete and recreate it");
   }
-  ctx.err << "pytorchjob " << name << " is running with another spec: replacing it (--replace)\n";
-  return delete_and_wait(api, ns, name);
+  ctx.err << kind.singular << " " << name << " is running with another spec: replacing it (--replace)\n";
+  return delete_and_wait(api, kind, ns, name);
 }
 
 // What -o asks for on stdout: the object (yaml, json), its resource name (name), or `fallback`.
 void print_object(const Context& ctx, const RunFlags& f, const json& object, const std::string& fallback) {
   const std::string output = f.output.empty() ? fallback : f.output;
+  const std::string name = object["metadata"].value("name", "");
   if (output == "json") {
     ctx.out << object.dump(2) << "\n";
   } else if (output == "yaml") {
     ctx.out << yaml::to_yaml(object);
   } else {
-    ctx.out << (output == "name" ? "pytorchjob.kubeflow.org/" : "") << object["metadata"].value("name", "")
-            << "\n";
+    const JobKind* kind = kind_of(object);
+    ctx.out << (output == "name" && kind != nullptr ? resource_name(*kind, name) : name) << "\n";
   }
 }
 
@@ -203,42 +230,48 @@ std::string kubectl_hint(const Context& ctx, const RunFlags& f, const std::strin
   return "kubectl " + args + where + flag_words("-n", ns);
 }
 
+// How `logs` and `status` name the job: NAME for a PyTorchJob, trainjob/NAME for a TrainJob (a
+// PyTorchJob of the same name would otherwise be ambiguous).
+std::string job_word(const JobKind& kind, const std::string& name) {
+  return &kind == &pytorchjob_kind() ? name : std::string(kind.singular) + "/" + name;
+}
+
 struct Applied {
   json object;
   bool existed = false;
 };
 
 // Server-side apply (a re-run of the same manifest is a no-op); make_way first, unless a dry run.
-Expected<Applied> apply_job(const Context& ctx, const RunFlags& f, kube::ApiClient& api, const json& job) {
+Expected<Applied> apply_job(const Context& ctx, const RunFlags& f, kube::ApiClient& api, const JobKind& kind,
+                            const json& job) {
   const std::string ns = job["metadata"].value("namespace", "");
   const std::string name = job["metadata"].value("name", "");
   if (f.dry_run == "none") {
-    if (auto made = make_way(ctx, f, api, job); !made) return made.error();
+    if (auto made = make_way(ctx, f, api, kind, job); !made) return made.error();
   }
   Applied out;
-  out.existed = static_cast<bool>(api.get(kube::resources::pytorchjobs(), ns, name));
-  auto applied = api.patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::apply, job.dump(),
-                           apply_options(f));
+  out.existed = static_cast<bool>(api.get(kind.resource(), ns, name));
+  auto applied = api.patch(kind.resource(), ns, name, kube::PatchType::apply, job.dump(), apply_options(f));
   for (const auto& w : api.take_warnings()) ctx.err << "Warning: " << w << "\n";
   if (!applied) return applied.error();
   out.object = std::move(*applied);
   return out;
 }
 
-void remove_job(const Context& ctx, kube::ApiClient& api, const std::string& ns, const std::string& name) {
+void remove_job(const Context& ctx, kube::ApiClient& api, const JobKind& kind, const std::string& ns,
+                const std::string& name) {
   kube::DeleteOptions del;
   del.propagation_policy = "Foreground";
-  if (auto r = api.remove(kube::resources::pytorchjobs(), ns, name, del);
-      r || kube::is_not_found(r.error())) {
-    ctx.err << "pytorchjob.kubeflow.org/" << name << " deleted\n";
+  if (auto r = api.remove(kind.resource(), ns, name, del); r || kube::is_not_found(r.error())) {
+    ctx.err << resource_name(kind, name) << " deleted\n";
   } else {
-    ctx.err << "warning: deleting pytorchjob " << name << ": " << r.error().message << "\n";
+    ctx.err << "warning: deleting " << kind.singular << " " << name << ": " << r.error().message << "\n";
   }
 }
 
 // Timeout or Ctrl-C: the job keeps running (unless --rm), and how to get back to it.
-int left_running(const Context& ctx, const RunFlags& f, JobTarget& target, const std::string& name,
-                 const FollowResult& result) {
+int left_running(const Context& ctx, const RunFlags& f, JobTarget& target, const JobKind& kind,
+                 const std::string& name, const FollowResult& result) {
   const std::string what = f.rm ? "deleting the job (--rm)" : "the job keeps running";
   if (result.end == FollowEnd::timeout) {
     print_error(ctx.err, result.message + ": " + what);
@@ -246,11 +279,12 @@ int left_running(const Context& ctx, const RunFlags& f, JobTarget& target, const
     ctx.err << "interrupted: " << what << "\n";
   }
   if (f.rm) {
-    remove_job(ctx, *target.api, target.ns, name);
+    remove_job(ctx, *target.api, kind, target.ns, name);
     return result.exit_code;
   }
-  ctx.err << "  follow again: " << plugin_hint(ctx, f, "logs " + name + " -f", target.ns)
-          << "\n  delete it:    " << kubectl_hint(ctx, f, "delete pytorchjob " + name, target.ns) << "\n";
+  ctx.err << "  follow again: " << plugin_hint(ctx, f, "logs " + job_word(kind, name) + " -f", target.ns)
+          << "\n  delete it:    "
+          << kubectl_hint(ctx, f, "delete " + std::string(kind.singular) + " " + name, target.ns) << "\n";
   if (target.session && target.session->started_here) {
     ctx.err << "  the local cluster stays up for it: " << ctx.program << " local down  stops it\n";
     target.session->started_here = false;
@@ -259,9 +293,10 @@ int left_running(const Context& ctx, const RunFlags& f, JobTarget& target, const
 }
 
 int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, JobTarget& target,
-                  const std::string& name) {
+                  const JobKind& kind, const std::string& name) {
   InterruptGuard guard;
   FollowOptions follow;
+  follow.kind = &kind;
   follow.ns = target.ns;
   follow.job = name;
   follow.timeout = deadlines.timeout;
@@ -272,41 +307,66 @@ int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, J
   switch (result.end) {
     case FollowEnd::succeeded:
     case FollowEnd::failed:
-      if (f.rm) remove_job(ctx, *target.api, target.ns, name);
+      if (f.rm) remove_job(ctx, *target.api, kind, target.ns, name);
       return result.exit_code;
     case FollowEnd::timeout:
     case FollowEnd::interrupted:
-      return left_running(ctx, f, target, name, result);
+      return left_running(ctx, f, target, kind, name, result);
     case FollowEnd::stuck:
     case FollowEnd::gone:
       print_error(ctx.err, result.message);
       if (result.end == FollowEnd::stuck)
-        ctx.err << "  inspect: " << plugin_hint(ctx, f, "status " + name, target.ns) << "\n";
-      if (f.rm) remove_job(ctx, *target.api, target.ns, name);
+        ctx.err << "  inspect: " << plugin_hint(ctx, f, "status " + job_word(kind, name), target.ns) << "\n";
+      if (f.rm) remove_job(ctx, *target.api, kind, target.ns, name);
       return exit_code::findings;
   }
   return exit_code::findings;
 }
 
+// The file's TrainingRuntimes and ClusterTrainingRuntimes, applied before its TrainJob names them.
+Expected<void> apply_runtimes(const Context& ctx, const RunFlags& f, kube::ApiClient& api,
+                              const std::vector<json>& runtimes, const std::string& ns) {
+  for (json runtime : runtimes) {
+    const bool cluster = runtime.value("kind", "") == "ClusterTrainingRuntime";
+    const kube::ResourceRef ref =
+        cluster ? kube::resources::clustertrainingruntimes() : kube::resources::trainingruntimes();
+    if (!cluster && runtime["metadata"].value("namespace", "").empty()) runtime["metadata"]["namespace"] = ns;
+    const std::string name = runtime["metadata"].value("name", "");
+    auto applied = api.patch(ref, cluster ? std::string() : runtime["metadata"].value("namespace", ""), name,
+                             kube::PatchType::apply, runtime.dump(), apply_options(f));
+    for (const auto& w : api.take_warnings()) ctx.err << "Warning: " << w << "\n";
+    if (!applied) return applied.error().context(util::to_lower(ref.kind) + " '" + name + "'");
+    if (f.dry_run == "none")
+      ctx.err << util::to_lower(ref.kind) << "." << ref.group << "/" << name << " applied\n";
+  }
+  return {};
+}
+
 // Applies the job to the target and, unless a dry run or --detach, follows it to its end.
-int run_on(Context& ctx, const RunFlags& f, const Deadlines& deadlines, JobTarget& target, json job) {
+int run_on(Context& ctx, const RunFlags& f, const Deadlines& deadlines, JobTarget& target,
+           PreparedJob prepared) {
+  json& job = prepared.job;
   if (job["metadata"].value("namespace", "").empty()) job["metadata"]["namespace"] = target.ns;
   target.ns = job["metadata"].value("namespace", "");
   const std::string name = job["metadata"].value("name", "");
-  auto applied = apply_job(ctx, f, *target.api, job);
+  const JobKind& kind = *kind_of(job);
+  if (auto runtimes = apply_runtimes(ctx, f, *target.api, prepared.runtimes, target.ns); !runtimes)
+    return fail(ctx, runtimes.error());
+  auto applied = apply_job(ctx, f, *target.api, kind, job);
   if (!applied) return fail(ctx, applied.error());
   if (f.dry_run == "server") {
     print_object(ctx, f, applied->object, "yaml");
     return exit_code::ok;
   }
-  ctx.err << "pytorchjob.kubeflow.org/" << name << (applied->existed ? " configured" : " created") << "\n";
+  ctx.err << resource_name(kind, name) << (applied->existed ? " configured" : " created") << "\n";
   if (f.detach) {
     print_object(ctx, f, applied->object, "bare");
-    ctx.err << "follow it with: " << plugin_hint(ctx, f, "logs " + name + " -f", target.ns) << "\n";
+    ctx.err << "follow it with: " << plugin_hint(ctx, f, "logs " + job_word(kind, name) + " -f", target.ns)
+            << "\n";
     if (target.session) target.session->started_here = false;  // the job needs the cluster to keep running
     return exit_code::ok;
   }
-  return follow_to_end(ctx, f, deadlines, target, name);
+  return follow_to_end(ctx, f, deadlines, target, kind, name);
 }
 
 int run_job(Context& ctx, const RunFlags& f) {
@@ -321,7 +381,7 @@ int run_job(Context& ctx, const RunFlags& f) {
   }
   auto target = open_job_target(ctx, f.source.local, true);
   if (!target) return fail(ctx, target.error());
-  const int code = run_on(ctx, f, *deadlines, *target, std::move(prepared->job));
+  const int code = run_on(ctx, f, *deadlines, *target, std::move(*prepared));
   if (target->session) close_local_session(ctx, *target->session);
   return code;
 }
@@ -330,13 +390,14 @@ int run_job(Context& ctx, const RunFlags& f) {
 
 void add_run_command(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<RunFlags>();
-  auto* cmd = app.add_subcommand("run", "Validate, create and follow a PyTorchJob to its end");
+  auto* cmd = app.add_subcommand("run", "Validate, create and follow a PyTorchJob or TrainJob to its end");
   cmd->footer(
       "Examples:\n"
       "  kubectl pytorch run job.yaml                     # on the current cluster\n"
       "  kubectl pytorch run --local job.yaml             # on the embedded cluster, pods as local "
       "processes\n"
       "  kubectl pytorch run --image IMG --workers 2 -- python train.py\n"
+      "  kubectl pytorch run --image IMG --nodes 2 --nproc-per-node 2 -- torchrun train.py   # a TrainJob\n"
       "  kubectl pytorch run --detach -o name job.yaml    # prints pytorchjob.kubeflow.org/NAME\n"
       "  kubectl pytorch run --replace job.yaml           # the job runs with another spec: recreate it\n"
       "Exit code: 0 the job succeeded; rank 0's exit code when it failed (1 without one);\n"
@@ -347,9 +408,13 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--local", source.local,
                 "Run on the embedded cluster (started if not up, stopped afterwards)");
   cmd->add_option("--image", source.image, "Build the job: container image");
-  cmd->add_option("--workers", source.workers, "Build the job: number of workers");
+  cmd->add_option("--workers", source.workers, "Build a PyTorchJob: number of workers")
+      ->each([&source](const std::string&) { source.workers_set = true; });
+  cmd->add_option("--nodes", source.nodes, "Build a TrainJob: number of nodes (spec.trainer.numNodes)");
+  cmd->add_option("--runtime", source.runtime,
+                  "Build a TrainJob on this ClusterTrainingRuntime (default torch-distributed)");
   cmd->add_option("--nproc-per-node", source.nproc_per_node,
-                  "Build the job: processes per pod (spec.nprocPerNode)");
+                  "Build the job: processes per pod (spec.nprocPerNode; a TrainJob's numProcPerNode)");
   cmd->add_option("--name", source.name, "Build the job: its name (default pytorch-<random>)");
   cmd->add_option("--timeout", flags->timeout, "Give up following after this long (30s, 5m, 1h): exit 124");
   cmd->add_option("--pending-timeout", flags->pending_timeout,

@@ -189,6 +189,8 @@ Completion complete_arguments(Context& ctx, const Walk& w, const std::string& pa
   if (takes_job && w.positionals.empty()) {
     for (const auto& job : names_in_cluster(ctx, kube::resources::pytorchjobs(), true))
       add_matching(c, partial, job);
+    for (const auto& job : names_in_cluster(ctx, kube::resources::trainjobs(), true))
+      add_matching(c, partial, job);
   }
   const bool takes_files = name == "validate" || name == "run" || name == "env";
   c.directive = takes_files ? directive::k_default : directive::k_no_file;

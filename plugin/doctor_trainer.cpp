@@ -73,7 +73,7 @@ TrainerFindings gather_trainer(kube::ApiClient& api, const std::string& version)
   }
   t.crd = CheckState::found;
   t.crd_releases = schema::trainer_releases_matching_crd(*crd);
-  auto runtimes = api.list(controller::trainjob_resources::clustertrainingruntimes(), "", {});
+  auto runtimes = api.list(kube::resources::clustertrainingruntimes(), "", {});
   if (!runtimes) {
     t.runtimes = state_of(runtimes.error(), t.runtimes_message);
     return t;

@@ -46,8 +46,10 @@ void Console::draw_status() {
   if (m_live && !m_status.empty()) m_err << m_status << std::flush;
 }
 
-LogTail::LogTail(kube::ApiClient& api, Console& console, std::string path, std::string prefix)
-    : m_thread([this, &api, &console, path = std::move(path), prefix = std::move(prefix)] {
+LogTail::LogTail(kube::ApiClient& api, Console& console, std::string path, std::string prefix,
+                 std::function<void()> on_done)
+    : m_on_done(std::move(on_done)),
+      m_thread([this, &api, &console, path = std::move(path), prefix = std::move(prefix)] {
         read(api, console, path, prefix);
       }) {}
 
@@ -81,6 +83,7 @@ void LogTail::read(kube::ApiClient& api, Console& console, const std::string& pa
       &m_cancel);
   flush_lines(true);
   m_done.store(true);
+  if (m_on_done) m_on_done();
 }
 
 }  // namespace kpt::plugin

@@ -3,6 +3,7 @@
 #include "kube/api_client.hpp"
 
 #include <atomic>
+#include <functional>
 #include <iosfwd>
 #include <mutex>
 #include <string>
@@ -32,10 +33,12 @@ class Console {
 };
 
 /// One followed log: a thread reading `path` (pods/log?follow=true...) and printing whole lines
-/// with `prefix`. The destructor cancels the stream and joins.
+/// with `prefix`; `on_done` runs when the stream has ended. The destructor cancels the stream and
+/// joins.
 class LogTail {
  public:
-  LogTail(kube::ApiClient& api, Console& console, std::string path, std::string prefix);
+  LogTail(kube::ApiClient& api, Console& console, std::string path, std::string prefix,
+          std::function<void()> on_done = {});
   ~LogTail();
   LogTail(const LogTail&) = delete;
   LogTail& operator=(const LogTail&) = delete;
@@ -44,6 +47,7 @@ class LogTail {
 
  private:
   void read(kube::ApiClient& api, Console& console, const std::string& path, const std::string& prefix);
+  std::function<void()> m_on_done;
   std::atomic<bool> m_cancel{false};
   std::atomic<bool> m_done{false};
   std::thread m_thread;  // last: starts after the flags exist

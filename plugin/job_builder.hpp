@@ -1,5 +1,7 @@
 #pragma once
 
+#include "util/expected.hpp"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <string>
@@ -7,12 +9,14 @@
 
 namespace kpt::plugin {
 
-/// `run --image IMG --workers N [--nproc-per-node K] -- CMD ARGS...` as a manifest.
+/// `run --image IMG --workers N [--nproc-per-node K] -- CMD ARGS...` as a manifest (with
+/// --nodes N a TrainJob on `runtime`, N nodes in `workers`).
 struct JobRequest {
   std::string name;
   std::string ns;
   std::string image;
   int workers = 1;
+  std::string runtime;               ///< a TrainJob's ClusterTrainingRuntime
   std::string nproc_per_node;        ///< empty: not set
   std::vector<std::string> command;  ///< CMD ARGS...
   std::string restart_policy = "OnFailure";
@@ -21,5 +25,9 @@ struct JobRequest {
 /// A worker-only PyTorchJob: one pytorch container per worker with the command, the default
 /// port, cleanPodPolicy None so logs stay readable after the end.
 nlohmann::json build_job(const JobRequest& request);
+
+/// A TrainJob on the ClusterTrainingRuntime `request.runtime`: numNodes, the image and the command
+/// for its trainer, numProcPerNode when given (an integer: Trainer v2.3 has no "auto" field value).
+Expected<nlohmann::json> build_trainjob(const JobRequest& request);
 
 }  // namespace kpt::plugin

@@ -1,6 +1,8 @@
 #include "plugin/job_follower.hpp"
 
 #include "plugin/follow_output.hpp"
+#include "plugin/job_kind.hpp"
+#include "plugin/watch_waiter.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -8,7 +10,6 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <thread>
 
 namespace kpt::plugin {
 
@@ -19,10 +20,20 @@ using std::chrono::milliseconds;
 
 const char* const k_colours[] = {"\033[31m", "\033[32m", "\033[33m", "\033[34m", "\033[35m", "\033[36m"};
 
-class SleepWaiter final : public FollowWaiter {
- public:
-  void wait(milliseconds how_long) override { std::this_thread::sleep_for(how_long); }
-};
+// Why a job that has no pods after the pending timeout will not get any on its own.
+std::string no_pods_reason(const JobKind& kind, const JobView& view, double seconds) {
+  if (view.state == "Suspended")
+    return fmt::format("{} '{}' is suspended (spec.suspend)", kind.singular, view.name);
+  const std::string head =
+      fmt::format("{} '{}' has no pods after {:.0f}s", kind.singular, view.name, seconds);
+  if (!view.managed_by.empty()) {
+    return fmt::format("{}: it is managed by {} (spec.managedBy), which runs it elsewhere", head,
+                       view.managed_by);
+  }
+  const char* who = &kind == &trainjob_kind() ? "are the Trainer and JobSet" : "is the Training Operator";
+  return fmt::format("{}: no controller has acted on it ({}, or kubectl pytorch controller, running?)", head,
+                     who);
+}
 
 // One follow: the state kept between looks at the job, and the steps of each look.
 class Follower {
@@ -31,6 +42,7 @@ class Follower {
            const util::Clock& clock, FollowWaiter& waiter)
       : m_api(api),
         m_options(options),
+        m_kind(options.kind != nullptr ? *options.kind : pytorchjob_kind()),
         m_console(out, err, options.live_status && options.progress),
         m_clock(clock),
         m_waiter(waiter),
@@ -42,9 +54,10 @@ class Follower {
       if (m_options.timeout && since_start() >= *m_options.timeout) {
         return end_with(FollowEnd::timeout, 124, fmt::format("timed out after {:.0f}s", elapsed()));
       }
-      auto job = m_api.get(kube::resources::pytorchjobs(), m_options.ns, m_options.job);
+      auto job = m_api.get(m_kind.resource(), m_options.ns, m_options.job);
       if (!job && kube::is_not_found(job.error())) {
-        return end_with(FollowEnd::gone, 1, fmt::format("pytorchjob '{}' was deleted", m_options.job));
+        return end_with(FollowEnd::gone, 1,
+                        fmt::format("{} '{}' was deleted", m_kind.singular, m_options.job));
       }
       if (job) {  // else transient: the client already retried
         if (auto end = decide(look(*job))) return *end;
@@ -61,10 +74,9 @@ class Follower {
 
   // The job and its pods as one view; starts log tails and reports progress.
   JobView look(const json& job) {
-    kube::ListOptions list_opts;
-    list_opts.label_selector = "training.kubeflow.org/job-name=" + m_options.job;
-    auto pods = m_api.list(kube::resources::pods(), m_options.ns, list_opts);
+    auto pods = list_job_pods(m_api, m_kind, m_options.ns, m_options.job);
     JobView view = make_job_view(job, pods ? pods->items : std::vector<json>{});
+    if (!view.replicas.empty()) m_last_replicas = view.replicas;
     m_result.last = view;
     if (m_options.logs) start_tails(view);
     if (m_options.progress) {
@@ -84,10 +96,10 @@ class Follower {
       if (!r.waiting_reason.empty()) continue;  // in back-off: the next run gets its own tail
       const std::string key = r.uid + "/" + std::to_string(r.restarts);
       if (m_tails.count(key) != 0) continue;
-      const std::string path =
-          kube::resources::pods().object_path(m_options.ns, r.pod, "log") + "?container=pytorch&follow=true";
-      m_tails.emplace(key,
-                      std::make_unique<LogTail>(m_api, m_console, path, log_prefix(r, m_options.colour)));
+      const std::string path = kube::resources::pods().object_path(m_options.ns, r.pod, "log") +
+                               "?container=" + r.container + "&follow=true";
+      m_tails.emplace(key, std::make_unique<LogTail>(m_api, m_console, path, log_prefix(r, m_options.colour),
+                                                     [this] { m_waiter.notify(); }));
     }
   }
 
@@ -117,6 +129,7 @@ class Follower {
       return end_with(FollowEnd::stuck, 1, *stall);
     }
     if (since_start() < m_options.pending_timeout) return std::nullopt;
+    if (view.replicas.empty()) return end_with(FollowEnd::stuck, 1, no_pods_reason(m_kind, view, elapsed()));
     for (const auto& r : view.replicas) {
       if (!r.started) {
         return end_with(FollowEnd::stuck, 1,
@@ -128,7 +141,10 @@ class Follower {
   }
 
   // A finished job ends the follow once its logs are drained (or after options.drain).
-  std::optional<FollowResult> finished(const JobView& view) {
+  std::optional<FollowResult> finished(JobView view) {
+    // A Job that gives up deletes its pods that were still restarting in place: the verdict and
+    // the summary then come from the pods as last seen.
+    if (view.replicas.empty()) view.replicas = m_last_replicas;
     if (!m_finished_at) m_finished_at = m_clock.steady_now();
     bool all_done = true;
     for (const auto& [key, tail] : m_tails) all_done = all_done && tail->done();
@@ -150,6 +166,7 @@ class Follower {
 
   kube::ApiClient& m_api;
   const FollowOptions& m_options;
+  const JobKind& m_kind;
   Console m_console;
   const util::Clock& m_clock;
   FollowWaiter& m_waiter;
@@ -158,13 +175,15 @@ class Follower {
   std::set<std::string> m_seen_notes;
   std::set<std::string> m_seen_events;
   std::optional<std::chrono::steady_clock::time_point> m_finished_at;
+  std::vector<ReplicaView> m_last_replicas;  // of the latest look that found pods
   FollowResult m_result;
 };
 
 }  // namespace
 
 std::string log_prefix(const ReplicaView& replica, bool colour) {
-  const std::string text = fmt::format("[{} r{}] ", replica.role, replica.rank);
+  const std::string text = replica.rank >= 0 ? fmt::format("[{} r{}] ", replica.role, replica.rank)
+                                             : fmt::format("[{}] ", replica.role);
   if (!colour) return text;
   std::uint32_t h = 2166136261u;  // FNV-1a: the same pod always gets the same colour
   for (unsigned char c : replica.pod) h = (h ^ c) * 16777619u;
@@ -174,10 +193,13 @@ std::string log_prefix(const ReplicaView& replica, bool colour) {
 FollowResult follow_job(kube::ApiClient& api, const FollowOptions& options, std::ostream& out,
                         std::ostream& err, const std::atomic<bool>& interrupted) {
   const util::RealClock real_clock;
-  SleepWaiter sleeper;
   const util::Clock& clock = options.clock != nullptr ? *options.clock : real_clock;
-  FollowWaiter& waiter = options.waiter != nullptr ? *options.waiter : sleeper;
-  return Follower(api, options, out, err, clock, waiter).run(interrupted);
+  if (options.waiter != nullptr)
+    return Follower(api, options, out, err, clock, *options.waiter).run(interrupted);
+  const JobKind& kind = options.kind != nullptr ? *options.kind : pytorchjob_kind();
+  WatchWaiter watcher(api, options.ns, follow_targets(kind.resource(), options.job, kind.pod_label),
+                      &interrupted);
+  return Follower(api, options, out, err, clock, watcher).run(interrupted);
 }
 
 }  // namespace kpt::plugin

@@ -14,25 +14,16 @@ namespace {
 
 using nlohmann::json;
 
-json main_container_status(const json& pod) {
+json container_status(const json& pod, const std::string& container) {
   const json statuses = pod.value("/status/containerStatuses"_json_pointer, json::array());
   for (const auto& s : statuses) {
-    if (s.value("name", "") == "pytorch") return s;
+    if (s.value("name", "") == container) return s;
   }
   return statuses.empty() ? json::object() : statuses.front();
 }
 
-ReplicaView replica_of(const json& pod, bool has_master) {
-  ReplicaView r;
-  const json& meta = pod["metadata"];
-  const json labels = meta.value("labels", json::object());
-  r.pod = meta.value("name", "");
-  r.uid = meta.value("uid", "");
-  const std::string type = labels.value("training.kubeflow.org/replica-type", "worker");
-  r.replica_type = type == "master" ? "Master" : "Worker";
-  r.index = std::atoi(labels.value("training.kubeflow.org/replica-index", "0").c_str());
-  r.rank = r.replica_type == "Master" ? 0 : (has_master ? r.index + 1 : r.index);
-  r.role = type + "-" + std::to_string(r.index);
+// Phase, scheduling, restarts, waiting state and the latest termination of the replica's container.
+void read_pod_status(const json& pod, ReplicaView& r) {
   const json status = pod.value("status", json::object());
   r.phase = status.value("phase", "Pending");
   for (const auto& c : status.value("conditions", json::array())) {
@@ -40,7 +31,7 @@ ReplicaView replica_of(const json& pod, bool has_master) {
       r.unschedulable = c.value("message", c.value("reason", "Unschedulable"));
     }
   }
-  const json cs = main_container_status(pod);
+  const json cs = container_status(pod, r.container);
   r.restarts = cs.value("restartCount", 0);
   const json state = cs.value("state", json::object());
   const json last = cs.value("lastState", json::object());
@@ -56,19 +47,77 @@ ReplicaView replica_of(const json& pod, bool has_master) {
     if (term->value("reason", "") == "StartError") r.start_error = term->value("message", "cannot start");
   }
   r.started = state.contains("running") || term != nullptr;
+}
+
+int int_of(const std::string& text) { return std::atoi(text.c_str()); }
+
+ReplicaView pytorchjob_replica(const json& pod, bool has_master) {
+  ReplicaView r;
+  const json& meta = pod["metadata"];
+  const json labels = meta.value("labels", json::object());
+  r.pod = meta.value("name", "");
+  r.uid = meta.value("uid", "");
+  const std::string type = labels.value("training.kubeflow.org/replica-type", "worker");
+  r.replica_type = type == "master" ? "Master" : "Worker";
+  r.order = r.replica_type == "Master" ? 0 : 1;
+  r.index = int_of(labels.value("training.kubeflow.org/replica-index", "0"));
+  r.rank = r.replica_type == "Master" ? 0 : (has_master ? r.index + 1 : r.index);
+  r.role = type + "-" + std::to_string(r.index);
+  r.container = "pytorch";
+  read_pod_status(pod, r);
   return r;
 }
 
-}  // namespace
+// The training container of a TrainJob pod: the one named as its replicated job ("node",
+// "dataset-initializer"), as the Trainer's runtimes name them; else the first.
+std::string trainjob_container(const json& pod, const std::string& replicated_job) {
+  const json containers = pod.value("/spec/containers"_json_pointer, json::array());
+  for (const auto& c : containers) {
+    if (c.value("name", "") == replicated_job) return replicated_job;
+  }
+  return containers.empty() ? replicated_job : containers.front().value("name", replicated_job);
+}
 
-JobView make_job_view(const nlohmann::json& job, const std::vector<nlohmann::json>& pods) {
+ReplicaView trainjob_replica(const json& pod) {
+  ReplicaView r;
+  const json& meta = pod["metadata"];
+  const json labels = meta.value("labels", json::object());
+  r.pod = meta.value("name", "");
+  r.uid = meta.value("uid", "");
+  r.replica_type = labels.value("jobset.sigs.k8s.io/replicatedjob-name", "node");
+  r.order = r.replica_type == "dataset-initializer" ? 0
+            : r.replica_type == "model-initializer" ? 1
+            : r.replica_type == "node"              ? 2
+                                                    : 3;
+  const json annotations = meta.value("annotations", json::object());
+  r.index = int_of(annotations.value("batch.kubernetes.io/job-completion-index", "0"));
+  // torchrun's node rank is the completion index (PET_NODE_RANK); initializers train nothing.
+  r.rank = r.replica_type == "node" ? r.index : -1;
+  r.role = r.replica_type + "-" + std::to_string(r.index);
+  r.container = trainjob_container(pod, r.replica_type);
+  read_pod_status(pod, r);
+  return r;
+}
+
+void sort_replicas(std::vector<ReplicaView>& replicas) {
+  std::sort(replicas.begin(), replicas.end(), [](const ReplicaView& a, const ReplicaView& b) {
+    if (a.order != b.order) return a.order < b.order;
+    if (a.replica_type != b.replica_type) return a.replica_type < b.replica_type;
+    return a.index < b.index;
+  });
+}
+
+std::string meta_string(const json& object, const char* key) {
+  return object.value("metadata", json::object()).value(key, "");
+}
+
+JobView pytorchjob_view(const json& job, const std::vector<json>& pods) {
   JobView v;
-  if (!job.is_object() || !job.contains("metadata")) return v;
   v.exists = true;
-  v.name = job["metadata"].value("name", "");
+  v.name = meta_string(job, "name");
   v.ns = job["metadata"].value("namespace", "default");
-  const json specs = job.value("/spec/pytorchReplicaSpecs"_json_pointer, json::object());
-  const bool has_master = specs.contains("Master");
+  const bool has_master =
+      job.value("/spec/pytorchReplicaSpecs"_json_pointer, json::object()).contains("Master");
   for (const auto& c : job.value("/status/conditions"_json_pointer, json::array())) {
     if (c.value("status", "") != "True") continue;
     v.state = c.value("type", "");
@@ -81,25 +130,70 @@ JobView make_job_view(const nlohmann::json& job, const std::vector<nlohmann::jso
   for (const auto& pod : pods) {
     const json labels = pod.value("/metadata/labels"_json_pointer, json::object());
     if (labels.value("training.kubeflow.org/job-name", "") != v.name) continue;
-    v.replicas.push_back(replica_of(pod, has_master));
+    v.replicas.push_back(pytorchjob_replica(pod, has_master));
   }
-  std::sort(v.replicas.begin(), v.replicas.end(), [](const ReplicaView& a, const ReplicaView& b) {
-    if (a.replica_type != b.replica_type) return a.replica_type == "Master";
-    return a.index < b.index;
-  });
+  sort_replicas(v.replicas);
   return v;
+}
+
+// A TrainJob's conditions are Suspended, Complete and Failed only: between them it is Created
+// (children made) or Running (a pod runs), as `kubectl get trainjobs` cannot tell.
+JobView trainjob_view(const json& job, const std::vector<json>& pods) {
+  JobView v;
+  v.kind = "trainjob";
+  v.exists = true;
+  v.name = meta_string(job, "name");
+  v.ns = job["metadata"].value("namespace", "default");
+  const std::string managed_by = job.value("/spec/managedBy"_json_pointer, std::string{});
+  if (!managed_by.empty() && managed_by != "trainer.kubeflow.org/trainjob-controller")
+    v.managed_by = managed_by;
+  for (const auto& c : job.value("/status/conditions"_json_pointer, json::array())) {
+    if (c.value("status", "") != "True") continue;
+    v.state = c.value("type", "");
+    v.message = c.value("message", "");
+    if (v.state == "Complete" || v.state == "Failed") {
+      v.finished = true;
+      v.succeeded = v.state == "Complete";
+    }
+  }
+  // A JobSet restart recreates every pod under the next attempt: the older ones are on their way out.
+  std::vector<std::pair<int, const json*>> mine;
+  for (const auto& pod : pods) {
+    const json labels = pod.value("/metadata/labels"_json_pointer, json::object());
+    if (labels.value("jobset.sigs.k8s.io/jobset-name", "") != v.name) continue;
+    const int attempt = int_of(labels.value("jobset.sigs.k8s.io/restart-attempt", "0"));
+    v.group_restarts = std::max(v.group_restarts, attempt);
+    mine.emplace_back(attempt, &pod);
+  }
+  for (const auto& [attempt, pod] : mine) {
+    if (attempt == v.group_restarts) v.replicas.push_back(trainjob_replica(*pod));
+  }
+  sort_replicas(v.replicas);
+  if (v.state.empty() && !v.replicas.empty()) {
+    const bool running = std::any_of(v.replicas.begin(), v.replicas.end(),
+                                     [](const ReplicaView& r) { return r.phase == "Running"; });
+    v.state = running ? "Running" : "Created";
+  }
+  return v;
+}
+
+}  // namespace
+
+JobView make_job_view(const nlohmann::json& job, const std::vector<nlohmann::json>& pods) {
+  if (!job.is_object() || !job.contains("metadata") || !job["metadata"].is_object()) return JobView{};
+  return job.value("kind", "") == "TrainJob" ? trainjob_view(job, pods) : pytorchjob_view(job, pods);
 }
 
 std::string status_line(const JobView& view) {
   std::map<std::string, std::map<std::string, int>> counts;
   std::map<std::string, int> totals;
+  std::vector<std::string> types;  // in the replicas' order
   for (const auto& r : view.replicas) {
-    ++totals[r.replica_type];
+    if (totals[r.replica_type]++ == 0) types.push_back(r.replica_type);
     ++counts[r.replica_type][r.phase];
   }
   std::vector<std::string> parts;
-  for (const char* type : {"Master", "Worker"}) {
-    if (totals.count(type) == 0) continue;
+  for (const auto& type : types) {
     std::vector<std::string> bits;
     for (const char* phase : {"Running", "Pending", "Succeeded", "Failed"}) {
       const int n = counts[type][phase];
@@ -159,25 +253,41 @@ std::vector<std::pair<std::string, std::string>> notable_states(const JobView& v
 
 std::string summary_line(const JobView& view, double seconds) {
   int restarts = 0;
-  for (const auto& r : view.replicas) restarts += r.restarts;
-  const std::string restart_text = fmt::format("{} restart{}", restarts, restarts == 1 ? "" : "s");
+  std::size_t nodes = 0;
+  for (const auto& r : view.replicas) {
+    restarts += r.restarts;
+    nodes += r.rank >= 0 ? 1 : 0;
+  }
+  std::string restart_text = fmt::format("{} restart{}", restarts, restarts == 1 ? "" : "s");
+  if (view.group_restarts > 0) {
+    restart_text +=
+        fmt::format(", {} group restart{}", view.group_restarts, view.group_restarts == 1 ? "" : "s");
+  }
+  const bool trainjob = view.kind == "trainjob";
+  const std::string pods = trainjob ? fmt::format("{} node{}", nodes, nodes == 1 ? "" : "s")
+                                    : fmt::format("{} replicas", view.replicas.size());
   if (view.succeeded) {
-    return fmt::format("pytorchjob {} succeeded in {:.1f}s ({} replicas, {})", view.name, seconds,
-                       view.replicas.size(), restart_text);
+    return fmt::format("{} {} succeeded in {:.1f}s ({}, {})", view.kind, view.name, seconds, pods,
+                       restart_text);
   }
   if (view.finished) {
     std::string which;
     for (const auto& r : view.replicas) {
       if (r.phase == "Failed" || (r.exit_code && *r.exit_code != 0)) {
-        which = fmt::format("{} (rank {}) exited with code {}", r.pod, r.rank, r.exit_code.value_or(1));
+        which = r.rank >= 0
+                    ? fmt::format("{} (rank {}) exited with code {}", r.pod, r.rank, r.exit_code.value_or(1))
+                    : fmt::format("{} exited with code {}", r.pod, r.exit_code.value_or(1));
         break;
       }
     }
-    return fmt::format("pytorchjob {} failed after {:.1f}s: {}{}{}", view.name, seconds,
-                       which.empty() ? view.message : which, which.empty() ? "" : "; ",
-                       which.empty() ? restart_text : view.message);
+    if (which.empty()) {
+      return fmt::format("{} {} failed after {:.1f}s: {} ({})", view.kind, view.name, seconds, view.message,
+                         restart_text);
+    }
+    return fmt::format("{} {} failed after {:.1f}s: {}; {}", view.kind, view.name, seconds, which,
+                       view.message);
   }
-  return fmt::format("pytorchjob {} is {} after {:.1f}s ({})", view.name,
+  return fmt::format("{} {} is {} after {:.1f}s ({})", view.kind, view.name,
                      view.state.empty() ? "not started" : view.state, seconds, restart_text);
 }
 

@@ -8,15 +8,20 @@
 
 namespace kpt::plugin {
 
-/// One replica pod as `run` and `status` show it.
+/// One replica pod as `run` and `status` show it: a PyTorchJob's Master or Worker, a TrainJob's
+/// node (or initializer) pod.
 struct ReplicaView {
   std::string pod;
   std::string uid;
-  std::string replica_type;  ///< "Master" or "Worker"
+  std::string replica_type;  ///< "Master", "Worker"; for a TrainJob its replicated job: "node", ...
+  int order = 0;             ///< where the type sorts: Master before Worker, initializers before nodes
   int index = 0;
-  int rank = 0;       ///< node rank: master 0, workers index+1 (index when there is no Master)
-  std::string role;   ///< "worker-1", the log prefix's first part
-  std::string phase;  ///< Pending, Running, Succeeded, Failed, Unknown
+  /// Node rank: master 0, workers index+1 (index when there is no Master); a TrainJob node its
+  /// completion index; -1 for a pod that is no training node (a TrainJob's initializers).
+  int rank = 0;
+  std::string role;       ///< "worker-1", "node-0": the log prefix's first part
+  std::string container;  ///< the training container, whose log is followed: "pytorch", "node"
+  std::string phase;      ///< Pending, Running, Succeeded, Failed, Unknown
   int restarts = 0;
   bool started = false;  ///< the main container has run at least once
   std::string waiting_reason;
@@ -27,6 +32,7 @@ struct ReplicaView {
 };
 
 struct JobView {
+  std::string kind = "pytorchjob";  ///< as messages name it: "pytorchjob" or "trainjob"
   std::string name;
   std::string ns;
   bool exists = false;
@@ -34,13 +40,16 @@ struct JobView {
   std::string message;  ///< that condition's message
   bool finished = false;
   bool succeeded = false;
-  std::vector<ReplicaView> replicas;  ///< Master first, then Workers by index
+  std::vector<ReplicaView> replicas;  ///< Master first, then Workers by index (initializers, then nodes)
+  int group_restarts = 0;             ///< a TrainJob's JobSet restarts (every pod recreated)
+  std::string managed_by;             ///< spec.managedBy when another controller than ours runs it
 };
 
-/// The view of a job and its pods (pods of other jobs are ignored).
+/// The view of a PyTorchJob or TrainJob and its pods (pods of other jobs are ignored; of a
+/// TrainJob only those of its JobSet's latest restart attempt).
 JobView make_job_view(const nlohmann::json& job, const std::vector<nlohmann::json>& pods);
 
-/// "Worker 1/2 running, 1 pending" per replica type, joined with " | ".
+/// "Worker x2: 1 running, 1 pending" per replica type, joined with " | ".
 std::string status_line(const JobView& view);
 
 /// The exit code `run` ends with for a finished job: 0 when it succeeded; rank 0's

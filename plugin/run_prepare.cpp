@@ -4,6 +4,7 @@
 #include "plugin/context.hpp"
 #include "plugin/diagnostic_output.hpp"
 #include "plugin/job_builder.hpp"
+#include "plugin/job_kind.hpp"
 #include "plugin/validate_runner.hpp"
 #include "schema/carried/carried_schema.hpp"
 #include "yaml/input_files.hpp"
@@ -28,17 +29,26 @@ std::string random_suffix() {
   return out;
 }
 
+// --nodes builds a TrainJob on a runtime; otherwise --workers builds a PyTorchJob.
 Expected<PreparedJob> job_from_image(const Context& ctx, const JobSource& s) {
   if (s.args.empty()) return make_error(ErrorCode::usage, "--image needs the command after '--'");
-  if (s.workers < 1) return make_error(ErrorCode::usage, "--workers must be at least 1");
+  const bool trainjob = s.nodes > 0 || !s.runtime.empty();
+  if (trainjob && s.workers_set)
+    return make_error(ErrorCode::usage, "--workers builds a PyTorchJob and --nodes a TrainJob: give one");
+  if (!trainjob && s.workers < 1) return make_error(ErrorCode::usage, "--workers must be at least 1");
   JobRequest r;
-  r.name = s.name.empty() ? "pytorch-" + random_suffix() : s.name;
+  r.name = s.name.empty() ? (trainjob ? "train-" : "pytorch-") + random_suffix() : s.name;
   r.ns = ctx.connection.namespace_;
   r.image = s.image;
   r.workers = s.workers;
   r.nproc_per_node = s.nproc_per_node;
   r.command = s.args;
-  return PreparedJob{build_job(r), std::filesystem::current_path().string()};
+  if (!trainjob) return PreparedJob{build_job(r), std::filesystem::current_path().string(), {}};
+  r.workers = s.nodes > 0 ? s.nodes : 1;
+  r.runtime = s.runtime.empty() ? "torch-distributed" : s.runtime;
+  auto job = build_trainjob(r);
+  if (!job) return job.error();
+  return PreparedJob{std::move(*job), std::filesystem::current_path().string(), {}};
 }
 
 Expected<ValidateSettings> validate_settings(const JobSource& s) {
@@ -77,34 +87,30 @@ Expected<void> check_manifest(const Context& ctx, const JobSource& s, const yaml
   return {};
 }
 
-// `run` follows PyTorchJobs; a TrainJob gets the commands that run and follow it today.
-Error not_yet_trainjob(const yaml::InputFile& input, const json& trainjob) {
-  const std::string name = trainjob.value("metadata", json::object()).value("name", "NAME");
-  return make_error(ErrorCode::usage,
-                    "'" + input.name +
-                        "' holds a TrainJob: run follows PyTorchJobs only so far; run it with "
-                        "'kubectl apply -f " +
-                        input.name +
-                        "' (the local cluster serves TrainJobs too) and follow it with "
-                        "'kubectl logs -f -l jobset.sigs.k8s.io/jobset-name=" +
-                        name + " --prefix'");
+bool is_runtime(const json& doc) {
+  if (!doc.is_object()) return false;
+  const std::string kind = doc.value("kind", "");
+  return kind == "TrainingRuntime" || kind == "ClusterTrainingRuntime";
 }
 
-Expected<json> the_one_job(const yaml::InputFile& input) {
+// The file's one job, and the runtimes beside it (applied first, so a TrainJob finds its own).
+Expected<PreparedJob> the_one_job(const yaml::InputFile& input) {
   auto read = yaml::read_manifests(input);
   std::vector<json> jobs;
-  std::optional<json> trainjob;
+  PreparedJob out;
   for (const auto& doc : expand_lists(std::move(read.documents))) {
     json j = yaml::to_json(doc.root);
-    if (j.is_object() && j.value("kind", "") == "PyTorchJob") jobs.push_back(std::move(j));
-    if (j.is_object() && j.value("kind", "") == "TrainJob" && !trainjob) trainjob = std::move(j);
+    if (kind_of(j) != nullptr)
+      jobs.push_back(std::move(j));
+    else if (is_runtime(j))
+      out.runtimes.push_back(std::move(j));
   }
-  if (jobs.empty() && trainjob) return not_yet_trainjob(input, *trainjob);
   if (jobs.size() != 1) {
     return make_error(ErrorCode::usage, "'" + input.name + "' holds " + std::to_string(jobs.size()) +
-                                            " PyTorchJobs; run takes exactly one");
+                                            " PyTorchJobs and TrainJobs; run takes exactly one");
   }
-  return std::move(jobs.front());
+  out.job = std::move(jobs.front());
+  return out;
 }
 
 Expected<PreparedJob> job_from_file(const Context& ctx, const JobSource& s) {
@@ -114,11 +120,12 @@ Expected<PreparedJob> job_from_file(const Context& ctx, const JobSource& s) {
   auto inputs = yaml::collect_inputs(s.args, *fs, ctx.in, yaml::ReadLimits{}.max_bytes);
   if (!inputs) return inputs.error();
   if (auto checked = check_manifest(ctx, s, inputs->front()); !checked) return checked.error();
-  auto job = the_one_job(inputs->front());
-  if (!job) return job.error();
+  auto prepared = the_one_job(inputs->front());
+  if (!prepared) return prepared.error();
   const bool from_stdin = s.args.front() == "-";
   const auto path = std::filesystem::absolute(from_stdin ? "." : s.args.front());
-  return PreparedJob{std::move(*job), from_stdin ? path.string() : path.parent_path().string()};
+  prepared->folder = from_stdin ? path.string() : path.parent_path().string();
+  return prepared;
 }
 
 }  // namespace

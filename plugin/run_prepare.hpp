@@ -17,6 +17,9 @@ struct JobSource {
   std::vector<std::string> args;  ///< FILE, or with an image the command
   std::string image;
   int workers = 1;
+  bool workers_set = false;  ///< --workers was given
+  int nodes = 0;             ///< --nodes: build a TrainJob of this many nodes
+  std::string runtime;       ///< --runtime: its ClusterTrainingRuntime (default torch-distributed)
   std::string nproc_per_node;
   std::string name;
   std::string operator_release;  ///< validate for this release (default v1.9.4)
@@ -26,11 +29,12 @@ struct JobSource {
 
 struct PreparedJob {
   nlohmann::json job;
-  std::string folder;  ///< the manifest's folder (absolute), for --local
+  std::string folder;                    ///< the manifest's folder (absolute), for --local
+  std::vector<nlohmann::json> runtimes;  ///< TrainingRuntimes and ClusterTrainingRuntimes of the file
 };
 
-/// The job from --image or from FILE. A FILE is validated first and its findings printed on
-/// ctx.err; findings of error severity fail with ErrorCode::invalid unless `force`.
+/// The job (a PyTorchJob or a TrainJob) from --image or from FILE. A FILE is validated first and its findings
+/// printed on ctx.err; findings of error severity fail with ErrorCode::invalid unless `force`.
 Expected<PreparedJob> prepare_job(const Context& ctx, const JobSource& source);
 
 }  // namespace kpt::plugin

@@ -2,6 +2,7 @@
 
 #include "util/strings.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -105,6 +106,23 @@ std::optional<long long> parse_duration_ms(std::string_view text) {
     any = true;
   }
   return total;
+}
+
+std::string format_age(std::chrono::seconds age) {
+  const long long s = std::max<long long>(0, age.count());
+  const long long m = s / 60, h = s / 3600, d = s / 86400, y = d / 365;
+  auto two = [](long long a, const char* ua, long long b, const char* ub) {
+    return std::to_string(a) + ua + (b == 0 ? std::string() : std::to_string(b) + ub);
+  };
+  if (s < 120) return std::to_string(s) + "s";
+  if (m < 10) return two(m, "m", s % 60, "s");
+  if (m < 180) return std::to_string(m) + "m";
+  if (h < 8) return two(h, "h", m % 60, "m");
+  if (h < 48) return std::to_string(h) + "h";
+  if (h < 24 * 8) return two(d, "d", h % 24, "h");
+  if (h < 24 * 365 * 2) return std::to_string(d) + "d";
+  if (y < 8) return two(y, "y", d % 365, "d");
+  return std::to_string(y) + "y";
 }
 
 }  // namespace kpt::util

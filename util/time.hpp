@@ -21,4 +21,8 @@ std::string now_rfc3339();
 /// Returns milliseconds, or nothing when the text is not a duration.
 std::optional<long long> parse_duration_ms(std::string_view text);
 
+/// An age as `kubectl get` prints it (apimachinery's duration.HumanDuration): "45s", "5m30s",
+/// "3h", "2d4h", "400d". A negative age (clock skew) prints as "0s".
+std::string format_age(std::chrono::seconds age);
+
 }  // namespace kpt::util

@@ -25,12 +25,12 @@ complete() { kubectl __complete "$@" 2>/dev/null; }
 @test "kubectl completes the plugin's commands, with their descriptions" {
   run complete pytorch st
   [ "$status" -eq 0 ]
-  [ "$output" = "$(printf 'status\tShow a PyTorchJob'"'"'s state and every replica'"'"'s phase, rank and exit code\n:4')" ]
+  [ "$output" = "$(printf 'status\tShow a job'"'"'s state and every replica'"'"'s phase, rank and exit code, or list the jobs\n:4')" ]
 }
 
 @test "kubectl completes a command's flags and the values of -o, --operator and --style" {
   run complete pytorch logs --rep
-  [ "$output" = "$(printf -- '--replica\tOnly this replica, e.g. worker-1 or master-0\n:4')" ]
+  [ "$output" = "$(printf -- '--replica\tOnly this replica, e.g. worker-1, master-0 or node-1\n:4')" ]
   run complete pytorch status -o ''
   [ "$output" = "$(printf 'table\njson\n:4')" ]
   run complete pytorch validate --operator v1.9.

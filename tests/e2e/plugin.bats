@@ -42,9 +42,9 @@ teardown() { teardown_workdir; }
   [[ "$output" == *"error:"* ]]
 }
 
-@test "run on a TrainJob says how to run and follow it, and exits 2 before connecting" {
-  run --separate-stderr "$KPT_BIN" run --local "$KPT_SOURCE_DIR/testdata/trainjob/mnist-dp.yaml"
+@test "run on a file with a PyTorchJob and a TrainJob says it takes one, and exits 2 before connecting" {
+  { cat "$KPT_SOURCE_DIR/testdata/trainjob/mnist-dp.yaml"; echo ---; cat "$KPT_SOURCE_DIR/testdata/run/hello.yaml"; } >two.yaml
+  run --separate-stderr "$KPT_BIN" run --local --force two.yaml
   [ "$status" -eq 2 ]
-  f="$KPT_SOURCE_DIR/testdata/trainjob/mnist-dp.yaml"
-  [ "$stderr" = "error: '$f' holds a TrainJob: run follows PyTorchJobs only so far; run it with 'kubectl apply -f $f' (the local cluster serves TrainJobs too) and follow it with 'kubectl logs -f -l jobset.sigs.k8s.io/jobset-name=mnist-dp --prefix'" ]
+  [[ "$stderr" == *"error: 'two.yaml' holds 2 PyTorchJobs and TrainJobs; run takes exactly one" ]]
 }

@@ -69,8 +69,6 @@ nlohmann::json trainjob(int i, int nodes) {
             {"trainer", {{"numNodes", nodes}, {"image", "img"}, {"command", {"torchrun", "train.py"}}}}}}};
 }
 
-const kube::ResourceRef k_trainjobs{"trainer.kubeflow.org", "v1alpha1", "trainjobs", "TrainJob", true};
-
 /// The CRDs, then `jobs` jobs of `replicas` pods each; false on any failure.
 bool create_jobs(kube::ApiClient& api, bool trainjobs, int jobs, int replicas) {
   std::vector<nlohmann::json> crds;
@@ -82,7 +80,7 @@ bool create_jobs(kube::ApiClient& api, bool trainjobs, int jobs, int replicas) {
   for (const auto& crd : crds) {
     if (!api.create(kube::resources::crds(), "", crd)) return false;
   }
-  const auto& resource = trainjobs ? k_trainjobs : kube::resources::pytorchjobs();
+  const auto& resource = trainjobs ? kube::resources::trainjobs() : kube::resources::pytorchjobs();
   while (!api.list(resource, "default", {})) std::this_thread::sleep_for(std::chrono::milliseconds{10});
   for (int i = 0; i < jobs; ++i) {
     if (!api.create(resource, "default", trainjobs ? trainjob(i, replicas) : job(i, replicas))) return false;

@@ -29,7 +29,7 @@ class TrainJobReconcilerTest : public ::testing::Test {
   TrainJobReconcilerTest()
       : clock(std::chrono::sys_days{std::chrono::year{2026} / 11 / 29} + std::chrono::hours{12}) {}
 
-  void add(const nlohmann::json& tj) { api.put(trainjob_resources::trainjobs(), tj); }
+  void add(const nlohmann::json& tj) { api.put(kube::resources::trainjobs(), tj); }
   /// Plays the informers: a full re-list of what the fake holds, creations and deletions meeting
   /// the expectations.
   void sync() { replay_informers(api, pods, services, trainjobs, expectations, "trainjobs", "mnist"); }
@@ -170,7 +170,7 @@ TEST_F(TrainJobReconcilerTest, FailsWithoutAFailurePolicyOnceTheBackoffLimitIsRe
 }
 
 TEST_F(TrainJobReconcilerTest, RestartsTheWholeGroupUpToMaxRestartsThenFails) {
-  api.put(trainjob_resources::clustertrainingruntimes(), nlohmann::json::parse(R"({
+  api.put(kube::resources::clustertrainingruntimes(), nlohmann::json::parse(R"({
     "apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime",
     "metadata": {"name": "torch-restarting"},
     "spec": {"mlPolicy": {"numNodes": 1, "torch": {}},

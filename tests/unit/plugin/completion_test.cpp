@@ -26,15 +26,17 @@ class Complete : public ::testing::Test {
 };
 
 TEST_F(Complete, CommandsWithTheirDescriptions) {
-  EXPECT_EQ(complete({"st"}),
-            "status\tShow a PyTorchJob's state and every replica's phase, rank and exit code\n:4\n");
+  EXPECT_EQ(
+      complete({"st"}),
+      "status\tShow a job's state and every replica's phase, rank and exit code, or list the jobs\n:4\n");
   EXPECT_EQ(code, 0);
   EXPECT_EQ(error, "");
   EXPECT_EQ(complete({"local", "s"}), "status\tShow whether the local cluster runs\n:4\n");
 }
 
 TEST_F(Complete, FlagsOfTheCommandAndTheConnectionFlags) {
-  EXPECT_EQ(complete({"logs", "--rep"}), "--replica\tOnly this replica, e.g. worker-1 or master-0\n:4\n");
+  EXPECT_EQ(complete({"logs", "--rep"}),
+            "--replica\tOnly this replica, e.g. worker-1, master-0 or node-1\n:4\n");
   EXPECT_EQ(complete({"--kubec"}), "--kubeconfig\tPath to the kubeconfig file\n:4\n");
 }
 

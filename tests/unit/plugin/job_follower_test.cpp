@@ -1,5 +1,6 @@
 #include "plugin/job_follower.hpp"
 
+#include "plugin/job_kind.hpp"
 #include "tests/support/fake_api_client.hpp"
 #include "util/clock.hpp"
 
@@ -150,6 +151,61 @@ TEST_F(JobFollower, AnInterruptEndsTheFollowWith130BeforeAnyLook) {
   EXPECT_EQ(result.exit_code, 130);
   EXPECT_EQ(api.count("get", "pytorchjobs"), 0);
   EXPECT_EQ(err.str(), "");
+}
+
+TEST_F(JobFollower, AJobNoControllerActsOnIsStuckAfterThePendingTimeout) {
+  json bare = job("Created");
+  bare.erase("status");
+  api.put(kube::resources::pytorchjobs(), bare);
+  options.pending_timeout = std::chrono::seconds(2);
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::stuck);
+  EXPECT_EQ(
+      result.message,
+      "pytorchjob 'mnist' has no pods after 2s: no controller has acted on it (is the Training Operator, or "
+      "kubectl pytorch controller, running?)");
+}
+
+TEST_F(JobFollower, ATrainJobIsFollowedByItsJobSetsPodsToItsVerdict) {
+  json tj = {{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+             {"kind", "TrainJob"},
+             {"metadata", {{"name", "mnist"}, {"namespace", "ml"}}},
+             {"spec", json::object()}};
+  api.put(kube::resources::trainjobs(), tj);
+  json node = {
+      {"metadata",
+       {{"name", "mnist-node-0-0-abcde"},
+        {"namespace", "ml"},
+        {"uid", "n0"},
+        {"labels",
+         {{"jobset.sigs.k8s.io/jobset-name", "mnist"}, {"jobset.sigs.k8s.io/replicatedjob-name", "node"}}},
+        {"annotations", {{"batch.kubernetes.io/job-completion-index", "0"}}}}},
+      {"spec", {{"containers", json::array({{{"name", "node"}}})}}},
+      {"status",
+       {{"phase", "Running"},
+        {"containerStatuses",
+         json::array({{{"name", "node"}, {"restartCount", 0}, {"state", k_running}}})}}}};
+  api.put(kube::resources::pods(), node);
+  options.kind = &trainjob_kind();
+  waiter.on_wait = [&](int n) {
+    if (n != 2) return;
+    tj["status"]["conditions"] =
+        json::array({{{"type", "Failed"}, {"status", "True"}, {"message", "jobset failed"}}});
+    api.put(kube::resources::trainjobs(), tj);
+    api.merge("pods", "ml", "mnist-node-0-0-abcde",
+              {{"status",
+                {{"phase", "Failed"},
+                 {"containerStatuses",
+                  json::array({{{"name", "node"}, {"restartCount", 0}, {"state", k_exited_3}}})}}}});
+  };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::failed);
+  EXPECT_EQ(result.exit_code, 3);
+  EXPECT_EQ(api.count("get", "pytorchjobs"), 0);
+  EXPECT_NE(
+      err.str().find("trainjob mnist failed after 0.8s: mnist-node-0-0-abcde (rank 0) exited with code 3"),
+      std::string::npos)
+      << err.str();
 }
 
 }  // namespace

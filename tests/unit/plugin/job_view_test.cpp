@@ -79,8 +79,14 @@ TEST(JobView, AFailedJobExitsWithRankZerosCode) {
 }
 
 TEST(JobView, AFailedJobWithoutRankZeroCodeExitsOne) {
-  const auto v = make_job_view(job(false, "Failed"), {pod("worker", 0, "Running", k_running)});
+  const auto v = make_job_view(
+      job(false, "Failed", "PyTorchJob mnist has failed because it has reached the specified backoff limit"),
+      {pod("worker", 0, "Running", k_running)});
   EXPECT_EQ(exit_code_for(v), 1);
+  EXPECT_EQ(
+      summary_line(v, 1.0),
+      "pytorchjob mnist failed after 1.0s: PyTorchJob mnist has failed because it has reached the specified "
+      "backoff limit (0 restarts)");
 }
 
 TEST(JobView, ASucceededJobExitsZeroWithASummary) {

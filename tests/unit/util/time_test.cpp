@@ -26,3 +26,24 @@ TEST(Rfc3339Time, RefusesMalformedTimes) {
 
 }  // namespace
 }  // namespace kpt::util
+
+namespace kpt::util {
+namespace {
+
+TEST(FormatAge, AsKubectlGetPrintsIt) {
+  using std::chrono::seconds;
+  EXPECT_EQ(format_age(seconds(-5)), "0s");
+  EXPECT_EQ(format_age(seconds(45)), "45s");
+  EXPECT_EQ(format_age(seconds(119)), "119s");
+  EXPECT_EQ(format_age(seconds(330)), "5m30s");
+  EXPECT_EQ(format_age(seconds(360)), "6m");
+  EXPECT_EQ(format_age(seconds(3 * 3600)), "3h");
+  EXPECT_EQ(format_age(seconds(3 * 3600 + 120)), "3h2m");
+  EXPECT_EQ(format_age(seconds(30 * 3600)), "30h");
+  EXPECT_EQ(format_age(seconds(52 * 3600)), "2d4h");
+  EXPECT_EQ(format_age(seconds(400 * 86400)), "400d");
+  EXPECT_EQ(format_age(seconds(3 * 365 * 86400 + 86400)), "3y1d");
+}
+
+}  // namespace
+}  // namespace kpt::util
