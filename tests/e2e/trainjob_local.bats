@@ -120,45 +120,6 @@ YAML
   [[ "$output" == *"Message:               jobset completed successfully"* ]]
 }
 
-@test "the same 2 x 2 job as a worker-only PyTorchJob and as a TrainJob: the same world size and ranks" {
-  needs_torch
-  cat >pytorchjob.yaml <<YAML
-apiVersion: kubeflow.org/v1
-kind: PyTorchJob
-metadata:
-  name: same
-spec:
-  nprocPerNode: "2"
-  pytorchReplicaSpecs:
-    Worker:
-      replicas: 2
-      template:
-        spec:
-          containers:
-          - name: pytorch
-            image: pytorch/pytorch:2.7.1-cuda12.8-cudnn9-runtime
-            command: [torchrun, $TORCH_DIR/torchrun_allreduce.py, "4"]
-YAML
-  kubectl apply -f pytorchjob.yaml >/dev/null
-  for _ in $(seq 1 120); do
-    state=$(kubectl get pytorchjob same -o jsonpath='{.status.conditions[-1:].type}')
-    [ "$state" = Succeeded ] || [ "$state" = Failed ] && break
-    sleep 0.5
-  done
-  [ "$state" = Succeeded ]
-  ranks() { sed -n 's/.*\(rank [0-9]\/[0-9] local [0-9] node [0-9]\) ok.*/\1/p' | sort; }
-  from_pytorchjob=$( (kubectl logs same-worker-0; kubectl logs same-worker-1) | ranks)
-  kubectl delete pytorchjob same >/dev/null
-  write_trainjob same 2 2
-  kubectl apply -f trainjob.yaml >/dev/null
-  [ "$(wait_state same)" = Complete ]
-  from_trainjob=$(for p in $(kubectl get pods -l jobset.sigs.k8s.io/jobset-name=same -o name); do
-    kubectl logs "$p"; done | ranks)
-  [ "$from_pytorchjob" = $'rank 0/4 local 0 node 0\nrank 1/4 local 1 node 0\nrank 2/4 local 0 node 1\nrank 3/4 local 1 node 1' ]
-  [ "$from_trainjob" = "$from_pytorchjob" ]
-  kubectl delete trainjob same >/dev/null
-}
-
 @test "pods get JobSet's hostname, the PET_* env of Trainer's torch plugin, and resolve node 0" {
   cat >sleeper.yaml <<'YAML'
 apiVersion: trainer.kubeflow.org/v1alpha1
