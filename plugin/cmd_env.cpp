@@ -1,6 +1,5 @@
 // kubectl pytorch env FILE|JOB: the exact env of every replica pod of a PyTorchJob for an operator release
 // or a style, or of every node pod of a TrainJob for a Trainer release.
-#include "controller/trainjob_reconciler.hpp"
 #include "model/pytorchjob/env.hpp"
 #include "model/pytorchjob/env_style.hpp"
 #include "plugin/commands.hpp"

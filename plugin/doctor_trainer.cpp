@@ -1,6 +1,5 @@
 #include "plugin/doctor_trainer.hpp"
 
-#include "controller/trainjob_reconciler.hpp"
 #include "model/trainjob/constants.hpp"
 #include "plugin/doctor_gather.hpp"
 #include "schema/trainer_fingerprint.hpp"
