@@ -86,7 +86,9 @@ void convert_pod(Converter& c, const json& replica, const std::string& path, jso
       c.note(Kind::carried, path + ".template.spec." + key, "a runtime patch on the node pods");
     }
   }
-  for (const auto& [key, value] : pod_spec.items()) {
+  for (const auto& item : pod_spec.items()) {
+    // A named copy: clang 14 does not let a lambda capture a structured binding.
+    const std::string& key = item.key();
     if (key == "containers" || std::find_if(k_patchable.begin(), k_patchable.end(),
                                             [&](const char* k) { return key == k; }) != k_patchable.end())
       continue;
