@@ -70,15 +70,6 @@ int show_job(const Context& ctx, JobTarget& target, const StatusFlags& f) {
   return exit_code::ok;
 }
 
-// The latest True condition of a job, as its state column.
-std::string state_of(const json& job) {
-  std::string state;
-  for (const auto& c : job.value("/status/conditions"_json_pointer, json::array())) {
-    if (c.value("status", "") == "True") state = c.value("type", "");
-  }
-  return state;
-}
-
 std::string age_of(const json& job) {
   const auto created = util::parse_time(job.value("/metadata/creationTimestamp"_json_pointer, std::string{}));
   if (!created) return "-";
@@ -100,7 +91,7 @@ int list_jobs(const Context& ctx, JobTarget& target, const StatusFlags& f) {
       rows.push_back({{"kind", kind->singular},
                       {"namespace", job["metadata"].value("namespace", "")},
                       {"name", job["metadata"].value("name", "")},
-                      {"state", state_of(job)},
+                      {"state", make_job_view(job, {}).state},  // the latest True condition
                       {"age", age_of(job)}});
     }
   }
