@@ -21,6 +21,11 @@ if [ ${#targets[@]} -eq 0 ]; then
   targets=(apiserver_request cel crd kubeconfig manifest_reader patch schema_binary selectors structural watch_stream)
 fi
 jobs=${KPT_FUZZ_JOBS:-2}
+# A fixed seed by default, so that a finding in CI replays from the same commit; KPT_FUZZ_SEED=0
+# lets libFuzzer pick one (a longer local hunt), any other value fixes another.
+seed=${KPT_FUZZ_SEED:-1}
+seed_flag=()
+[ "$seed" != 0 ] && seed_flag=(-seed="$seed")
 
 # The dictionaries each target reads (libFuzzer takes one file: they are concatenated).
 dicts_for() {
@@ -54,7 +59,7 @@ run_one() {
   local dict_flag=()
   [ -s "$dict" ] && dict_flag=(-dict="$dict")
   (cd "$work" && "$bin" corpus "$root/tests/fuzz/corpus/$name" \
-    "${dict_flag[@]}" -max_total_time="$seconds" -max_len="$(max_len_for "$name")" -timeout=10 \
+    "${dict_flag[@]}" "${seed_flag[@]}" -max_total_time="$seconds" -max_len="$(max_len_for "$name")" -timeout=10 \
     -rss_limit_mb=2048 -print_final_stats=1 -close_fd_mask=1) >"$work/log" 2>&1
 }
 
@@ -70,6 +75,14 @@ summary() {
   else
     printf '%-18s FINDING  see %s\n' "$name" "$log"
     grep -E 'ERROR: |SUMMARY: |Test unit written to|fuzz property failed' "$log" | head -5 | sed 's/^/    /'
+    # The input itself, so that a finding on a CI machine can be replayed from its log alone.
+    local artifact
+    artifact=$(ls -t "$build_dir/fuzz-work/$name"/crash-* "$build_dir/fuzz-work/$name"/timeout-* \
+      "$build_dir/fuzz-work/$name"/oom-* 2>/dev/null | head -1 || true)
+    if [ -n "$artifact" ]; then
+      echo "    input ($(stat -c %s "$artifact") bytes, base64):"
+      head -c 4096 "$artifact" | base64 -w 100 | sed 's/^/      /'
+    fi
   fi
 }
 

@@ -40,6 +40,42 @@ bool reads_as_other_type(const std::string& s) {
   return looks_numeric(s);
 }
 
+/// The escape for a character at `i` that YAML does not keep as written, or "" for a plain one:
+/// the C1 controls (NEL, U+0085, is a line break in YAML 1.1), the line and paragraph separators,
+/// the byte-order mark and the two non-characters are not printable, so a plain or literal scalar
+/// holding them reads back changed or not at all. `len` is the bytes the escape stands for.
+std::string unprintable_escape(const std::string& s, std::size_t i, std::size_t& len) {
+  const auto byte = [&](std::size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0U; };
+  len = 1;
+  const unsigned b0 = byte(i);
+  if (b0 == 0xC2 && byte(i + 1) >= 0x80 && byte(i + 1) <= 0x9F) {
+    len = 2;
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\u%04X", byte(i + 1));
+    return buf;
+  }
+  if (b0 == 0xE2 && byte(i + 1) == 0x80 && (byte(i + 2) == 0xA8 || byte(i + 2) == 0xA9)) {
+    len = 3;
+    return byte(i + 2) == 0xA8 ? "\\L" : "\\P";
+  }
+  if (b0 == 0xEF && byte(i + 1) == 0xBB && byte(i + 2) == 0xBF) {
+    len = 3;
+    return "\\uFEFF";
+  }
+  if (b0 == 0xEF && byte(i + 1) == 0xBF && (byte(i + 2) == 0xBE || byte(i + 2) == 0xBF)) {
+    len = 3;
+    return byte(i + 2) == 0xBE ? "\\uFFFE" : "\\uFFFF";
+  }
+  return "";
+}
+
+bool has_unprintable_unicode(const std::string& s) {
+  std::size_t len = 0;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (static_cast<unsigned char>(s[i]) >= 0xC2 && !unprintable_escape(s, i, len).empty()) return true;
+  return false;
+}
+
 bool needs_quotes(const std::string& s) {
   if (s.empty() || s.front() == ' ' || s.back() == ' ' || reads_as_other_type(s)) return true;
   if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string_view::npos) return true;
@@ -47,12 +83,19 @@ bool needs_quotes(const std::string& s) {
   for (const char c : s) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
   }
-  return false;
+  return has_unprintable_unicode(s);
 }
 
 std::string quoted(const std::string& s) {
   std::string out = "\"";
-  for (const char c : s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    std::size_t len = 0;
+    if (std::string escape = unprintable_escape(s, i, len); !escape.empty()) {
+      out += escape;
+      i += len - 1;
+      continue;
+    }
     switch (c) {
       case '"':
         out += "\\\"";
@@ -91,7 +134,7 @@ bool fits_literal_block(const std::string& s) {
     if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return false;
     if (c == '\n' && i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t')) return false;
   }
-  return s.back() != ' ' && s.back() != '\t';
+  return s.back() != ' ' && s.back() != '\t' && !has_unprintable_unicode(s);
 }
 
 std::string literal_block(const std::string& s, int indent) {

@@ -144,5 +144,28 @@ TEST(ToYaml, AMultiLineRootStringReadsBack) {
   EXPECT_EQ(to_json(read.documents[0].root), value);
 }
 
+// Found by fuzz_manifest_reader in CI (corpus regression-next-line): "\N" in a double-quoted
+// scalar is U+0085, a line break to YAML, and it was written unquoted, so it read back as a space.
+TEST(ToYaml, UnprintableUnicodeIsEscapedAndReadsBack) {
+  const json value = {{"nel", "a\u0085b"},
+                      {"c1", "\u0080"},
+                      {"separators", "x\u2028y\u2029z"},
+                      {"bom", "\ufeffv"},
+                      {"lines", "one\ntwo\u0085"},
+                      {"kept", "caf\u00e9 \u00a0"}};
+  const std::string text = to_yaml(value);
+  EXPECT_EQ(text,
+            "bom: \"\\uFEFFv\"\n"
+            "c1: \"\\u0080\"\n"
+            "kept: caf\u00e9 \u00a0\n"
+            "lines: \"one\\ntwo\\u0085\"\n"
+            "nel: \"a\\u0085b\"\n"
+            "separators: \"x\\Ly\\Pz\"\n");
+  const auto read = read_manifests("again.yaml", std::make_shared<const std::string>(text));
+  ASSERT_TRUE(read.findings.empty()) << read.findings.front().message;
+  ASSERT_EQ(read.documents.size(), 1u);
+  EXPECT_EQ(to_json(read.documents.front().root), value);
+}
+
 }  // namespace
 }  // namespace kpt::yaml
