@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <ctime>
 #include <thread>
 namespace kpt::local {
@@ -134,6 +135,13 @@ void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
       t.run.start_time = status.value("startTime", t.run.start_time);
     }
     t.grace_seconds = pod.value("spec", json::object()).value("terminationGracePeriodSeconds", 30);
+    t.ports = port_use(pod);
+    t.seen = ++m_seen;
+    // A pod that ran here before keeps its ports; a new one waits while another job holds them.
+    if (!ran_before(pod.value("status", json::object()))) {
+      if (const auto conflict = find_port_conflict(t.ports, held_ports()))
+        t.run.unschedulable = unschedulable_message(*conflict);
+    }
     it = m_pods.emplace(key, std::move(t)).first;
     publish_status(it->second);
     return;
@@ -154,6 +162,36 @@ EnvSources LocalNode::fetch_env_sources(const nlohmann::json& pod) {
     if (auto s = m_api.get(secrets, ns, name)) sources.secrets[name] = std::move(*s);
   }
   return sources;
+}
+
+std::vector<PortUse> LocalNode::held_ports() const {
+  std::vector<PortUse> out;
+  for (const auto& [key, t] : m_pods) {
+    if (!t.run.unschedulable.empty() || t.ports.ports.empty()) continue;
+    const bool running =
+        std::any_of(t.run.containers.begin(), t.run.containers.end(),
+                    [](const ContainerRun& c) { return c.phase == ContainerRun::Phase::running; });
+    const std::string phase = pod_phase(t.run);
+    if (running || (phase != "Succeeded" && phase != "Failed")) out.push_back(t.ports);
+  }
+  return out;
+}
+
+void LocalNode::admit_waiting() {
+  std::vector<Tracked*> waiting;
+  for (auto& [key, t] : m_pods)
+    if (!t.run.unschedulable.empty() && !t.run.deleting) waiting.push_back(&t);
+  if (waiting.empty()) return;
+  std::sort(waiting.begin(), waiting.end(),
+            [](const Tracked* a, const Tracked* b) { return a->seen < b->seen; });
+  for (Tracked* t : waiting) {
+    if (const auto conflict = find_port_conflict(t->ports, held_ports())) {
+      t->run.unschedulable = unschedulable_message(*conflict);  // the holder may have changed
+      continue;
+    }
+    t->run.unschedulable.clear();
+    t->run.start_time = util::now_rfc3339();  // the kubelet's startTime: when it took the pod
+  }
 }
 
 void LocalNode::retry_config(Tracked& t, SteadyTime now) {
@@ -205,7 +243,7 @@ void LocalNode::publish_status(Tracked& t) {
     if (!current) return;  // gone: the deletion event will follow
     if ((*current)["metadata"].value("uid", "") != t.run.uid) return;
     (*current)["status"] = status;
-    (*current)["spec"]["nodeName"] = m_options.env.node_name;
+    if (t.run.unschedulable.empty()) (*current)["spec"]["nodeName"] = m_options.env.node_name;
     auto written = m_api.update_status(kube::resources::pods(), t.run.ns, *current);
     if (written) {
       t.last_status = serialized;
@@ -223,6 +261,7 @@ void LocalNode::sync_once(SteadyTime now) {
   }
   std::lock_guard lock(m_mutex);
   for (const auto& [pod, deleted] : events) on_pod(pod, deleted);
+  admit_waiting();
   for (auto it = m_pods.begin(); it != m_pods.end();) {
     Tracked& t = it->second;
     reap(t, now);

@@ -4,6 +4,7 @@
 #include "local/hosts_file.hpp"
 #include "local/log_store.hpp"
 #include "local/pod_run.hpp"
+#include "local/port_admission.hpp"
 #include "local/process_runner.hpp"
 
 #include <nlohmann/json.hpp>
@@ -53,6 +54,8 @@ class LocalNode {
     std::string last_status;  // serialized, to write only when it changed
     std::optional<SteadyTime> kill_at;
     int grace_seconds = 30;
+    PortUse ports;
+    std::uint64_t seen = 0;  // arrival order: waiting pods are admitted first come, first served
   };
 
   void sync_once(SteadyTime now);
@@ -62,6 +65,10 @@ class LocalNode {
   bool add_host_names(const nlohmann::json& pod);
   bool remove_host_names(const nlohmann::json& pod);
   void start_due(Tracked& t, SteadyTime now);
+  /// The ports of the pods that hold them now (admitted, not finished or still running).
+  std::vector<PortUse> held_ports() const;
+  /// Admits the pods that wait for ports, in arrival order, where their ports are free now.
+  void admit_waiting();
   /// The ConfigMaps and Secrets the pod's env names, fetched now (missing ones left out).
   EnvSources fetch_env_sources(const nlohmann::json& pod);
   /// Plans a pod that could not start again, as the kubelet retries CreateContainerConfigError.
@@ -79,6 +86,7 @@ class LocalNode {
   mutable std::mutex m_mutex;
   std::map<std::string, Tracked> m_pods;  // key: ns/name
   std::vector<std::pair<nlohmann::json, bool>> m_pending_pods;
+  std::uint64_t m_seen = 0;
 };
 
 }  // namespace kpt::local

@@ -94,7 +94,7 @@ PodRun make_pod_run(const nlohmann::json& pod, const NodeEnvironment& node, cons
 
 std::vector<std::size_t> due_starts(const PodRun& run, SteadyTime now) {
   std::vector<std::size_t> out;
-  if (!run.config_error.empty() || run.deleting) return out;
+  if (!run.config_error.empty() || !run.unschedulable.empty() || run.deleting) return out;
   for (std::size_t i = 0; i < run.containers.size(); ++i) {
     const auto& c = run.containers[i];
     if (!c.launch.init) continue;
@@ -173,6 +173,7 @@ std::string pod_phase(const PodRun& run) {
 }
 
 std::vector<PodConditionValue> pod_conditions(const PodRun& run) {
+  if (!run.unschedulable.empty()) return {{"PodScheduled", false, "Unschedulable", run.unschedulable}};
   const std::string phase = pod_phase(run);
   std::string not_initialized;
   std::string not_ready;
@@ -233,6 +234,10 @@ nlohmann::json pod_status(const PodRun& run, const NodeEnvironment& node) {
     if (!c.reason.empty()) cond["reason"] = c.reason;
     if (!c.message.empty()) cond["message"] = c.message;
     conditions.push_back(std::move(cond));
+  }
+  if (!run.unschedulable.empty()) {
+    // As kube-scheduler leaves a pod no node can take: no node, IPs, start time or containers.
+    return {{"phase", "Pending"}, {"qosClass", "BestEffort"}, {"conditions", conditions}};
   }
   json status = {{"phase", pod_phase(run)},
                  {"hostIP", node.pod_ip},

@@ -48,6 +48,9 @@ struct PodRun {
   std::string start_time;
   std::string config_error;  ///< set when the pod cannot be started at all
   bool deleting = false;
+  /// Set while the node has not admitted the pod (its ports are held by another job's pod):
+  /// kube-scheduler's message. Nothing starts, and the status is an unscheduled pod's.
+  std::string unschedulable;
   /// Each condition's last value and when it took it (lastTransitionTime).
   std::map<std::string, std::pair<bool, std::string>> condition_since;
 };
