@@ -48,7 +48,10 @@ void add_convert_command(CLI::App& app, Context& ctx) {
   cmd->footer(
       "The TrainJob (on the torch-distributed runtime) goes to stdout, ready for kubectl apply -f -;\n"
       "one line per field on stderr: carried (where it went), changed (what it means now) or\n"
-      "no equivalent (and where to set it instead).");
+      "no equivalent (and where to set it instead).\n"
+      "Examples:\n"
+      "  kubectl pytorch convert pytorchjob.yaml > trainjob.yaml\n"
+      "  kubectl pytorch convert pytorchjob.yaml 2>/dev/null | kubectl apply -f -");
   cmd->callback([&ctx, path] { ctx.exit_code = run_convert(ctx, *path); });
 }
 

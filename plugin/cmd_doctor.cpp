@@ -61,7 +61,10 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
       "permissions,\n"
       "verdict {kind: agree|image|crd|disagree|unknown, release, candidates, envStyle, summary, notes}.\n"
       "Exit codes: 0 the report was produced (even when nothing is installed), 1 the cluster cannot be\n"
-      "reached, 2 usage error or no usable kubeconfig.");
+      "reached, 2 usage error or no usable kubeconfig.\n"
+      "Examples:\n"
+      "  kubectl pytorch doctor\n"
+      "  kubectl pytorch doctor --context prod -o json");
   cmd->callback([flags, &ctx] { ctx.exit_code = run_doctor(flags->output, ctx); });
 }
 

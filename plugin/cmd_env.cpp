@@ -175,7 +175,8 @@ Expected<std::vector<ReplicaPodPlan>> pick_pod(std::vector<ReplicaPodPlan> pods,
   std::vector<ReplicaPodPlan> picked;
   for (auto& p : pods) {
     names.push_back(p.name);
-    if (p.name == pod) picked.push_back(std::move(p));
+    // The short replica name (`worker-0`) as `logs --replica` takes it, or the pod's own name.
+    if (p.name == pod || p.name == job + "-" + pod) picked.push_back(std::move(p));
   }
   if (picked.empty()) {
     return make_error(ErrorCode::usage, "no pod " + util::quote(pod) + " in job " + util::quote(job) +
@@ -194,7 +195,7 @@ int compare_live(Context& ctx, const EnvOptions& o, JobTarget& cluster, const st
   std::vector<LivePod> live;
   for (const auto& item : listed->items) {
     auto pod = live_pod_from_json(item);
-    if (o.pod.empty() || pod.name == o.pod) live.push_back(std::move(pod));
+    if (o.pod.empty() || pod.name == o.pod || pod.name == job + "-" + o.pod) live.push_back(std::move(pod));
   }
   const auto result = compare_live_env(pods, live);
   ctx.out << "style: " << model::pytorchjob::to_string(style) << "\n";
@@ -373,7 +374,8 @@ void add_env_command(CLI::App& app, Context& ctx) {
                              "cluster, else v1.9.4; with --live and no operator: worker-only)");
   cmd->add_option("--style", opts->style, "Env style: worker-only, legacy, torchrun or operator@vX.Y.Z")
       ->excludes(op);
-  cmd->add_option("--pod", opts->pod, "Only this pod (required for -o dotenv)");
+  cmd->add_option("--pod", opts->pod,
+                  "Only this pod: its name or its replica's (worker-0; required for -o dotenv)");
   cmd->add_option("-o,--output", opts->output, "Output format: table, json or dotenv");
   cmd->add_flag("--live", opts->live,
                 "Compare each pod's env in the cluster with the expectation (default style worker-only); "
@@ -391,7 +393,12 @@ void add_env_command(CLI::App& app, Context& ctx) {
       "node in pod order with fieldRefs read on that pod, the master address and port, and notes;\n"
       "-o json: {\"kind\", \"name\", \"trainer\", \"runtime\", \"framework\", \"masterAddr\", "
       "\"masterPort\", "
-      "\"pods\", \"notes\"}; --pod takes a hostname.");
+      "\"pods\", \"notes\"}; --pod takes a hostname.\n"
+      "Examples:\n"
+      "  kubectl pytorch env job.yaml                     # every pod's env under the detected release\n"
+      "  kubectl pytorch env job.yaml --operator v1.7.0 --style legacy\n"
+      "  env -i $(kubectl pytorch env job.yaml -o dotenv --pod worker-1) python3 train.py\n"
+      "  kubectl pytorch env job.yaml --live              # the running pods' env against the expectation");
   cmd->callback([&ctx, opts] { ctx.exit_code = run_env(ctx, *opts); });
 }
 

@@ -68,6 +68,12 @@ void add_logs_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--replica", flags->replica, "Only this replica, e.g. worker-1, master-0 or node-1");
   cmd->add_option("--tail", flags->tail, "Lines of each log to show (without -f; -1: all)");
   cmd->add_flag("--local", flags->local, "The job runs on the embedded cluster");
+  cmd->footer(
+      "Examples:\n"
+      "  kubectl pytorch logs mnist-dp                      # every replica's log, prefixed [worker-0 r0]\n"
+      "  kubectl pytorch logs mnist-dp -f                   # follow to the end; exit code as 'run'\n"
+      "  kubectl pytorch logs mnist-dp --replica worker-1 --tail 20\n"
+      "  kubectl pytorch logs trainjob/mnist -f --local");
   cmd->callback([&ctx, flags] {
     auto target = open_job_target(ctx, flags->local);
     if (!target) {

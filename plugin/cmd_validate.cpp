@@ -240,7 +240,12 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       "Lints (--disable ID): " +
       util::join(schema::rules::lint_ids(), ", ") +
       "\n"
-      "Exit codes: 0 no findings of error severity, 1 findings of error severity, 2 usage or I/O error.");
+      "Exit codes: 0 no findings of error severity, 1 findings of error severity, 2 usage or I/O error.\n"
+      "Examples:\n"
+      "  kubectl pytorch validate job.yaml                      # against the cluster's CRD and release\n"
+      "  kubectl pytorch validate --offline --operator v1.8.1 manifests/   # carried schema, no network\n"
+      "  kubectl get pytorchjobs -o yaml | kubectl pytorch validate -       # what is already applied\n"
+      "  kubectl pytorch validate -o junit --crd crd.yaml jobs/ > report.xml");
   cmd->add_option("paths", flags->paths, "Files, directories (recursive: .yaml .yml .json) or - for stdin")
       ->required()
       ->type_name("FILE|DIR|-");

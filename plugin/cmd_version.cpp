@@ -38,6 +38,10 @@ void add_version_command(CLI::App& app, Context& ctx) {
   };
   auto flags = std::make_shared<Flags>();
   auto* cmd = app.add_subcommand("version", "Print the client version (--cluster: and what doctor detects)");
+  cmd->footer(
+      "Examples:\n"
+      "  kubectl pytorch version\n"
+      "  kubectl pytorch version --cluster -o json");
   cmd->add_flag("--cluster", flags->cluster,
                 "Also report the cluster's Training Operator release (as doctor)");
   cmd->add_option("-o,--output", flags->output,

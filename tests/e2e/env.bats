@@ -78,6 +78,9 @@ WORLD_SIZE=3
 RANK=1" ]
   run env -i $("$KPT_BIN" env job.yaml --style legacy -o dotenv --pod mnist-worker-1) /bin/sh -c 'echo $RANK/$WORLD_SIZE'
   [ "$output" = "2/3" ]
+  # the short replica name, as logs --replica takes it
+  run env -i $("$KPT_BIN" env job.yaml --style legacy -o dotenv --pod worker-1) /bin/sh -c 'echo $RANK/$WORLD_SIZE'
+  [ "$output" = "2/3" ]
 }
 
 @test "env refuses what it cannot do with exit code 2 and one message" {
