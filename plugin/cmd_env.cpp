@@ -396,7 +396,7 @@ void add_env_command(CLI::App& app, Context& ctx) {
       "\"pods\", \"notes\"}; --pod takes a hostname.\n"
       "Examples:\n"
       "  kubectl pytorch env job.yaml                     # every pod's env under the detected release\n"
-      "  kubectl pytorch env job.yaml --operator v1.7.0 --style legacy\n"
+      "  kubectl pytorch env job.yaml --operator v1.7.0 --offline   # a release, without a cluster\n"
       "  env -i $(kubectl pytorch env job.yaml -o dotenv --pod worker-1) python3 train.py\n"
       "  kubectl pytorch env job.yaml --live              # the running pods' env against the expectation");
   cmd->callback([&ctx, opts] { ctx.exit_code = run_env(ctx, *opts); });
