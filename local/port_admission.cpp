@@ -50,7 +50,8 @@ PortUse port_use(const nlohmann::json& pod) {
   return use;
 }
 
-std::optional<PortConflict> find_port_conflict(const PortUse& candidate, const std::vector<PortUse>& holding) {
+std::optional<PortConflict> find_port_conflict(const PortUse& candidate,
+                                               const std::vector<PortUse>& holding) {
   for (const int port : candidate.ports) {
     for (const auto& other : holding) {
       if (other.group != candidate.group && other.ports.count(port) > 0) return PortConflict{port, other.pod};
@@ -60,7 +61,8 @@ std::optional<PortConflict> find_port_conflict(const PortUse& candidate, const s
 }
 
 std::string unschedulable_message(const PortConflict& conflict) {
-  return "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports. (local node: "
+  return "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports. (local "
+         "node: "
          "port " +
          std::to_string(conflict.port) + " is held by pod " + conflict.holder +
          " of another job; local pods share the host's network, so this pod starts when it ends)";

@@ -15,9 +15,9 @@ namespace kpt::local {
 /// would join the first one's rendezvous. The node therefore admits a pod as kube-scheduler's
 /// NodePorts filter does: only when no running pod of another job declares one of its ports.
 struct PortUse {
-  std::string group;     ///< pods of one group share the ports (the pods of one job)
-  std::string pod;       ///< "namespace/name", for the message
-  std::set<int> ports;   ///< TCP containerPort and hostPort values of every container
+  std::string group;    ///< pods of one group share the ports (the pods of one job)
+  std::string pod;      ///< "namespace/name", for the message
+  std::set<int> ports;  ///< TCP containerPort and hostPort values of every container
 };
 
 /// The pod's port use: its declared TCP ports, and its group: the job it belongs to

@@ -2,9 +2,8 @@
 // controller_test.cpp: injected 500s and 429s, cut watches, compacted history (410 Gone on a
 // resumed watch), and a controller stopped half-way. Every TrainJob must end Complete with
 // exactly its JobSet's pods, one headless Service and one runtime snapshot ConfigMap.
-#include "tests/integration/controller/fixture.hpp"
-
 #include "schema/carried/carried_trainer_schema.hpp"
+#include "tests/integration/controller/fixture.hpp"
 #include "yaml/manifest_reader.hpp"
 
 #include <gtest/gtest.h>
@@ -35,7 +34,8 @@ class TrainJobIntegration : public ControllerIntegration {
       auto created = api->create(kube::resources::crds(), "", yaml::to_json(doc.root));
       ASSERT_TRUE(created.has_value()) << created.error().message;
     }
-    ASSERT_TRUE(eventually([&] { return api->list(kube::resources::trainjobs(), "default", {}).has_value(); }));
+    ASSERT_TRUE(
+        eventually([&] { return api->list(kube::resources::trainjobs(), "default", {}).has_value(); }));
   }
 
   /// Plays the kubelet for the JobSet pods: they run, and succeed once every node of their
@@ -60,7 +60,8 @@ class TrainJobIntegration : public ControllerIntegration {
     if (!listed || static_cast<int>(listed->items.size()) != jobs) return false;
     for (const auto& j : listed->items) {
       bool complete = false;
-      for (const auto& c : j.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array()))
+      for (const auto& c :
+           j.value("status", nlohmann::json::object()).value("conditions", nlohmann::json::array()))
         complete = complete || (c.value("type", "") == "Complete" && c.value("status", "") == "True");
       if (!complete) return false;
     }
@@ -82,7 +83,8 @@ class TrainJobIntegration : public ControllerIntegration {
 
 TEST_F(TrainJobIntegration, EveryTrainJobCompletesWithItsJobSetsChildrenUnderInjectedFaults) {
   constexpr int k_jobs = 8;
-  for (int i = 0; i < k_jobs; ++i) ASSERT_TRUE(api->create(kube::resources::trainjobs(), "default", trainjob(i)));
+  for (int i = 0; i < k_jobs; ++i)
+    ASSERT_TRUE(api->create(kube::resources::trainjobs(), "default", trainjob(i)));
   apiserver::FaultPlan faults;
   faults.error_rate_500 = 0.05;
   faults.error_rate_429 = 0.05;
@@ -101,7 +103,8 @@ TEST_F(TrainJobIntegration, EveryTrainJobCompletesWithItsJobSetsChildrenUnderInj
 
 TEST_F(TrainJobIntegration, AControllerStoppedHalfWayConvergesWhenStartedAgain) {
   constexpr int k_jobs = 8;
-  for (int i = 0; i < k_jobs; ++i) ASSERT_TRUE(api->create(kube::resources::trainjobs(), "default", trainjob(i)));
+  for (int i = 0; i < k_jobs; ++i)
+    ASSERT_TRUE(api->create(kube::resources::trainjobs(), "default", trainjob(i)));
   auto controller_client = client_for(*server);
   {
     Running first(*controller_client, config());

@@ -11,10 +11,12 @@ namespace {
 using nlohmann::json;
 
 json pod(const std::string& name, const json& labels, const json& ports) {
-  return {{"metadata", {{"name", name}, {"namespace", "default"}, {"uid", name + "-uid"}, {"labels", labels}}},
-          {"spec",
-           {{"restartPolicy", "Never"},
-            {"containers", json::array({{{"name", "c"}, {"command", json::array({"true"})}, {"ports", ports}}})}}}};
+  return {
+      {"metadata", {{"name", name}, {"namespace", "default"}, {"uid", name + "-uid"}, {"labels", labels}}},
+      {"spec",
+       {{"restartPolicy", "Never"},
+        {"containers",
+         json::array({{{"name", "c"}, {"command", json::array({"true"})}, {"ports", ports}}})}}}};
 }
 
 json port(int n, const std::string& protocol = "TCP") {
@@ -22,13 +24,17 @@ json port(int n, const std::string& protocol = "TCP") {
 }
 
 TEST(PortUse, GroupsAJobsPodsByTheOperatorsJobLabel) {
-  const auto master = port_use(pod("a-master-0", {{"training.kubeflow.org/job-name", "a"}}, json::array({port(23456)})));
-  const auto worker = port_use(pod("a-worker-0", {{"training.kubeflow.org/job-name", "a"}}, json::array({port(23456)})));
+  const auto master =
+      port_use(pod("a-master-0", {{"training.kubeflow.org/job-name", "a"}}, json::array({port(23456)})));
+  const auto worker =
+      port_use(pod("a-worker-0", {{"training.kubeflow.org/job-name", "a"}}, json::array({port(23456)})));
   EXPECT_EQ(master.group, worker.group);
   EXPECT_EQ(master.pod, "default/a-master-0");
   EXPECT_EQ(master.ports, (std::set<int>{23456}));
-  const auto node = port_use(pod("t-node-0-0-x", {{"jobset.sigs.k8s.io/jobset-name", "t"}}, json::array({port(29500)})));
-  const auto other = port_use(pod("u-node-0-0-x", {{"jobset.sigs.k8s.io/jobset-name", "u"}}, json::array({port(29500)})));
+  const auto node =
+      port_use(pod("t-node-0-0-x", {{"jobset.sigs.k8s.io/jobset-name", "t"}}, json::array({port(29500)})));
+  const auto other =
+      port_use(pod("u-node-0-0-x", {{"jobset.sigs.k8s.io/jobset-name", "u"}}, json::array({port(29500)})));
   EXPECT_NE(node.group, other.group);
 }
 
@@ -43,26 +49,34 @@ TEST(PortUse, FallsBackToTheControllerThenToThePodAlone) {
 }
 
 TEST(PortUse, CountsTcpContainerAndHostPortsOnly) {
-  json ports = json::array({port(1), port(53, "UDP"), {{"containerPort", 8080}, {"hostPort", 80}},
-                            {{"containerPort", "x"}}, port(70000)});
+  json ports = json::array({port(1),
+                            port(53, "UDP"),
+                            {{"containerPort", 8080}, {"hostPort", 80}},
+                            {{"containerPort", "x"}},
+                            port(70000)});
   EXPECT_EQ(port_use(pod("p", json::object(), ports)).ports, (std::set<int>{1, 80, 8080}));
 }
 
 TEST(FindPortConflict, AnotherJobsPodOnTheSamePortConflictsTheSameJobsDoesNot) {
-  const auto a0 = port_use(pod("a-master-0", {{"training.kubeflow.org/job-name", "a"}}, json::array({port(23456)})));
-  const auto a1 = port_use(pod("a-worker-0", {{"training.kubeflow.org/job-name", "a"}}, json::array({port(23456)})));
-  const auto b0 = port_use(pod("b-master-0", {{"training.kubeflow.org/job-name", "b"}}, json::array({port(23456)})));
-  const auto c0 = port_use(pod("c-master-0", {{"training.kubeflow.org/job-name", "c"}}, json::array({port(23457)})));
+  const auto a0 =
+      port_use(pod("a-master-0", {{"training.kubeflow.org/job-name", "a"}}, json::array({port(23456)})));
+  const auto a1 =
+      port_use(pod("a-worker-0", {{"training.kubeflow.org/job-name", "a"}}, json::array({port(23456)})));
+  const auto b0 =
+      port_use(pod("b-master-0", {{"training.kubeflow.org/job-name", "b"}}, json::array({port(23456)})));
+  const auto c0 =
+      port_use(pod("c-master-0", {{"training.kubeflow.org/job-name", "c"}}, json::array({port(23457)})));
   EXPECT_FALSE(find_port_conflict(a1, {a0}));
   EXPECT_FALSE(find_port_conflict(c0, {a0, a1}));
   const auto conflict = find_port_conflict(b0, {c0, a0});
   ASSERT_TRUE(conflict);
   EXPECT_EQ(conflict->port, 23456);
   EXPECT_EQ(conflict->holder, "default/a-master-0");
-  EXPECT_EQ(unschedulable_message(*conflict),
-            "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports. (local node: "
-            "port 23456 is held by pod default/a-master-0 of another job; local pods share the host's network, so "
-            "this pod starts when it ends)");
+  EXPECT_EQ(
+      unschedulable_message(*conflict),
+      "0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports. (local node: "
+      "port 23456 is held by pod default/a-master-0 of another job; local pods share the host's network, so "
+      "this pod starts when it ends)");
 }
 
 TEST(PodRun, AnUnschedulablePodStartsNothingAndReportsAsKubeSchedulerLeavesIt) {
