@@ -34,6 +34,25 @@ HttpRequest to_request(const httplib::Request& in, std::string body) {
 
 constexpr const char* k_crd_storage_key = "apiextensions.k8s.io/customresourcedefinitions";
 
+/// kube-apiserver compresses a response only from 128 KiB on, and only with gzip
+/// (k8s.io/apiserver responsewriters: defaultGzipThresholdBytes): below that the CPU costs more than
+/// the bytes saved. httplib compresses every JSON body the client accepts, with brotli first, which
+/// took two thirds of the server's CPU in bench_controller (libcurl offers br). httplib decides from
+/// the request's Accept-Encoding when it writes the response, after the handler; the Request is its
+/// own non-const object, so narrowing that header here is how the server chooses.
+constexpr std::size_t k_compress_from_bytes = 128 * 1024;
+
+void choose_encoding(const httplib::Request& in, std::size_t body_bytes, bool streaming) {
+  auto& headers = const_cast<httplib::Request&>(in).headers;
+  const auto it = headers.find("Accept-Encoding");
+  if (it == headers.end()) return;
+  // A stream (watch, log follow) is written event by event; a compressor would hold events back.
+  const bool gzip =
+      !streaming && body_bytes >= k_compress_from_bytes && it->second.find("gzip") != std::string::npos;
+  headers.erase("Accept-Encoding");
+  if (gzip) headers.emplace("Accept-Encoding", "gzip");
+}
+
 bool token_matches(const std::string& header, const std::string& token) {
   const std::string want = "Bearer " + token;
   if (header.size() != want.size()) return false;
@@ -98,6 +117,7 @@ struct ApiServer::Impl {
   void refuse(const httplib::Request& in, httplib::Response& out, const Error& error) {
     const auto r = error_response(error);
     out.status = r.status;
+    choose_encoding(in, r.body.size(), false);
     out.set_content(r.body, r.content_type);
     out.set_header("Connection", "close");  // the rest of the body is not worth reading
     if (options.access_log) options.access_log(in.method + " " + in.path + " " + std::to_string(r.status));
@@ -112,6 +132,7 @@ struct ApiServer::Impl {
       upgrade(r);
       return;
     }
+    choose_encoding(in, r.body.size(), r.stream != nullptr);
     if (!r.stream) {
       out.set_content(r.body, r.content_type);
       return;
@@ -174,6 +195,7 @@ Expected<int> ApiServer::start(int port) {
     }
     const auto r = error_response(make_api_error(401, "Unauthorized", "Unauthorized"));
     res.status = 401;
+    choose_encoding(req, r.body.size(), false);
     res.set_content(r.body, "application/json");
     if (im.options.access_log) im.options.access_log(req.method + " " + req.path + " 401");
     return httplib::Server::HandlerResponse::Handled;

@@ -72,6 +72,13 @@ Reply Client::get(const std::string& path, const std::string& accept) {
   return decode(m_impl->cli->Get(path.c_str(), h));
 }
 
+Reply Client::get_encoded(const std::string& path, const std::string& accept_encoding) {
+  auto h = m_impl->auth;
+  h.emplace("Accept", "application/json");
+  h.emplace("Accept-Encoding", accept_encoding);
+  return decode(m_impl->cli->Get(path.c_str(), h));
+}
+
 Reply Client::post(const std::string& path, const nlohmann::json& body) {
   return decode(m_impl->cli->Post(path.c_str(), m_impl->auth, body.dump(), "application/json"));
 }

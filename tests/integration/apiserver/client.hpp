@@ -27,6 +27,8 @@ class Client {
   Client(const ApiServer& server, std::string token);
   ~Client();
   Reply get(const std::string& path, const std::string& accept = "application/json");
+  /// A GET offering `accept_encoding`; the reply's body is decoded, its Content-Encoding kept.
+  Reply get_encoded(const std::string& path, const std::string& accept_encoding);
   Reply post(const std::string& path, const nlohmann::json& body);
   Reply put(const std::string& path, const nlohmann::json& body);
   Reply patch(const std::string& path, const std::string& body, const std::string& content_type);
