@@ -1,11 +1,12 @@
-// bench_controller [jobs] [replicas] [--exec BINARY] [--trainjobs]: creates `jobs` worker-only
-// PyTorchJobs of `replicas` workers (or, with --trainjobs, TrainJobs of the torch-distributed runtime
-// with `replicas` nodes) in the embedded API server and runs the controller against it in a process of
-// its own, then reports the time until every pod exists (counted from a pod watch), API writes per
-// job against the minimum, and the controller process's peak RSS (VmHWM) next to the server's.
-// Without --exec the controller is the library, forked before the server starts (the child is
-// single-threaded at fork); with --exec it is `BINARY controller --kubeconfig ...` (the shipped
-// plugin), its writes read from its /metrics and its VmHWM from /proc/PID/status.
+// bench_controller [jobs] [replicas] [--exec BINARY] [--trainjobs] [--database FILE]: creates `jobs`
+// worker-only PyTorchJobs of `replicas` workers (or, with --trainjobs, TrainJobs of the torch-distributed
+// runtime with `replicas` nodes) in the embedded API server and runs the controller against it in a process
+// of its own, then reports the time until every pod exists (counted from a pod watch), API writes per job
+// against the minimum, and the controller process's peak RSS (VmHWM) next to the server's. Without --exec the
+// controller is the library, forked before the server starts (the child is single-threaded at fork); with
+// --exec it is `BINARY controller --kubeconfig ...` (the shipped plugin), its writes read from its /metrics
+// and its VmHWM from /proc/PID/status. With --database the API server keeps its objects in that SQLite file
+// (created; the local cluster's store) instead of memory only.
 #include "apiserver/api_server.hpp"
 #include "controller/controller_main.hpp"
 #include "controller/crd.hpp"
@@ -191,6 +192,12 @@ int main(int argc, char** argv) {
     trainjobs = true;
     args.erase(it);
   }
+  std::string database;
+  if (const auto it = std::find(args.begin(), args.end(), "--database");
+      it != args.end() && it + 1 != args.end()) {
+    database = *(it + 1);
+    args.erase(it, it + 2);
+  }
   const int jobs = args.size() > 0 ? std::atoi(args[0].c_str()) : 1000;
   const int replicas = args.size() > 1 ? std::atoi(args[1].c_str()) : 4;
   int to_child[2];
@@ -211,6 +218,7 @@ int main(int argc, char** argv) {
 
   apiserver::ServerOptions options;
   options.tls = false;
+  options.database = database;
   apiserver::ApiServer server(options);
   if (!server.start(0)) return 2;
   auto api = client_for(server.url());
