@@ -129,6 +129,8 @@ std::string quoted(const std::string& s) {
 /// and tab, no line with trailing blanks, not starting with a blank (that needs an indent marker).
 bool fits_literal_block(const std::string& s) {
   if (s.find('\n') == std::string::npos || s.front() == ' ' || s.front() == '\t') return false;
+  // Only line breaks: a literal block with no content line reads back as "" (libyaml).
+  if (s.find_first_not_of('\n') == std::string::npos) return false;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return false;

@@ -167,5 +167,17 @@ TEST(ToYaml, UnprintableUnicodeIsEscapedAndReadsBack) {
   EXPECT_EQ(to_json(read.documents.front().root), value);
 }
 
+// Found by fuzz_manifest_reader (corpus regression-only-line-breaks): "\r\r" reads as "\n", which
+// was written as a literal block with no content line, and that reads back as "".
+TEST(ToYaml, AStringOfLineBreaksOnlyIsQuoted) {
+  for (const json& value : {json("\n"), json("\n\n"), json{{"k", "\n"}}}) {
+    const std::string text = to_yaml(value);
+    const auto read = read_manifests("again.yaml", std::make_shared<const std::string>(text));
+    ASSERT_EQ(read.documents.size(), 1u) << text;
+    EXPECT_EQ(to_json(read.documents[0].root), value) << text;
+  }
+  EXPECT_EQ(to_yaml(json("\n")), "\"\\n\"\n");
+}
+
 }  // namespace
 }  // namespace kpt::yaml
