@@ -118,7 +118,7 @@ HttpResponse ApiHandler::handle(const HttpRequest& req) {
     r.body = "ok";
     return r;
   }
-  if (req.method == "GET" && req.path == "/version") return json_response(200, version_info());
+  if (req.method == "GET" && req.path == "/version") return json_response(200, version_info(m_version_build));
   if (!seg.empty() && seg[0] == "openapi") return handle_openapi(seg);
   if (seg.empty() || (seg[0] != "api" && seg[0] != "apis")) return error_response(path_not_found());
   if (seg[0] == "api") {

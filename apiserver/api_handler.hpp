@@ -35,6 +35,8 @@ class ApiHandler {
   /// Where pods/exec runs commands (the local node); nullptr restores "no node".
   void set_exec_provider(std::shared_ptr<ExecProvider> provider);
   void set_server_address(std::string address) { m_server_address = std::move(address); }
+  /// gitVersion's build metadata in /version (see version_info).
+  void set_version_build(std::string build) { m_version_build = std::move(build); }
   /// How long a watch may stay idle before a BOOKMARK is sent (when the client allows them).
   void set_bookmark_interval(std::chrono::milliseconds interval) { m_bookmark_interval = interval; }
 
@@ -62,6 +64,7 @@ class ApiHandler {
   std::shared_ptr<LogProvider> m_logs;
   std::shared_ptr<ExecProvider> m_exec;
   std::string m_server_address = "127.0.0.1:6443";
+  std::string m_version_build;
   std::chrono::milliseconds m_bookmark_interval{2000};
 };
 

@@ -85,8 +85,9 @@ std::string hash_of(const json& doc) {
 
 }  // namespace
 
-json version_info() {
-  return {{"major", "1"},          {"minor", "32"},           {"gitVersion", "v1.32.0-kubectl-pytorch"},
+json version_info(const std::string& build) {
+  const std::string git = "v1.32.0-kubectl-pytorch" + (build.empty() ? std::string() : "+" + build);
+  return {{"major", "1"},          {"minor", "32"},           {"gitVersion", git},
           {"gitCommit", "local"},  {"gitTreeState", "clean"}, {"buildDate", "2026-01-01T00:00:00Z"},
           {"goVersion", "go1.23"}, {"compiler", "gc"},        {"platform", "linux/amd64"}};
 }

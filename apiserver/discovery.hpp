@@ -10,7 +10,9 @@
 namespace kpt::apiserver {
 
 /// GET /version.
-nlohmann::json version_info();
+/// /version. `build`, when set, becomes semver build metadata of gitVersion, as k3s marks its
+/// builds (v1.32.0+k3s1): the local cluster says "+controller" when its controller runs.
+nlohmann::json version_info(const std::string& build = {});
 /// GET /api (APIVersions).
 nlohmann::json core_api_versions(const std::string& server_address);
 /// GET /apis (APIGroupList: every group but the core one).

@@ -1,5 +1,6 @@
 #include "local/embedded_cluster.hpp"
 
+#include "apiserver/api_handler.hpp"
 #include "controller/controller_main.hpp"
 #include "controller/crd.hpp"
 #include "controller/logger.hpp"
@@ -147,6 +148,8 @@ Expected<int> EmbeddedCluster::Parts::start_server(const ClusterOptions& options
   auto server_options = server_options_from(options.paths);
   if (!server_options) return server_options.error();
   server = std::make_unique<apiserver::ApiServer>(std::move(*server_options));
+  // doctor, validate and env learn from /version that our controller runs the jobs here.
+  if (!options.server_only) server->handler().set_version_build("controller");
   return server->start(options.port);
 }
 

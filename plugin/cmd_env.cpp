@@ -132,8 +132,9 @@ Expected<model::pytorchjob::EnvStyle> chosen_style(const EnvOptions& o, Context&
     return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::worker_only,
                                        model::pytorchjob::k_newest_release};  // our controller made the pods
   }
-  return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::operator_release,
-                                     default_release(cluster, ctx)};
+  const auto release = default_release(cluster, ctx);
+  if (cluster.detection && cluster.detection->verdict.ours) return cluster.detection->verdict.ours->style;
+  return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::operator_release, release};
 }
 
 using model::pytorchjob::ReplicaPodPlan;

@@ -1,4 +1,5 @@
 // `validate FILE|DIR|- ...`: structural schema, operator rules, lints; findings on stdout.
+#include "model/pytorchjob/env_style.hpp"
 #include "model/pytorchjob/release.hpp"
 #include "model/trainjob/release.hpp"
 #include "plugin/cluster_client.hpp"
@@ -172,6 +173,10 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
   }
   if (!release) {
     release = default_release(cluster, ctx);
+    // Our controller gives worker-only jobs the env they need (as run --local assumes).
+    if (cluster.detection && cluster.detection->verdict.ours &&
+        cluster.detection->verdict.ours->style.kind == model::pytorchjob::StyleKind::worker_only)
+      settings.rules.disabled.insert("lint.worker-only-no-master-env");
   } else if (!cluster.unreachable.empty() && flags.crd.empty()) {
     ctx.err << "warning: cannot reach the cluster at " << util::quote(cluster.server)
             << ": using the carried schemas\n";

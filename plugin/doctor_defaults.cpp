@@ -34,6 +34,10 @@ model::pytorchjob::Release default_release(const ClusterDefaults& cluster, Conte
             << ": using operator release " << model::pytorchjob::k_newest_release.to_string() << "\n";
     return model::pytorchjob::k_newest_release;
   }
+  if (cluster.detection && cluster.detection->verdict.ours) {
+    ctx.err << "using " << cluster.detection->verdict.summary << ", detected in the cluster\n";
+    return *cluster.detection->verdict.release;
+  }
   if (cluster.detection && cluster.detection->verdict.release) {
     const auto r = *cluster.detection->verdict.release;
     ctx.err << "using operator release " << r.to_string() << " detected in the cluster\n";

@@ -1,5 +1,7 @@
 #include "plugin/doctor_detect.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <iterator>
 
@@ -134,8 +136,23 @@ std::string releases_text(const std::vector<Release>& releases) {
   return out;
 }
 
-Verdict combine(const DetectionInput& in) {
+Verdict combine(const DetectionInput& in, const std::optional<OurController>& ours) {
   Verdict v;
+  if (ours && !in.image) {
+    // Our controller serves the carried newest CRD and injects its own style; the CRD and the
+    // (absent) webhook say nothing about what the pods get.
+    v.kind = Verdict::Kind::ours;
+    v.release = model::pytorchjob::k_newest_release;
+    v.ours = ours;
+    v.summary = "kubectl-pytorch's controller (" + ours->where + "), env style " +
+                model::pytorchjob::to_string(ours->style);
+    return v;
+  }
+  if (ours) {
+    v.notes.push_back("kubectl-pytorch's controller (" + ours->where +
+                      ") runs beside the Training Operator: both reconcile the same PyTorchJobs unless "
+                      "one is started with --managed-by");
+  }
   const bool image_speaks = in.image && !in.image->releases.empty();
   const bool crd_speaks = in.crd && !in.crd->empty();
   const std::vector<Release> image = image_speaks ? sorted(in.image->releases) : std::vector<Release>{};
@@ -293,6 +310,39 @@ bool is_trainer_v2_deployment(std::string_view name,
   return name == "kubeflow-trainer-controller-manager" ||
          (label_value(labels, "app.kubernetes.io/name") == "trainer" &&
           label_value(labels, "app.kubernetes.io/component") == "manager");
+}
+
+model::pytorchjob::EnvStyle style_for(const Verdict& verdict) {
+  if (verdict.ours) return verdict.ours->style;
+  return style_for(verdict.release.value_or(model::pytorchjob::k_newest_release));
+}
+
+bool is_our_controller_deployment(std::string_view name,
+                                  const std::vector<std::pair<std::string, std::string>>& labels) {
+  return name == "kubectl-pytorch-controller" ||
+         label_value(labels, "app.kubernetes.io/name") == "kubectl-pytorch-controller";
+}
+
+model::pytorchjob::EnvStyle style_from_controller_args(const std::vector<std::string>& args) {
+  std::string value;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--env-style" && i + 1 < args.size()) value = args[i + 1];
+    if (args[i].rfind("--env-style=", 0) == 0)
+      value = args[i].substr(std::string_view("--env-style=").size());
+  }
+  if (auto style = model::pytorchjob::parse_style(value)) return *style;
+  return model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::worker_only,
+                                     model::pytorchjob::k_newest_release};
+}
+
+bool is_local_cluster_version(const std::string& version_json) {
+  const auto v = nlohmann::json::parse(version_json, nullptr, false);
+  if (!v.is_object()) return false;
+  // The embedded server with its controller; without it (`local up --server-only`) it is just
+  // an API server, and the CRDs it holds speak for themselves.
+  const std::string git = v.value("gitVersion", "");
+  const std::string suffix = "-kubectl-pytorch+controller";
+  return git.size() > suffix.size() && git.compare(git.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace kpt::plugin

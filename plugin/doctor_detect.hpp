@@ -51,6 +51,12 @@ std::vector<model::pytorchjob::Release> releases_from_pod_labels(
     const std::map<std::string, std::string>& labels);
 
 /// The evidence doctor gathered; nullopt = that source was not available (not installed, not allowed).
+/// kubectl-pytorch's own controller, seen reconciling the cluster's PyTorchJobs.
+struct OurController {
+  std::string where;                  ///< "the local cluster", or "Deployment ns/name"
+  model::pytorchjob::EnvStyle style;  ///< what it injects (its --env-style)
+};
+
 struct DetectionInput {
   std::optional<ImageMatch> image;                             ///< the operator Deployment's image
   std::optional<std::vector<model::pytorchjob::Release>> crd;  ///< releases_matching_crd of the installed CRD
@@ -67,13 +73,15 @@ struct Verdict {
     crd,       ///< only the CRD says (no Deployment, or an image tag that maps to nothing)
     disagree,  ///< both speak and have no release in common
     unknown,   ///< nothing says which release
+    ours,      ///< kubectl-pytorch's controller runs the jobs, and no Training Operator does
   };
   Kind kind = Kind::unknown;
   std::optional<model::pytorchjob::Release>
       release;  ///< what validate and env default to; nullopt for unknown
   std::vector<model::pytorchjob::Release> candidates;  ///< every release the evidence allows (for the report)
   std::string summary;                                 ///< one line, lower-case, for the verdict line
-  std::vector<std::string> notes;  ///< secondary findings (webhook mismatch, untagged image ...)
+  std::vector<std::string> notes;     ///< secondary findings (webhook mismatch, untagged image ...)
+  std::optional<OurController> ours;  ///< set for Kind::ours: its env style is what pods get
 };
 
 /// Combines the evidence (rules in doctor_detect.cpp, each unit-tested):
@@ -83,10 +91,23 @@ struct Verdict {
 /// - one speaks → that one's newest release; neither → unknown.
 /// The webhook only adds notes: present on a release before v1.8, or missing on v1.8+. So do job
 /// pods whose labels another release made.
-Verdict combine(const DetectionInput& in);
+/// `ours`: our controller runs (the local cluster, or its Deployment); with no Training Operator
+/// Deployment it decides, beside one it is a note.
+Verdict combine(const DetectionInput& in, const std::optional<OurController>& ours = std::nullopt);
 
 /// The env style pods of the detected release get: operator@<release>.
 model::pytorchjob::EnvStyle style_for(const model::pytorchjob::Release& release);
+/// The env style the verdict implies: our controller's, else the release's (a verdict with a release).
+model::pytorchjob::EnvStyle style_for(const Verdict& verdict);
+
+/// Our controller's Deployment, as `kubectl pytorch controller manifests` writes it.
+bool is_our_controller_deployment(std::string_view name,
+                                  const std::vector<std::pair<std::string, std::string>>& labels);
+/// The env style a controller container's args choose (`--env-style X`, `--env-style=X`);
+/// worker-only, the controller's default, when they do not or name no known style.
+model::pytorchjob::EnvStyle style_from_controller_args(const std::vector<std::string>& args);
+/// True for the /version of kubectl-pytorch's local cluster running its controller.
+bool is_local_cluster_version(const std::string& version_json);
 /// One-line description of what that release's env looks like.
 std::string env_style_summary(const model::pytorchjob::Release& release);
 

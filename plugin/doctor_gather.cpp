@@ -61,6 +61,7 @@ DeploymentInfo to_info(const json& d, const std::string& container) {
 struct DeploymentsFound {
   DeploymentInfo training_operator;
   DeploymentInfo trainer;
+  std::optional<OurController> ours;
 };
 
 using Recognise = bool (*)(std::string_view, const std::vector<std::pair<std::string, std::string>>&);
@@ -104,6 +105,36 @@ Expected<std::optional<json>> find_deployment(kube::ApiClient& api, const std::s
   return everywhere;
 }
 
+std::vector<std::string> controller_args(const json& deployment) {
+  std::vector<std::string> out;
+  const auto p = json::json_pointer("/spec/template/spec/containers");
+  if (!deployment.contains(p) || !deployment.at(p).is_array()) return out;
+  for (const auto& c : deployment.at(p)) {
+    if (!c.is_object()) continue;
+    for (const char* field : {"command", "args"}) {
+      for (const auto& a : c.value(field, json::array()))
+        if (a.is_string()) out.push_back(a.get<std::string>());
+    }
+  }
+  return out;
+}
+
+/// kubectl-pytorch's controller: the local cluster's embedded one (its API server says so in
+/// /version), else the Deployment `controller manifests` installs. nullopt when neither is seen.
+std::optional<OurController> find_our_controller(kube::ApiClient& api) {
+  if (auto version = api.get_raw("/version"); version && is_local_cluster_version(*version)) {
+    return OurController{"the local cluster",
+                         model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::worker_only,
+                                                     model::pytorchjob::k_newest_release}};
+  }
+  auto found = find_deployment_in(api, "", "app.kubernetes.io/name=kubectl-pytorch-controller",
+                                  "kubectl-pytorch-controller", &is_our_controller_deployment);
+  if (!found || !*found) return std::nullopt;
+  const auto& meta = (*found)->value("metadata", json::object());
+  return OurController{"Deployment " + meta.value("namespace", "") + "/" + meta.value("name", ""),
+                       style_from_controller_args(controller_args(**found))};
+}
+
 /// The training operator's Deployment (and Trainer v2's when `with_trainer`). Fails only when the
 /// cluster cannot be reached; 403 and the like become the checks' states.
 Expected<DeploymentsFound> find_deployments(kube::ApiClient& api, bool with_trainer) {
@@ -122,6 +153,7 @@ Expected<DeploymentsFound> find_deployments(kube::ApiClient& api, bool with_trai
     return out;
   }
   if (*op) out.training_operator = to_info(**op, "training-operator");
+  out.ours = find_our_controller(api);
   if (!with_trainer) return out;
   auto trainer = find_deployment(api, "app.kubernetes.io/name=trainer,app.kubernetes.io/component=manager",
                                  "kubeflow-trainer-controller-manager", &is_trainer_v2_deployment,
@@ -281,6 +313,7 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   auto deployments = find_deployments(api, true);
   if (!deployments) return deployments.error();
   r.operator_deployment = std::move(deployments->training_operator);
+  r.ours = deployments->ours;
   r.trainer_deployment = std::move(deployments->trainer);
   if (r.operator_deployment.state == CheckState::found)
     r.operator_image = match_operator_image(r.operator_deployment.image);
@@ -313,7 +346,7 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   r.job_pods = job_pods_info(api);
   auto in = evidence(r.operator_deployment, r.crd, r.webhook);
   if (r.job_pods.state == CheckState::found) in.pod_labels = r.job_pods.releases;
-  r.verdict = combine(in);
+  r.verdict = combine(in, r.ours);
   if (r.crd_list == CheckState::found && r.add_ons.trainer_v2 && r.verdict.kind == Verdict::Kind::unknown &&
       r.crd.state == CheckState::not_installed) {
     r.verdict.summary =
@@ -337,7 +370,8 @@ Expected<ReleaseDetection> detect_release(kube::ApiClient& api) {
   }
   std::string message;
   const auto webhook = read_webhook(api, message);
-  out.verdict = combine(evidence(deployments->training_operator, crd_info(crd), webhook));
+  auto in = evidence(deployments->training_operator, crd_info(crd), webhook);
+  out.verdict = combine(in, deployments->ours);
   return out;
 }
 

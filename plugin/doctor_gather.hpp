@@ -63,6 +63,7 @@ struct DoctorReport {
   std::string server;
   std::string ns;  ///< where the permissions were asked for
   DeploymentInfo operator_deployment;
+  std::optional<OurController> ours;  ///< kubectl-pytorch's controller, when it runs
   ImageMatch operator_image;
   DeploymentInfo trainer_deployment;
   std::string trainer_version;  ///< from the image tag

@@ -105,6 +105,11 @@ std::vector<Row> rows_of(const DoctorReport& r) {
   rows.push_back({"server", "reachable", r.server, Tone::good});
   rows.push_back(row("operator deployment", r.operator_deployment.state, image_detail(r),
                      r.operator_deployment.message));
+  if (r.ours) {
+    rows.push_back({"kubectl-pytorch controller", "found",
+                    r.ours->where + ", env style " + model::pytorchjob::to_string(r.ours->style),
+                    Tone::good});
+  }
   rows.push_back(row("pytorchjob CRD", r.crd.state, crd_detail(r.crd), r.crd.message));
   Row hook = row("validating webhook", r.webhook, k_webhook_name, r.webhook_message);
   if (r.webhook == CheckState::not_installed) hook.detail = k_webhook_name;
@@ -118,7 +123,11 @@ std::vector<Row> rows_of(const DoctorReport& r) {
                                                : releases_text(r.job_pods.releases));
   }
   rows.push_back(std::move(pods));
-  if (r.verdict.release) {
+  if (r.verdict.ours) {
+    rows.push_back({"env style", model::pytorchjob::to_string(style_for(r.verdict)),
+                    "what kubectl-pytorch's controller injects (kubectl pytorch env shows it per pod)",
+                    Tone::plain});
+  } else if (r.verdict.release) {
     rows.push_back({"env style", model::pytorchjob::to_string(style_for(*r.verdict.release)),
                     env_style_summary(*r.verdict.release), Tone::plain});
   } else {
@@ -197,6 +206,8 @@ const char* verdict_kind_name(Verdict::Kind k) {
       return "disagree";
     case Verdict::Kind::unknown:
       return "unknown";
+    case Verdict::Kind::ours:
+      return "ours";
   }
   return "unknown";
 }
@@ -319,13 +330,12 @@ void write_doctor_json(std::ostream& out, const DoctorReport& r) {
   }
   j["permissions"] = perms;
   const auto& v = r.verdict;
-  j["verdict"] = {
-      {"kind", verdict_kind_name(v.kind)},
-      {"release", v.release ? json(v.release->to_string()) : json(nullptr)},
-      {"candidates", releases_json(v.candidates)},
-      {"envStyle", v.release ? json(model::pytorchjob::to_string(style_for(*v.release))) : json(nullptr)},
-      {"summary", v.summary},
-      {"notes", v.notes}};
+  j["verdict"] = {{"kind", verdict_kind_name(v.kind)},
+                  {"release", v.release ? json(v.release->to_string()) : json(nullptr)},
+                  {"candidates", releases_json(v.candidates)},
+                  {"envStyle", v.release ? json(model::pytorchjob::to_string(style_for(v))) : json(nullptr)},
+                  {"summary", v.summary},
+                  {"notes", v.notes}};
   out << j.dump(2) << "\n";
 }
 

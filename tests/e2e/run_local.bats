@@ -156,3 +156,16 @@ teardown() { teardown_workdir; }
   run kubectl get pytorchjob hello -o jsonpath='{.status.conditions[-1:].type}'
   [ "$output" = "Succeeded" ]
 }
+
+@test "doctor, validate and env see our controller on the local cluster: the seed validates and env is worker-only" {
+  run "$KPT_BIN" doctor
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"verdict: kubectl-pytorch's controller (the local cluster), env style worker-only"* ]]
+  run --separate-stderr "$KPT_BIN" validate "$KPT_SOURCE_DIR/testdata/mnist-dp/mnist-dp.yaml"
+  [ "$status" -eq 0 ]
+  [ "$stderr" = "using kubectl-pytorch's controller (the local cluster), env style worker-only, detected in the cluster" ]
+  run --separate-stderr "$KPT_BIN" env "$KPT_SOURCE_DIR/testdata/mnist-dp/mnist-dp.yaml" -o dotenv --pod worker-1
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"MASTER_ADDR=mnist-dp-worker-0"* ]]
+  [[ "$output" == *"RANK=1"* ]]
+}

@@ -276,5 +276,42 @@ TEST(DoctorDetect, DeploymentsAreRecognisedByNameOrLabels) {
   EXPECT_FALSE(is_trainer_v2_deployment("renamed", {{"app.kubernetes.io/name", "trainer"}}));
 }
 
+TEST(DoctorDetect, OurControllerDecidesTheStyleUnlessTheTrainingOperatorAlsoRuns) {
+  const OurController ours{"the local cluster", *model::pytorchjob::parse_style("worker-only")};
+  DetectionInput crd_only;
+  crd_only.crd = std::vector<Release>{{1, 9, 4}};
+  crd_only.webhook = false;
+  const auto v = combine(crd_only, ours);
+  EXPECT_EQ(v.kind, Verdict::Kind::ours);
+  EXPECT_EQ(v.summary, "kubectl-pytorch's controller (the local cluster), env style worker-only");
+  EXPECT_EQ(model::pytorchjob::to_string(style_for(v)), "worker-only");
+  EXPECT_TRUE(v.notes.empty());
+  DetectionInput both = crd_only;
+  both.image = match_operator_image("kubeflow/training-operator:v1-855e096");
+  const auto b = combine(both, ours);
+  EXPECT_NE(b.kind, Verdict::Kind::ours);
+  ASSERT_FALSE(b.notes.empty());
+  EXPECT_NE(b.notes.back().find("runs beside the Training Operator"), std::string::npos);
+  EXPECT_EQ(combine(crd_only).kind, Verdict::Kind::crd);
+}
+
+TEST(DoctorDetect, OurControllerIsFoundByItsVersionOrItsDeploymentAndArgs) {
+  EXPECT_TRUE(is_local_cluster_version(R"({"gitVersion": "v1.32.0-kubectl-pytorch+controller"})"));
+  EXPECT_FALSE(is_local_cluster_version(R"({"gitVersion": "v1.32.0-kubectl-pytorch"})"));  // --server-only
+  EXPECT_FALSE(is_local_cluster_version(R"({"gitVersion": "v1.32.0"})"));
+  EXPECT_FALSE(is_local_cluster_version("not json"));
+  EXPECT_TRUE(is_our_controller_deployment("kubectl-pytorch-controller", {}));
+  EXPECT_TRUE(
+      is_our_controller_deployment("renamed", {{"app.kubernetes.io/name", "kubectl-pytorch-controller"}}));
+  EXPECT_FALSE(is_our_controller_deployment("training-operator", {}));
+  EXPECT_EQ(model::pytorchjob::to_string(style_from_controller_args({"controller", "--leader-elect"})),
+            "worker-only");
+  EXPECT_EQ(model::pytorchjob::to_string(style_from_controller_args({"controller", "--env-style=legacy"})),
+            "legacy");
+  EXPECT_EQ(
+      model::pytorchjob::to_string(style_from_controller_args({"controller", "--env-style", "torchrun"})),
+      "torchrun");
+}
+
 }  // namespace
 }  // namespace kpt::plugin
