@@ -71,7 +71,8 @@ void BM_Create(benchmark::State& state) {
   std::int64_t i = 0;
   for (auto _ : state) {
     const std::string name = "p" + std::to_string(i++);
-    auto r = store.mutate("pods", "default", name, [&](const auto&) -> Expected<json> { return pod(name, 1); });
+    auto r =
+        store.mutate("pods", "default", name, [&](const auto&) -> Expected<json> { return pod(name, 1); });
     if (!r) state.SkipWithError("create failed");
   }
   state.SetItemsProcessed(i);
@@ -117,7 +118,8 @@ void BM_ReopenSqlite(benchmark::State& state) {
     }
     for (std::int64_t p = 0; p < state.range(0); ++p) {
       const std::string name = "p" + std::to_string(p);
-      (void)store.mutate("pods", "default", name, [&](const auto&) -> Expected<json> { return pod(name, 1); });
+      (void)store.mutate("pods", "default", name,
+                         [&](const auto&) -> Expected<json> { return pod(name, 1); });
     }
   }
   for (auto _ : state) {
