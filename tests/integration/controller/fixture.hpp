@@ -41,6 +41,17 @@ inline std::unique_ptr<kube::ApiClient> client_for(const apiserver::ApiServer& s
   return std::make_unique<kube::RestClient>(config, kube::make_curl_transport({}), options);
 }
 
+/// The faults both generations' suites reconcile under: 5% 500s, 5% 429s, every watch cut after
+/// seven events, and history compacted so that a resumed watch must relist (410).
+inline void inject_faults(apiserver::ApiServer& server) {
+  apiserver::FaultPlan faults;
+  faults.error_rate_500 = 0.05;
+  faults.error_rate_429 = 0.05;
+  faults.cut_watch_after_events = 7;
+  faults.compact_history = true;
+  server.set_fault_plan(faults);
+}
+
 inline nlohmann::json job(int i, const std::string& restart = "OnFailure") {
   const auto tmpl =
       nlohmann::json::parse(R"({"spec": {"containers": [{"name": "pytorch", "image": "img"}]}})");

@@ -85,12 +85,7 @@ TEST_F(TrainJobIntegration, EveryTrainJobCompletesWithItsJobSetsChildrenUnderInj
   constexpr int k_jobs = 8;
   for (int i = 0; i < k_jobs; ++i)
     ASSERT_TRUE(api->create(kube::resources::trainjobs(), "default", trainjob(i)));
-  apiserver::FaultPlan faults;
-  faults.error_rate_500 = 0.05;
-  faults.error_rate_429 = 0.05;
-  faults.cut_watch_after_events = 7;
-  faults.compact_history = true;
-  server->set_fault_plan(faults);
+  inject_faults(*server);
   auto controller_client = client_for(*server);
   {
     Running c(*controller_client, config());
