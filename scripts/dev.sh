@@ -19,10 +19,11 @@ packages=(cmake ninja-build g++ pkg-config git ca-certificates ccache clang-form
   golang-k8s-kube-openapi-dev python3 openssl libnss-wrapper python3-torch
   protobuf-compiler libprotobuf-dev)
 if [ "$mode" = test ]; then
-  # The differential tests' oracles (valijson, yaml-cpp) and the sanitizer stage's clang, lld and
-  # llvm-symbolizer (scripts/sanitize.sh).
+  # The differential tests' oracles (valijson, yaml-cpp), the sanitizer stage's clang, lld and
+  # llvm-symbolizer (scripts/sanitize.sh), and the image suite's second reader and registry.
   packages+=(bats python3-jsonschema python3-yaml util-linux procps python3-kubernetes hyperfine
-    libvalijson-dev libyaml-cpp-dev clang-14 libclang-rt-14-dev lld-14 llvm-14)
+    libvalijson-dev libyaml-cpp-dev clang-14 libclang-rt-14-dev lld-14 llvm-14 skopeo docker-registry
+    binutils curl)
 fi
 
 missing=()
