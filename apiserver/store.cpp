@@ -84,7 +84,9 @@ void Store::replay(const Revision& revision) {
   std::string type = "ADDED";
   if (revision.deleted) {
     type = "DELETED";
-    reindex(parts->resource, previous, nullptr);
+    // Compaction may have dropped every earlier revision of the key (its creation was older than the
+    // mark, its deletion is not): the deletion's own copy of the object is what is unindexed then.
+    reindex(parts->resource, previous.is_object() ? previous : obj, nullptr);
     if (it != objects.end()) objects.erase(it);
   } else {
     if (!revision.created) type = "MODIFIED";
@@ -231,6 +233,7 @@ void Store::reindex(const std::string& resource, const nlohmann::json& before, c
     if (!obj.is_object() || !obj.contains("metadata")) return std::string{};
     return obj["metadata"].value("uid", std::string{});
   };
+  if (!after.is_object() && !before.is_object()) return;
   const auto& meta = (after.is_object() ? after : before).value("metadata", nlohmann::json::object());
   const std::string ns = meta.value("namespace", "");
   const std::string name = meta.value("name", "");

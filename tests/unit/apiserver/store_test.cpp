@@ -143,6 +143,41 @@ TEST_P(StoreOverStorage, CompactionKeepsTheLatestOfEachKeyAndAnOlderWatchIsGone)
   EXPECT_EQ(recent->size(), 2U);
 }
 
+// Found by the local cluster's soak: a server that had compacted away an object's creation but kept its later
+// deletion could not start again (the replay read the deleted object's metadata from nothing).
+TEST_P(StoreOverStorage, ADeletionWhoseCreationWasCompactedAwayReplays) {
+  StoreOptions small;
+  small.history_window = 5;
+  std::uint64_t deleted_at = 0;
+  {
+    auto store = reopen(small);
+    auto owned = pod("owned");
+    owned["metadata"]["ownerReferences"] = json::array({{{"uid", "owner-1"}, {"kind", "PyTorchJob"}}});
+    ASSERT_TRUE(put(*store, owned));
+    ASSERT_TRUE(put(*store, pod("changed")));
+    // The first compaction marks revision 1000; the deletion lands just after it, the creation before.
+    for (int i = 0; store->current_rv() < 1001; ++i) ASSERT_TRUE(put(*store, pod("busy", i)));
+    ASSERT_TRUE(store->erase(k_pods, "default", "owned"));
+    deleted_at = store->current_rv();
+    ASSERT_TRUE(put(*store, pod("changed", 7)));
+    for (int i = 0; i < 50; ++i) ASSERT_TRUE(put(*store, pod("busy", 2000 + i)));
+  }
+  auto stored = storage()->revisions();
+  ASSERT_TRUE(stored);
+  std::size_t owned_rows = 0;
+  for (const auto& r : *stored) {
+    if (r.key.find("owned") == std::string::npos) continue;
+    ++owned_rows;
+    EXPECT_TRUE(r.deleted);
+    EXPECT_EQ(r.id, deleted_at);
+  }
+  ASSERT_EQ(owned_rows, 1U) << "the case needs a deletion without its creation";
+  auto store = reopen(small);
+  EXPECT_FALSE(store->get(k_pods, "default", "owned"));
+  EXPECT_EQ((*store->get(k_pods, "default", "changed"))["spec"]["generation"], 7);
+  EXPECT_EQ(store->list(k_pods, "default").size(), 2U);
+}
+
 TEST_P(StoreOverStorage, ADryRunStoresNothing) {
   {
     auto store = reopen();
