@@ -220,7 +220,7 @@ int print_env(Context& ctx, const EnvOptions& o, const model::pytorchjob::JobSpe
   auto notes = model::pytorchjob::explain_env(spec, style);
   for (auto& n : duplicate_notes(pods)) notes.push_back(std::move(n));
   if (!notes.empty()) ctx.out << "\n";
-  for (const auto& n : notes) ctx.out << "note: " << n << "\n";
+  ctx.out << util::note_lines(notes);
   return exit_code::ok;
 }
 
@@ -315,7 +315,7 @@ int run_trainjob_env(Context& ctx, const EnvOptions& o, const LoadedJob& loaded,
   ctx.out << "\n";
   write_env_table(ctx.out, trainjob_env_header(), *rows, ctx.colour_out());
   if (!plan->notes.empty()) ctx.out << "\n";
-  for (const auto& n : plan->notes) ctx.out << "note: " << n << "\n";
+  ctx.out << util::note_lines(plan->notes);
   return exit_code::ok;
 }
 

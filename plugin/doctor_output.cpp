@@ -274,7 +274,7 @@ void write_doctor_table(std::ostream& out, const DoctorReport& report, bool colo
     out << line << "\n";
   }
   if (!report.verdict.notes.empty()) out << "\n";
-  for (const auto& n : report.verdict.notes) out << "note: " << n << "\n";
+  out << util::note_lines(report.verdict.notes);
   out << "\nverdict: " << report.verdict.summary << "\n";
 }
 

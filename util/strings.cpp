@@ -98,4 +98,42 @@ std::string quote(std::string_view value, std::size_t max) {
   return out;
 }
 
+std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent) {
+  std::string out;
+  std::size_t column = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    if (text[pos] == ' ') {
+      ++pos;
+      continue;
+    }
+    std::size_t end = text.find(' ', pos);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(pos, end - pos);
+    if (column == 0) {
+      out += word;
+      column = word.size();
+    } else if (column + 1 + word.size() <= width) {
+      out += ' ';
+      out += word;
+      column += 1 + word.size();
+    } else {
+      out += '\n';
+      out.append(indent, ' ');
+      out += word;
+      column = indent + word.size();
+    }
+    pos = end;
+  }
+  return out;
+}
+
+std::string note_lines(const std::vector<std::string>& notes) {
+  constexpr std::size_t k_width = 120;
+  constexpr std::size_t k_indent = sizeof("note: ") - 1;
+  std::string out;
+  for (const auto& n : notes) out += wrap_words("note: " + n, k_width, k_indent) + "\n";
+  return out;
+}
+
 }  // namespace kpt::util

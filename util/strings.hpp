@@ -27,4 +27,12 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
 /// hostile input cannot flood a terminal.
 std::string quote(std::string_view value, std::size_t max = 80);
 
+/// `text` broken at spaces into lines of at most `width` characters, each line after the
+/// first starting with `indent` spaces; a word longer than a line stays whole rather than
+/// being cut. For notes a terminal shows: 120 columns is what the table beside them fits.
+std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent);
+
+/// Each note as "note: TEXT" wrapped to 120 columns under its first word, one per line.
+std::string note_lines(const std::vector<std::string>& notes);
+
 }  // namespace kpt::util

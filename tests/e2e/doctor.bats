@@ -155,7 +155,7 @@ YAML
   run --separate-stderr "$KPT_BIN" doctor
   [ "$status" -eq 0 ]
   [[ "$output" == *$'\n'"job pods                         found            1 pod labelled as by v1.4.0-v1.5.0"$'\n'* ]]
-  [[ "$output" == *$'\n'"note: pods of existing jobs carry the labels of v1.4.0-v1.5.0, not of v1.7.0: another release made them (before an upgrade?)"$'\n'* ]]
+  [[ "$output" == *$'\n'"note: pods of existing jobs carry the labels of v1.4.0-v1.5.0, not of v1.7.0: another release made them (before an"$'\n'"      upgrade?)"$'\n'* ]]
   [ "${lines[${#lines[@]}-1]}" = "verdict: operator v1.7.0: the image and the CRD agree" ]
   run --separate-stderr "$KPT_BIN" doctor -o json
   [ "$(echo "$output" | python3 -c 'import json,sys; p=json.load(sys.stdin)["jobPods"]; print(p["state"], p["pods"], p["labelReleases"])')" = "found 1 ['v1.4.0', 'v1.5.0']" ]

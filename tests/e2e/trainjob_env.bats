@@ -22,8 +22,11 @@ TESTDATA="$KPT_SOURCE_DIR/testdata/trainjob"
   [ "${lines[8]}" = "PET_NPROC_PER_NODE      1                                               1" ]
   [ "${lines[9]}" = "PET_NODE_RANK *         0                                               1" ]
   [ "${lines[12]}" = "JOB_COMPLETION_INDEX *  0                                               1" ]
-  [ "${lines[14]}" = "note: torchrun, not Trainer, sets RANK, LOCAL_RANK and WORLD_SIZE for each process it starts, from these PET_* variables; a plain \`python train.py\` sees none of them" ]
-  [ "${lines[15]}" = "note: world size = PET_NNODES x PET_NPROC_PER_NODE = 2 x 1 = 2" ]
+  # Notes wrap at 120 columns under their first word.
+  [ "${lines[14]}" = "note: torchrun, not Trainer, sets RANK, LOCAL_RANK and WORLD_SIZE for each process it starts, from these PET_*" ]
+  [ "${lines[15]}" = "      variables; a plain \`python train.py\` sees none of them" ]
+  [ "${lines[16]}" = "note: world size = PET_NNODES x PET_NPROC_PER_NODE = 2 x 1 = 2" ]
+  for line in "${lines[@]}"; do [ "${#line}" -le 120 ]; done
 }
 
 @test "each release's PET_NPROC_PER_NODE for the runtime-patches example (cpu requests 2, limits 4)" {
@@ -46,7 +49,7 @@ JOB_COMPLETION_INDEX=1" ]
   run --separate-stderr "$KPT_BIN" env "$TESTDATA/multi-node.yaml" --trainer v2.0.0
   [ "$status" -eq 0 ]
   [ "${lines[8]}" = "PET_NPROC_PER_NODE      auto                                            auto" ]
-  [[ "$output" == *"note: PET_NPROC_PER_NODE=auto: torchrun starts one process per visible GPU, or one per CPU core of the host when it sees none (release v2.0.0 passes auto through without resourcesPerNode)"* ]]
+  [[ "$output" == *"note: PET_NPROC_PER_NODE=auto: torchrun starts one process per visible GPU, or one per CPU core of the host when it sees"$'\n'"      none (release v2.0.0 passes auto through without resourcesPerNode)"* ]]
 }
 
 @test "a TrainingRuntime in the same file, and one given with -f, is the runtime used" {

@@ -41,6 +41,44 @@ TEST(ParseDuration, AcceptsKubectlStyleDurations) {
   }
 }
 
+TEST(WrapWords, BreaksAtSpacesWithAHangingIndent) {
+  EXPECT_EQ(wrap_words("note: one two three four", 16, 6), "note: one two\n      three four");
+  EXPECT_EQ(wrap_words("note: one two three four", 15, 6), "note: one two\n      three\n      four");
+  EXPECT_EQ(wrap_words("short", 14, 6), "short");
+  EXPECT_EQ(wrap_words("", 14, 6), "");
+}
+
+TEST(WrapWords, NoLineIsLongerThanTheWidthUnlessOneWordIs) {
+  const std::string text =
+      "note: world size = PET_NNODES x PET_NPROC_PER_NODE = 2 x 1 = 2 and more words after it";
+  for (std::size_t width = 20; width <= 60; ++width) {
+    const auto lines = split(wrap_words(text, width, 6), '\n');
+    for (const auto& line : lines) {
+      const bool one_word = line.find(' ', line.find_first_not_of(' ')) == std::string::npos;
+      if (!one_word) {
+        EXPECT_LE(line.size(), width) << "width " << width << ": " << line;
+      }
+    }
+  }
+  EXPECT_EQ(wrap_words("a https://example.com/a/very/long/address b", 10, 2),
+            "a\n  https://example.com/a/very/long/address\n  b");
+}
+
+TEST(WrapWords, RunsOfSpacesCollapse) { EXPECT_EQ(wrap_words("a  b   c", 80, 2), "a b c"); }
+
+TEST(NoteLines, EachNoteIsOneParagraphOf120ColumnsUnderItsFirstWord) {
+  std::string long_note;
+  for (int i = 0; i < 40; ++i) long_note += "word" + std::to_string(i) + " ";
+  const auto text = note_lines({"short", long_note});
+  const auto lines = split(text, '\n');
+  ASSERT_GE(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "note: short");
+  EXPECT_TRUE(starts_with(lines[1], "note: word0 word1"));
+  EXPECT_TRUE(starts_with(lines[2], "      word"));
+  for (const auto& line : lines) EXPECT_LE(line.size(), 120u);
+  EXPECT_TRUE(ends_with(text, "word39\n"));
+}
+
 TEST(Quote, CutsLongValues) {
   EXPECT_EQ(quote("abc"), "'abc'");
   EXPECT_EQ(quote("abcdef", 3), "'abc...'");
