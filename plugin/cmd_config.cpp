@@ -39,6 +39,7 @@ void add_config_command(CLI::App& app, Context& ctx) {
   auto* cmd =
       app.add_subcommand("config-resolve", "Show what the kubeconfig and connection flags resolve to");
   cmd->group("");  // hidden: a debugging aid, and the oracle test's probe
+  cmd->footer("Exit codes: 0 printed; 2 no usable kubeconfig or a bad flag.");
   auto output = std::make_shared<std::string>("json");
   cmd->add_option("-o,--output", *output, "Output format: json")->check(CLI::IsMember({"json"}));
   cmd->callback([&ctx] {

@@ -177,6 +177,11 @@ void add_controller_command(CLI::App& app, Context& ctx) {
       "where the API server serves them)");
   cmd->add_option("--resync", flags->resync, "Re-list everything this often")->capture_default_str();
   cmd->add_flag("--no-events", flags->no_events, "Do not record Events");
+  cmd->footer(
+      "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 the controller cannot run (a Training Operator "
+      "reconciles\n"
+      "the same jobs, the kinds it is asked for are not served, its lease is lost); 2 usage or no usable\n"
+      "kubeconfig.");
   cmd->callback([&ctx, flags, cmd] {
     if (cmd->got_subcommand("manifests")) return;
     ctx.exit_code = run(ctx, *flags);
@@ -184,6 +189,11 @@ void add_controller_command(CLI::App& app, Context& ctx) {
 
   auto* manifests =
       cmd->add_subcommand("manifests", "Print the CRD, RBAC and Deployment to run the controller in-cluster");
+  manifests->footer(
+      "Examples:\n"
+      "  kubectl pytorch controller manifests | kubectl apply --server-side -f -\n"
+      "  kubectl pytorch controller manifests --trainer --image REGISTRY/kubectl-pytorch:v0.1.0@sha256:...\n"
+      "Exit codes: 0 printed; 2 usage.");
   manifests->add_option("--image", flags->image, "Controller image")->capture_default_str();
   manifests->add_flag(
       "--trainer", flags->trainer,

@@ -51,7 +51,10 @@ void add_convert_command(CLI::App& app, Context& ctx) {
       "no equivalent (and where to set it instead).\n"
       "Examples:\n"
       "  kubectl pytorch convert pytorchjob.yaml > trainjob.yaml\n"
-      "  kubectl pytorch convert pytorchjob.yaml 2>/dev/null | kubectl apply -f -");
+      "  kubectl pytorch convert pytorchjob.yaml 2>/dev/null | kubectl apply -f -\n"
+      "Exit codes: 0 converted; 1 the job cannot be converted; 2 usage or I/O error (an unreadable file, a "
+      "file\n"
+      "that does not hold exactly one PyTorchJob).");
   cmd->callback([&ctx, path] { ctx.exit_code = run_convert(ctx, *path); });
 }
 

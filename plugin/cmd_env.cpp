@@ -399,7 +399,10 @@ void add_env_command(CLI::App& app, Context& ctx) {
       "  kubectl pytorch env job.yaml                     # every pod's env under the detected release\n"
       "  kubectl pytorch env job.yaml --operator v1.7.0 --offline   # a release, without a cluster\n"
       "  env -i $(kubectl pytorch env job.yaml -o dotenv --pod worker-1) python3 train.py\n"
-      "  kubectl pytorch env job.yaml --live              # the running pods' env against the expectation");
+      "  kubectl pytorch env job.yaml --live              # the running pods' env against the expectation\n"
+      "Exit codes: 0 printed; 1 --live found a pod whose env differs, or the runtime or the cluster cannot "
+      "be\n"
+      "read; 2 usage or I/O error (a bad flag, an unreadable file, no usable kubeconfig).");
   cmd->callback([&ctx, opts] { ctx.exit_code = run_env(ctx, *opts); });
 }
 

@@ -100,6 +100,12 @@ void add_local_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "local", "Run the embedded cluster (API server, controller, local node) in the background");
   cmd->require_subcommand(1);
+  // Set before the subcommands are added: CLI11 copies a parent's footer into each child it creates.
+  cmd->footer(
+      "Exit codes: 0 done (local status: it runs); 1 the server did not answer or stop in time (local "
+      "status:\n"
+      "it does not run); 2 usage or I/O error (a bad flag, the state directory or kubeconfig cannot be\n"
+      "written, a server that exits while it starts, another server on the state directory).");
   auto flags = std::make_shared<LocalFlags>();
   const auto add_state_dir = [flags](CLI::App* sub) {
     sub->add_option(

@@ -73,7 +73,10 @@ void add_logs_command(CLI::App& app, Context& ctx) {
       "  kubectl pytorch logs mnist-dp                      # every replica's log, prefixed [worker-0 r0]\n"
       "  kubectl pytorch logs mnist-dp -f                   # follow to the end; exit code as 'run'\n"
       "  kubectl pytorch logs mnist-dp --replica worker-1 --tail 20\n"
-      "  kubectl pytorch logs trainjob/mnist -f --local");
+      "  kubectl pytorch logs trainjob/mnist -f --local\n"
+      "Exit codes: 0 printed; 1 no such job, or the cluster cannot be reached; 2 usage or no usable "
+      "kubeconfig;\n"
+      "with -f as run's: rank 0's exit code when the job failed (1 without one), 130 interrupted.");
   cmd->callback([&ctx, flags] {
     auto target = open_job_target(ctx, flags->local);
     if (!target) {

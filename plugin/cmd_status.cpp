@@ -129,7 +129,9 @@ void add_status_command(CLI::App& app, Context& ctx) {
       "Examples:\n"
       "  kubectl pytorch status                  # every PyTorchJob and TrainJob in the namespace\n"
       "  kubectl pytorch status mnist-dp         # one job, by name\n"
-      "  kubectl pytorch status trainjob/mnist   # a TrainJob when a PyTorchJob has the same name");
+      "  kubectl pytorch status trainjob/mnist   # a TrainJob when a PyTorchJob has the same name\n"
+      "Exit codes: 0 shown; 1 no such job, or the cluster cannot be reached; 2 usage or no usable "
+      "kubeconfig.");
   cmd->callback([&ctx, flags] {
     auto target = open_job_target(ctx, flags->local);
     if (!target) {

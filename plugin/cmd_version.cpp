@@ -41,7 +41,9 @@ void add_version_command(CLI::App& app, Context& ctx) {
   cmd->footer(
       "Examples:\n"
       "  kubectl pytorch version\n"
-      "  kubectl pytorch version --cluster -o json");
+      "  kubectl pytorch version --cluster -o json\n"
+      "Exit codes: 0 printed; with --cluster, doctor's: 1 the cluster cannot be reached, 2 no usable "
+      "kubeconfig.");
   cmd->add_flag("--cluster", flags->cluster,
                 "Also report the cluster's Training Operator release (as doctor)");
   cmd->add_option("-o,--output", flags->output,

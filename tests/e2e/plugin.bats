@@ -36,6 +36,24 @@ teardown() { teardown_workdir; }
   [[ "$output" == *"124  run: --timeout reached"* ]]
 }
 
+@test "every command's help states its own exit codes once, and only run and logs name 124 or 130" {
+  commands=(validate env doctor run logs status convert completion version controller "controller manifests"
+    local "local up" "local down" "local reset" "local status")
+  for c in "${commands[@]}"; do
+    # shellcheck disable=SC2086 # the words of a subcommand
+    run "$KPT_BIN" $c --help
+    [ "$status" -eq 0 ] || { echo "$c: rc $status"; false; }
+    count=$(grep -c '^Exit code' <<<"$output" || true)
+    [ "$count" -eq 1 ] || { echo "$c: $count exit-code sections"; false; }
+    [[ "$output" != *"124  run: --timeout reached"* ]] || { echo "$c shows the whole table"; false; }
+    case "$c" in
+      run) [[ "$output" == *"124 --timeout"* && "$output" == *"130 interrupted"* ]] ;;
+      logs) [[ "$output" == *"130 interrupted"* && "$output" != *"124"* ]] ;;
+      *) [[ "$output" != *"130 interrupted"* ]] || { echo "$c names 130"; false; } ;;
+    esac
+  done
+}
+
 @test "an unknown command is a usage error with exit code 2" {
   run "$KPT_BIN" no-such-command
   [ "$status" -eq 2 ]
