@@ -1,4 +1,5 @@
-// JUnit XML for CI: one testsuite per file, one testcase per document.
+// JUnit XML for CI: one testsuite per file, one testcase per document, and at most one <failure> per
+// testcase (its body lists every error), so failures never exceed tests, as JUnit consumers count them.
 #include "plugin/diagnostic_output.hpp"
 
 #include <ostream>
@@ -47,10 +48,11 @@ std::string case_name(const DocumentReport& d) {
   return out;
 }
 
-std::size_t error_count(const Diagnostics& ds) {
-  std::size_t n = 0;
-  for (const auto& d : ds) n += d.severity == Severity::error ? 1 : 0;
-  return n;
+bool failed(const Diagnostics& ds) {
+  for (const auto& d : ds) {
+    if (d.severity == Severity::error) return true;
+  }
+  return false;
 }
 
 void write_case(std::ostream& out, const std::string& suite, const std::string& name, const Diagnostics& ds,
@@ -62,16 +64,26 @@ void write_case(std::ostream& out, const std::string& suite, const std::string& 
   }
   out << ">\n";
   if (skipped) out << "      <skipped message=\"document of another kind\"/>\n";
+  const Diagnostic* first = nullptr;
+  std::size_t errors = 0;
+  std::string failures;
   std::string notes;
   for (const auto& d : ds) {
     const std::string text = format_finding(d, nullptr, false);
     if (d.severity == Severity::error) {
-      out << "      <failure message=\""
-          << xml_escape(d.field_path.empty() ? d.message : d.field_path + ": " + d.message) << "\" type=\""
-          << xml_escape(d.rule_id) << "\">" << xml_escape(text) << "</failure>\n";
+      if (first == nullptr) first = &d;
+      ++errors;
+      failures += text;
     } else {
       notes += text;
     }
+  }
+  if (first != nullptr) {
+    std::string message =
+        first->field_path.empty() ? first->message : first->field_path + ": " + first->message;
+    if (errors > 1) message += " (and " + std::to_string(errors - 1) + " more)";
+    out << "      <failure message=\"" << xml_escape(message) << "\" type=\"" << xml_escape(first->rule_id)
+        << "\">" << xml_escape(failures) << "</failure>\n";
   }
   if (!notes.empty()) out << "      <system-out>" << xml_escape(notes) << "</system-out>\n";
   out << "    </testcase>\n";
@@ -85,9 +97,9 @@ void write_junit(const Report& report, std::ostream& out) {
   std::size_t skipped = 0;
   for (const auto& f : report.files) {
     tests += f.documents.size() + (f.file_findings.empty() ? 0 : 1);
-    failures += error_count(f.file_findings);
+    failures += failed(f.file_findings) ? 1 : 0;
     for (const auto& d : f.documents) {
-      failures += error_count(d.findings);
+      failures += failed(d.findings) ? 1 : 0;
       skipped += d.skipped ? 1 : 0;
     }
   }
@@ -95,10 +107,10 @@ void write_junit(const Report& report, std::ostream& out) {
   out << "<testsuites name=\"kubectl-pytorch validate\" tests=\"" << tests << "\" failures=\"" << failures
       << "\" errors=\"0\" skipped=\"" << skipped << "\">\n";
   for (const auto& f : report.files) {
-    std::size_t f_failures = error_count(f.file_findings);
+    std::size_t f_failures = failed(f.file_findings) ? 1 : 0;
     std::size_t f_skipped = 0;
     for (const auto& d : f.documents) {
-      f_failures += error_count(d.findings);
+      f_failures += failed(d.findings) ? 1 : 0;
       f_skipped += d.skipped ? 1 : 0;
     }
     const std::size_t f_tests = f.documents.size() + (f.file_findings.empty() ? 0 : 1);

@@ -25,7 +25,7 @@ teardown() { teardown_workdir; }
   [ "$output" = "$(cat "$V/seed.json")" ]
 }
 
-@test "-o junit prints one suite per file and a failure per error (golden)" {
+@test "-o junit prints one suite per file, a case per document and one failure per failed case (golden)" {
   run "$KPT_BIN" validate -o junit mnist-dp.yaml
   [ "$status" -eq 1 ]
   [ "$output" = "$(cat "$V/seed.junit.xml")" ]

@@ -170,7 +170,7 @@ TEST(DiagnosticOutput, JsonHasTheDocumentedStableShape) {
 )json");
 }
 
-TEST(DiagnosticOutput, JunitHasASuitePerFileACasePerDocumentAndAFailurePerError) {
+TEST(DiagnosticOutput, JunitHasASuitePerFileACasePerDocumentAndAFailurePerFailedDocument) {
   std::ostringstream out;
   write_junit(one_file_report(), out);
   EXPECT_EQ(
@@ -192,6 +192,33 @@ TEST(DiagnosticOutput, JunitHasASuitePerFileACasePerDocumentAndAFailurePerError)
       "    </testcase>\n"
       "  </testsuite>\n"
       "</testsuites>\n");
+}
+
+TEST(DiagnosticOutput, JunitGivesADocumentWithSeveralErrorsOneFailureThatListsThemAll) {
+  auto report = one_file_report();
+  report.files[0].documents[0].findings.push_back(Diagnostic{Severity::error,
+                                                             {"jobs/a.yaml", 7, 3},
+                                                             "spec.restartPolicy",
+                                                             "lint.misplaced-field",
+                                                             "unknown field",
+                                                             ""});
+  std::ostringstream out;
+  write_junit(report, out);
+  const std::string xml = out.str();
+  EXPECT_NE(xml.find("<testsuites name=\"kubectl-pytorch validate\" tests=\"2\" failures=\"1\""),
+            std::string::npos);
+  EXPECT_NE(xml.find("<testsuite name=\"jobs/a.yaml\" tests=\"2\" failures=\"1\""), std::string::npos);
+  std::size_t failures = 0;
+  for (auto at = xml.find("<failure "); at != std::string::npos; at = xml.find("<failure ", at + 1))
+    ++failures;
+  EXPECT_EQ(failures, 1U);
+  EXPECT_NE(xml.find("message=\"spec.cleanPodPolicy: unknown field &apos;cleanPodPolicy&apos; (it belongs in "
+                     "spec.runPolicy) (and 1 more)\" type=\"lint.misplaced-field\">"),
+            std::string::npos);
+  EXPECT_NE(
+      xml.find(
+          "jobs/a.yaml:7:3: error: spec.restartPolicy: unknown field [lint.misplaced-field]\n</failure>"),
+      std::string::npos);
 }
 
 TEST(DiagnosticOutput, SummaryLineCountsInWords) {
