@@ -132,6 +132,10 @@ Expected<int> ClusterLifecycle::spawn() const {
                                    "--port",
                                    std::to_string(m_options.port)};
   if (m_options.server_only) args.emplace_back("--server-only");
+  if (m_options.watch_history > 0) {
+    args.emplace_back("--watch-history");
+    args.push_back(std::to_string(m_options.watch_history));
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

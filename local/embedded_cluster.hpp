@@ -4,6 +4,7 @@
 #include "local/cluster_paths.hpp"
 #include "util/expected.hpp"
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -15,6 +16,7 @@ struct ClusterOptions {
   bool server_only = false;     ///< only the API server: no controller, no node
   std::string default_workdir;  ///< for pods without the workdir annotation
   std::string env_style = "worker-only";
+  std::size_t watch_history = 0;  ///< events kept for watch resumption; 0: the store's default (10,000)
 };
 
 /// The embedded cluster in this process: the API server, our controller and the local node.

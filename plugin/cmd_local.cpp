@@ -23,6 +23,7 @@ struct LocalFlags {
   int port = 0;
   bool server_only = false;  ///< only the API server: no controller, no node
   std::string workdir;       ///< where pods without a working directory of their own run
+  std::size_t watch_history = 0;
 };
 
 ClusterPaths paths_for(const Context& ctx, const LocalFlags& f) {
@@ -33,6 +34,7 @@ ClusterLifecycle lifecycle_for(const Context& ctx, const LocalFlags& f) {
   local::LifecycleOptions options;
   options.port = f.port;
   options.server_only = f.server_only;
+  options.watch_history = f.watch_history;
   return ClusterLifecycle(paths_for(ctx, f), options);
 }
 
@@ -119,6 +121,15 @@ void add_local_command(CLI::App& app, Context& ctx) {
                  "Where to write the kubeconfig (default ~/.kube/kubectl-pytorch-local.yaml)");
   up->add_option("--port", flags->port, "Port on 127.0.0.1 (default: a free one)");
   up->add_flag("--server-only", flags->server_only, "Run only the API server (no controller, no node)");
+  const auto add_watch_history = [flags](CLI::App* sub) {
+    sub->add_option(
+           "--watch-history", flags->watch_history,
+           "Changes kept for resuming watches, 100 to 1000000 (default 10000; an older resourceVersion "
+           "gets 410 Gone): the largest thing the server holds in memory")
+        ->type_name("N")
+        ->check(CLI::Range(std::size_t{100}, std::size_t{1'000'000}).description(""));
+  };
+  add_watch_history(up);
   up->callback([&ctx, flags] { run_up(ctx, *flags); });
 
   auto* down = cmd->add_subcommand("down", "Stop the local cluster");
@@ -138,6 +149,7 @@ void add_local_command(CLI::App& app, Context& ctx) {
   add_state_dir(serve);
   serve->add_option("--port", flags->port, "Port on 127.0.0.1 (0: a free one)");
   serve->add_flag("--server-only", flags->server_only, "Run only the API server");
+  add_watch_history(serve);
   serve->add_option("--workdir", flags->workdir,
                     "Where pods without a workingDir run their commands (default: the current directory, "
                     "which 'local up' passes on)");
@@ -146,6 +158,7 @@ void add_local_command(CLI::App& app, Context& ctx) {
     options.paths = paths_for(ctx, *flags);
     options.port = flags->port;
     options.server_only = flags->server_only;
+    options.watch_history = flags->watch_history;
     // Pods run where `local up` was started (its server inherits that directory), as
     // `python3 train.py` next to the manifest expects.
     std::error_code ec;
