@@ -1,5 +1,6 @@
-// lint.image-placeholder: images copied from a guide (YOUR-IMAGE, <image>) and unpinned
-// images (`:latest` or no tag), which let the pods of one job run different code.
+// lint.image-placeholder: images copied from a guide (YOUR-IMAGE, <image>); lint.image-unpinned:
+// `:latest` or no tag, which let the pods of one job run different code. Two ids, so a team that
+// deploys :latest on purpose turns off that one and keeps the placeholder check.
 #include "schema/rules/lint_checks.hpp"
 #include "schema/rules/rule_helpers.hpp"
 #include "util/strings.hpp"
@@ -57,7 +58,7 @@ Diagnostics check_image_lint(const yaml::Document& doc) {
         const auto tag = tag_of(text);
         if (tag == Tag::pinned) continue;
         out.push_back(make_finding(
-            doc, image->pos, Severity::warning, path, "lint.image-placeholder",
+            doc, image->pos, Severity::warning, path, "lint.image-unpinned",
             "image " + util::quote(text) +
                 (tag == Tag::latest ? " uses the ':latest' tag" : " has no tag, so ':latest' is pulled") +
                 ", and the pods of one job may run different images",

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -132,7 +133,7 @@ TEST(Lints, WorkerOnlyJobsWithoutMasterEnv) {
     SCOPED_TRACE(c.name);
     RuleOptions opts;
     opts.release = rel(c.release);
-    opts.disabled = {"lint.image-placeholder"};
+    opts.disabled = {"lint.image-placeholder", "lint.image-unpinned"};
     EXPECT_EQ(show_all(check_lints(read_one(c.yaml), opts)), c.want);
   }
 }
@@ -194,14 +195,14 @@ TEST(Lints, JobLevelLints) {
       {"latest and untagged images are unpinned",
        job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]", 2, "pytorch/pytorch:latest")),
        {"13:20 warning spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image "
-        "[lint.image-placeholder]: "
+        "[lint.image-unpinned]: "
         "image 'pytorch/pytorch:latest' uses the ':latest' tag, and the pods of one job may run different "
         "images | "
         "hint: pin a version tag or a digest (name@sha256:...)"}},
       {"a registry port is not a tag",
        job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]", 2, "localhost:5000/train")),
        {"13:20 warning spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].image "
-        "[lint.image-placeholder]: "
+        "[lint.image-unpinned]: "
         "image 'localhost:5000/train' has no tag, so ':latest' is pulled, and the pods of one job may run "
         "different images | hint: pin a version tag or a digest (name@sha256:...)"}},
       {"a digest pins the image",
@@ -279,6 +280,23 @@ TEST(Lints, DisabledLintsAreLeftOut) {
   EXPECT_EQ(found[0].rule_id, "lint.image-placeholder");
   EXPECT_TRUE(is_lint_id("lint.zero-workers"));
   EXPECT_FALSE(is_lint_id("operator.job-name"));
+}
+
+TEST(Lints, AnUnpinnedImageAndAPlaceholderAreTurnedOffApart) {
+  const auto doc =
+      read_one(job("  pytorchReplicaSpecs:\n" + worker("[torchrun, t.py]", 2, "pytorch/pytorch:latest")));
+  const auto image_ids = [&](const std::set<std::string, std::less<>>& disabled) {
+    RuleOptions opts;
+    opts.disabled = disabled;
+    std::vector<std::string> ids;
+    for (const auto& d : check_lints(doc, opts)) {
+      if (d.rule_id.rfind("lint.image-", 0) == 0) ids.push_back(d.rule_id);
+    }
+    return ids;
+  };
+  EXPECT_EQ(image_ids({"lint.image-placeholder"}), std::vector<std::string>{"lint.image-unpinned"});
+  EXPECT_TRUE(image_ids({"lint.image-unpinned"}).empty());
+  EXPECT_TRUE(is_lint_id("lint.image-unpinned"));
 }
 
 TEST(LaunchCommand, ClassifiesHowTheContainerStartsPyTorch) {
