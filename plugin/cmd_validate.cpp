@@ -241,9 +241,9 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       "/openapi/v3 when CRDs may not be read), cached per server and CRD resourceVersion, and the\n"
       "default --operator is the release doctor detects; --crd FILE wins over the cluster's CRD.\n"
       "TrainJob, TrainingRuntime and ClusterTrainingRuntime documents are checked against the carried\n"
-      "Trainer v2 schemas of --trainer (CEL rules included), or the CRDs of --crd FILE when it has them.\n"
-      "Lints (--disable ID): " +
-      util::join(schema::rules::lint_ids(), ", ") +
+      "Trainer v2 schemas of --trainer (CEL rules included), or the CRDs of --crd FILE when it has "
+      "them.\n" +
+      util::wrap_words("Lints (--disable ID): " + util::join(schema::rules::lint_ids(), ", "), 110, 2) +
       "\n"
       "Exit codes: 0 no findings of error severity, 1 findings of error severity, 2 usage or I/O error.\n"
       "Examples:\n"
@@ -271,15 +271,20 @@ void add_validate_command(CLI::App& app, Context& ctx) {
                   "ClusterTrainingRuntimes (default: the one detected in the cluster, else " +
                       model::trainjob::k_newest_trainer_release.to_string() + ")")
       ->type_name("vX.Y.Z");
+  // Two flags, not CLI11's "--strict,!--no-strict", whose help shows "--strict,--no-strict{false}".
   cmd->add_flag(
-      "--strict,!--no-strict", flags->strict,
+      "--strict", flags->strict,
       "Unknown fields are errors (kubectl --validate=strict, the default); --strict=false makes them "
       "warnings");
+  cmd->add_flag_callback(
+      "--no-strict", [flags] { flags->strict = false; }, "Unknown fields are warnings (as --strict=false)");
   cmd->add_flag("-q,--quiet", flags->quiet, "Print only errors, no summary");
   cmd->add_option("--max-bytes", flags->max_bytes, "Largest input read, in bytes")->capture_default_str();
   cmd->add_option("--disable", flags->disabled, "Turn off a lint (repeatable)")->type_name("ID");
-  cmd->add_option("-j,--jobs", flags->jobs, "Files validated in parallel (default: number of cores)")
-      ->check(CLI::Range(1u, 256u));
+  cmd->add_option("-j,--jobs", flags->jobs,
+                  "Files validated in parallel, 1 to 256 (default: number of cores)")
+      ->type_name("N")
+      ->check(CLI::Range(1u, 256u).description(""));
   cmd->add_flag(
       "--offline", flags->offline,
       "Do not contact a cluster (validate uses --crd or the carried schema, and --operator or v1.9.4)");

@@ -83,11 +83,13 @@ teardown() { teardown_workdir; }
   [ "$status" -eq 0 ]
 }
 
-@test "--strict=false makes unknown fields warnings" {
-  run "$KPT_BIN" validate --strict=false --disable lint.worker-only-no-master-env mnist-dp.yaml
-  [ "$status" -eq 0 ]
-  [[ "${lines[0]}" == "mnist-dp.yaml:6:3: warning: spec.cleanPodPolicy: "* ]]
-  [ "${lines[${#lines[@]}-1]}" = "0 errors, 3 warnings in 1 document (1 file)" ]
+@test "--strict=false and --no-strict make unknown fields warnings" {
+  for flag in --strict=false --no-strict; do
+    run "$KPT_BIN" validate "$flag" --disable lint.worker-only-no-master-env mnist-dp.yaml
+    [ "$status" -eq 0 ]
+    [[ "${lines[0]}" == "mnist-dp.yaml:6:3: warning: spec.cleanPodPolicy: "* ]]
+    [ "${lines[${#lines[@]}-1]}" = "0 errors, 3 warnings in 1 document (1 file)" ]
+  done
 }
 
 @test "--disable turns a lint off and rejects unknown ids" {
