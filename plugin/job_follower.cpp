@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -150,7 +151,9 @@ class Follower {
     for (const auto& [key, tail] : m_tails) all_done = all_done && tail->done();
     if (!all_done && m_clock.steady_now() - *m_finished_at < m_options.drain) return std::nullopt;
     const int code = exit_code_for(view);
-    if (m_options.progress) m_console.note(summary_line(view, elapsed()));
+    // A job followed after it started (logs -f) ran longer than this follow: its status says how long.
+    if (m_options.progress)
+      m_console.note(summary_line(view, std::max(elapsed(), view.ran_for.value_or(0.0))));
     return end_with(view.succeeded ? FollowEnd::succeeded : FollowEnd::failed, code, view.message);
   }
 

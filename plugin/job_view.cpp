@@ -1,11 +1,13 @@
 #include "plugin/job_view.hpp"
 
 #include "util/strings.hpp"
+#include "util/time.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 
 namespace kpt::plugin {
@@ -111,6 +113,19 @@ std::string meta_string(const json& object, const char* key) {
   return object.value("metadata", json::object()).value(key, "");
 }
 
+/// Seconds from `from` to `to` (RFC 3339 strings), when both parse and are in order.
+std::optional<double> seconds_between(const std::string& from, const std::string& to) {
+  const auto a = util::parse_time(from);
+  const auto b = util::parse_time(to);
+  if (!a || !b || *b < *a) return std::nullopt;
+  return std::chrono::duration<double>(*b - *a).count();
+}
+
+std::string string_at(const json& object, const json::json_pointer& at) {
+  const auto* found = object.contains(at) ? &object.at(at) : nullptr;
+  return found != nullptr && found->is_string() ? found->get<std::string>() : std::string{};
+}
+
 JobView pytorchjob_view(const json& job, const std::vector<json>& pods) {
   JobView v;
   v.exists = true;
@@ -126,6 +141,10 @@ JobView pytorchjob_view(const json& job, const std::vector<json>& pods) {
       v.finished = true;
       v.succeeded = v.state == "Succeeded";
     }
+  }
+  if (v.finished) {
+    v.ran_for = seconds_between(string_at(job, "/status/startTime"_json_pointer),
+                                string_at(job, "/status/completionTime"_json_pointer));
   }
   for (const auto& pod : pods) {
     const json labels = pod.value("/metadata/labels"_json_pointer, json::object());
@@ -154,6 +173,8 @@ JobView trainjob_view(const json& job, const std::vector<json>& pods) {
     if (v.state == "Complete" || v.state == "Failed") {
       v.finished = true;
       v.succeeded = v.state == "Complete";
+      v.ran_for = seconds_between(string_at(job, "/metadata/creationTimestamp"_json_pointer),
+                                  c.value("lastTransitionTime", ""));
     }
   }
   // A JobSet restart recreates every pod under the next attempt: the older ones are on their way out.
@@ -264,8 +285,9 @@ std::string summary_line(const JobView& view, double seconds) {
         fmt::format(", {} group restart{}", view.group_restarts, view.group_restarts == 1 ? "" : "s");
   }
   const bool trainjob = view.kind == "trainjob";
-  const std::string pods = trainjob ? fmt::format("{} node{}", nodes, nodes == 1 ? "" : "s")
-                                    : fmt::format("{} replicas", view.replicas.size());
+  const std::string pods =
+      trainjob ? fmt::format("{} node{}", nodes, nodes == 1 ? "" : "s")
+               : fmt::format("{} replica{}", view.replicas.size(), view.replicas.size() == 1 ? "" : "s");
   if (view.succeeded) {
     return fmt::format("{} {} succeeded in {:.1f}s ({}, {})", view.kind, view.name, seconds, pods,
                        restart_text);

@@ -43,6 +43,9 @@ struct JobView {
   std::vector<ReplicaView> replicas;  ///< Master first, then Workers by index (initializers, then nodes)
   int group_restarts = 0;             ///< a TrainJob's JobSet restarts (every pod recreated)
   std::string managed_by;             ///< spec.managedBy when another controller than ours runs it
+  /// A finished job's run time from its status (PyTorchJob: startTime to completionTime; TrainJob:
+  /// creation to its Complete or Failed condition), at the API's second resolution.
+  std::optional<double> ran_for;
 };
 
 /// The view of a PyTorchJob or TrainJob and its pods (pods of other jobs are ignored; of a

@@ -97,6 +97,25 @@ TEST(JobView, ASucceededJobExitsZeroWithASummary) {
   EXPECT_EQ(summary_line(v, 12.34), "pytorchjob mnist succeeded in 12.3s (2 replicas, 1 restart)");
 }
 
+TEST(JobView, AFinishedJobKnowsHowLongItRanFromItsStatus) {
+  auto j = job(false, "Succeeded");
+  EXPECT_FALSE(make_job_view(j, {}).ran_for);
+  j["status"]["startTime"] = "2026-12-01T10:00:00Z";
+  j["status"]["completionTime"] = "2026-12-01T10:01:05Z";
+  EXPECT_EQ(make_job_view(j, {}).ran_for, 65.0);
+  j["status"]["completionTime"] = "2026-12-01T09:00:00Z";  // out of order: unknown, not negative
+  EXPECT_FALSE(make_job_view(j, {}).ran_for);
+  auto running = job(false, "Running");
+  running["status"]["startTime"] = "2026-12-01T10:00:00Z";
+  EXPECT_FALSE(make_job_view(running, {}).ran_for);
+}
+
+TEST(JobView, OneReplicaIsSingular) {
+  const auto v =
+      make_job_view(job(false, "Succeeded"), {pod("worker", 0, "Succeeded", terminated(0, "Completed"))});
+  EXPECT_EQ(summary_line(v, 1.0), "pytorchjob mnist succeeded in 1.0s (1 replica, 0 restarts)");
+}
+
 TEST(JobView, ACommandThatCannotStartIsAFatalStall) {
   const json waiting = {{"waiting", {{"reason", "CrashLoopBackOff"}}}};
   const auto v = make_job_view(

@@ -79,6 +79,11 @@ TEST(TrainJobView, CompleteIsSuccessAndFailedEndsWithRankZerosCode) {
   EXPECT_TRUE(done.succeeded);
   EXPECT_EQ(exit_code_for(done), 0);
   EXPECT_EQ(summary_line(done, 3.21), "trainjob mnist succeeded in 3.2s (2 nodes, 0 restarts)");
+  EXPECT_FALSE(done.ran_for);  // no times in the fixture
+  auto timed = trainjob("Complete");
+  timed["metadata"]["creationTimestamp"] = "2026-12-01T10:00:00Z";
+  timed["status"]["conditions"][0]["lastTransitionTime"] = "2026-12-01T10:00:42Z";
+  EXPECT_EQ(make_job_view(timed, {}).ran_for, 42.0);
 
   const auto failed =
       make_job_view(trainjob("Failed", "jobset failed with failure policy"),
