@@ -5,6 +5,7 @@
 #include "plugin/job_target.hpp"
 #include "plugin/job_view.hpp"
 #include "plugin/plugin.hpp"
+#include "util/strings.hpp"
 #include "util/time.hpp"
 
 #include <CLI/CLI.hpp>
@@ -12,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include <ostream>
+#include <string>
+#include <vector>
 
 namespace kpt::plugin {
 
@@ -41,13 +44,12 @@ void print_table(std::ostream& out, const JobView& v) {
   out << fmt::format("{} {} ({}): {}\n", v.kind, v.name, v.ns,
                      v.state.empty() ? "not reconciled yet" : v.state);
   if (!v.message.empty()) out << "  " << v.message << "\n";
-  out << fmt::format("{:<40} {:<6} {:<10} {:<8} {:<6} {}\n", "POD", "RANK", "PHASE", "RESTARTS", "EXIT",
-                     "WAITING");
+  std::vector<std::vector<std::string>> rows{{"POD", "RANK", "PHASE", "RESTARTS", "EXIT", "WAITING"}};
   for (const auto& r : v.replicas) {
-    out << fmt::format("{:<40} {:<6} {:<10} {:<8} {:<6} {}\n", r.pod,
-                       r.rank >= 0 ? std::to_string(r.rank) : "-", r.phase, r.restarts,
-                       r.exit_code ? std::to_string(*r.exit_code) : "-", r.waiting_reason);
+    rows.push_back({r.pod, r.rank >= 0 ? std::to_string(r.rank) : "-", r.phase, std::to_string(r.restarts),
+                    r.exit_code ? std::to_string(*r.exit_code) : "-", r.waiting_reason});
   }
+  out << util::format_columns(rows);
 }
 
 struct StatusFlags {
@@ -103,15 +105,19 @@ int list_jobs(const Context& ctx, JobTarget& target, const StatusFlags& f) {
     ctx.err << "No PyTorchJobs or TrainJobs found" << (ns.empty() ? "" : " in namespace " + ns) << ".\n";
     return exit_code::ok;
   }
-  const std::string ns_head = f.all_namespaces ? fmt::format("{:<20} ", "NAMESPACE") : "";
-  ctx.out << ns_head << fmt::format("{:<44} {:<12} {}\n", "NAME", "STATE", "AGE");
+  std::vector<std::vector<std::string>> table;
+  const auto row_of = [&f](std::vector<std::string> cells, const std::string& ns_cell) {
+    if (f.all_namespaces) cells.insert(cells.begin(), ns_cell);
+    return cells;
+  };
+  table.push_back(row_of({"NAME", "STATE", "AGE"}, "NAMESPACE"));
   for (const auto& row : rows) {
-    if (f.all_namespaces) ctx.out << fmt::format("{:<20} ", row["namespace"].get<std::string>());
-    ctx.out << fmt::format("{:<44} {:<12} {}\n",
-                           row["kind"].get<std::string>() + "/" + row["name"].get<std::string>(),
-                           row["state"].get<std::string>().empty() ? "-" : row["state"].get<std::string>(),
-                           row["age"].get<std::string>());
+    const auto state = row["state"].get<std::string>();
+    table.push_back(row_of({row["kind"].get<std::string>() + "/" + row["name"].get<std::string>(),
+                            state.empty() ? "-" : state, row["age"].get<std::string>()},
+                           row["namespace"].get<std::string>()));
   }
+  ctx.out << util::format_columns(table);
   return exit_code::ok;
 }
 

@@ -128,6 +128,25 @@ std::string wrap_words(std::string_view text, std::size_t width, std::size_t ind
   return out;
 }
 
+std::string format_columns(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width;
+  for (const auto& row : rows) {
+    if (width.size() < row.size()) width.resize(row.size(), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line.append(width[i] - row[i].size() + 3, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
 std::string note_lines(const std::vector<std::string>& notes) {
   constexpr std::size_t k_width = 120;
   constexpr std::size_t k_indent = sizeof("note: ") - 1;

@@ -32,6 +32,10 @@ std::string quote(std::string_view value, std::size_t max = 80);
 /// being cut. For notes a terminal shows: 120 columns is what the table beside them fits.
 std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent);
 
+/// Rows as `kubectl get` aligns them: each column as wide as its widest cell plus three spaces, the
+/// last column not padded, one line per row.
+std::string format_columns(const std::vector<std::vector<std::string>>& rows);
+
 /// Each note as "note: TEXT" wrapped to 120 columns under its first word, one per line.
 std::string note_lines(const std::vector<std::string>& notes);
 

@@ -79,6 +79,15 @@ TEST(NoteLines, EachNoteIsOneParagraphOf120ColumnsUnderItsFirstWord) {
   EXPECT_TRUE(ends_with(text, "word39\n"));
 }
 
+TEST(FormatColumns, WidthsComeFromTheCellsAndTheLastColumnIsNotPadded) {
+  EXPECT_EQ(format_columns({{"NAME", "STATE", "AGE"}, {"pytorchjob/l", "Succeeded", "5s"}, {"x", "", "1d"}}),
+            "NAME           STATE       AGE\n"
+            "pytorchjob/l   Succeeded   5s\n"
+            "x                          1d\n");
+  EXPECT_EQ(format_columns({{"A", ""}}), "A\n");
+  EXPECT_EQ(format_columns({}), "");
+}
+
 TEST(Quote, CutsLongValues) {
   EXPECT_EQ(quote("abc"), "'abc'");
   EXPECT_EQ(quote("abcdef", 3), "'abc...'");
