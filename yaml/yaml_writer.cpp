@@ -79,6 +79,8 @@ bool has_unprintable_unicode(const std::string& s) {
 bool needs_quotes(const std::string& s) {
   if (s.empty() || s.front() == ' ' || s.back() == ' ' || reads_as_other_type(s)) return true;
   if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string_view::npos) return true;
+  // "..." (and "---", caught above by its '-') at the start of a line ends (or starts) a document.
+  if (s.rfind("...", 0) == 0) return true;
   if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos || s.back() == ':') return true;
   for (const char c : s) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;

@@ -167,6 +167,18 @@ TEST(ToYaml, UnprintableUnicodeIsEscapedAndReadsBack) {
   EXPECT_EQ(to_json(read.documents.front().root), value);
 }
 
+// Found by fuzz_manifest_reader in CI (corpus regression-document-end-key): the flow key "... 'd'" was
+// written plain, and "..." at the start of a line ends the document, so it did not read back.
+TEST(ToYaml, AStringStartingWithTheDocumentEndMarkerIsQuoted) {
+  const json value = {{"... 'd'", "e"}, {"k", "..."}, {"l", json::array({"...x", "a..."})}};
+  const std::string text = to_yaml(value);
+  EXPECT_EQ(text, "\"... 'd'\": e\nk: \"...\"\nl:\n- \"...x\"\n- a...\n");
+  const auto read = read_manifests("again.yaml", std::make_shared<const std::string>(text));
+  ASSERT_TRUE(read.findings.empty()) << read.findings.front().message;
+  ASSERT_EQ(read.documents.size(), 1u);
+  EXPECT_EQ(to_json(read.documents.front().root), value);
+}
+
 // Found by fuzz_manifest_reader (corpus regression-only-line-breaks): "\r\r" reads as "\n", which
 // was written as a literal block with no content line, and that reads back as "".
 TEST(ToYaml, AStringOfLineBreaksOnlyIsQuoted) {
