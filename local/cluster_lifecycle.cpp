@@ -212,7 +212,12 @@ Expected<void> ClusterLifecycle::wait_exit(int pid, std::chrono::milliseconds ti
     // When this process started the server (run --local), it must reap it, or the exited
     // server stays a zombie that kill(pid, 0) still finds. For anyone else's child this is a no-op.
     (void)::waitpid(pid, nullptr, WNOHANG);
-    if (!lock_held(m_paths.lock_file) && !process_alive(pid)) return {};
+    if (!lock_held(m_paths.lock_file) && !process_alive(pid)) {
+      // It may have become a zombie only after the reap above: reap it now, or a caller that
+      // checks kill(pid, 0) right after stop() still finds it.
+      (void)::waitpid(pid, nullptr, WNOHANG);
+      return {};
+    }
     std::this_thread::sleep_for(k_poll);
   }
   return make_error(ErrorCode::timeout, "the server (pid " + std::to_string(pid) + ") did not stop within " +
