@@ -1,6 +1,7 @@
 // explain_env: the few lines `kubectl pytorch env` prints under its table.
 #include "model/pytorchjob/env.hpp"
 #include "model/pytorchjob/names.hpp"
+#include "model/pytorchjob/rendezvous.hpp"
 
 namespace kpt::model::pytorchjob {
 
@@ -18,39 +19,40 @@ std::string torchrun_flags() {
          "--master_port=$MASTER_PORT";
 }
 
+/// The verdict as notes: what happens, then how to fix it.
+void add_verdict(const RendezvousVerdict& v, std::vector<std::string>& out) {
+  out.push_back(v.message);
+  if (!v.fix.empty()) out.push_back("fix: " + v.fix);
+}
+
 void explain_operator(const JobSpec& job, const Release& r, std::vector<std::string>& out) {
-  const int n = job.total_replicas();
+  const auto input = rendezvous_input(job);
+  const auto verdict = judge_rendezvous(input, r);
   const std::string rel = "operator " + r.to_string();
   if (!job.has_master()) {
-    if (!r.at_least(4)) return;  // plan_replica_pods reports the error
-    out.push_back(rel +
-                  " sets no MASTER_ADDR, MASTER_PORT, RANK or WORLD_SIZE on a job without a Master "
-                  "(kubeflow/trainer#1991): init_process_group(\"env://\") fails");
-    if (job.elastic) {
-      out.push_back("the elastic block (PET_RDZV_*) lets a bare 'torchrun train.py' rendezvous at " +
-                    job.elastic->rdzv_host.value_or(replica_name(job.name, "worker", 0)));
-    } else {
-      out.push_back("torchrun without flags cannot rendezvous either: no PET_NODE_RANK or PET_MASTER_ADDR");
+    if (!verdict) return;  // plan_replica_pods reports the error
+    if (verdict->outcome == RendezvousOutcome::works) {
+      out.push_back(rel +
+                    " sets no MASTER_ADDR, MASTER_PORT, RANK or WORLD_SIZE on a job without a Master "
+                    "(kubeflow/trainer#1991)");
+    }
+    add_verdict(*verdict, out);
+    if (input.launch.launcher != Launcher::torchrun) {
+      if (job.elastic) {
+        out.push_back("the elastic block (PET_RDZV_*) lets a bare 'torchrun train.py' rendezvous at " +
+                      input.rdzv_host);
+      } else {
+        out.push_back("torchrun without flags cannot rendezvous either: no PET_NODE_RANK or PET_MASTER_ADDR");
+      }
     }
     if (r.at_least(8)) out.push_back("worker 0 carries the label job-role=master, but no env comes with it");
-    out.push_back("fix: add a Master replica (replicas: 1) and set Worker replicas to " +
-                  std::to_string(n - 1) + ", or use --style worker-only with the kubectl-pytorch controller");
     return;
   }
   if (!r.at_least(4)) {
     out.push_back("MASTER_ADDR is 'localhost' on the master pod and '" + replica_name(job.name, "master", 0) +
                   "' on the workers");
   }
-  out.push_back(
-      "init_process_group(\"env://\") works with one process per pod: RANK is the pod's rank (master "
-      "0, worker i+1), WORLD_SIZE=" +
-      std::to_string(r.at_least(7) ? n * numeric_nproc(job).value_or(1) : n));
-  if (const auto k = numeric_nproc(job); k && *k > 1 && r.at_least(7)) {
-    out.push_back("nprocPerNode is '" + *job.nproc_per_node + "': WORLD_SIZE counts processes (" +
-                  std::to_string(n) + "x" + std::to_string(*k) +
-                  ") but RANK is the node rank, so 'python train.py' cannot form the "
-                  "group; start it with torchrun, which sets RANK, LOCAL_RANK and WORLD_SIZE per process");
-  }
+  if (verdict) add_verdict(*verdict, out);
   if (r.at_least(7)) {
     out.push_back(
         "a bare 'torchrun train.py' works: PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, PET_MASTER_PORT "

@@ -48,6 +48,19 @@ int type_order(const std::string& type) {
   return 2;
 }
 
+std::vector<std::string> container_argv(const json& container) {
+  std::vector<std::string> out;
+  if (!container.is_object()) return out;
+  for (const char* key : {"command", "args"}) {
+    const auto list = container.find(key);
+    if (list == container.end() || !list->is_array()) continue;
+    for (const auto& item : *list) {
+      if (item.is_string()) out.push_back(item.get<std::string>());
+    }
+  }
+  return out;
+}
+
 Expected<ReplicaSpec> parse_replica(const std::string& key, const json& value) {
   const std::string path = "spec.pytorchReplicaSpecs." + key;
   if (!value.is_object()) return field_error(path, "must be an object");
@@ -69,9 +82,11 @@ Expected<ReplicaSpec> parse_replica(const std::string& key, const json& value) {
     }
   }
   if (containers == nullptr) return spec;
+  if (!containers->empty()) spec.argv = container_argv(containers->front());
   for (const auto& container : *containers) {
     if (!container.is_object() || container.value("name", json()) != k_container_name) continue;
     spec.has_pytorch_container = true;
+    spec.argv = container_argv(container);
     const auto ports = container.find("ports");
     if (ports == container.end() || !ports->is_array()) break;
     for (const auto& port : *ports) {

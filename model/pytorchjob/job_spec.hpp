@@ -22,6 +22,8 @@ struct ReplicaSpec {
   int port = 23456;       ///< pytorchjob-port of the `pytorch` container, else the default
   bool port_set = false;  ///< whether the manifest gave that port
   bool has_pytorch_container = false;
+  /// command + args (strings) of the `pytorch` container, else of the first: how the pod launches
+  std::vector<std::string> argv;
 };
 
 /// spec.elasticPolicy after defaulting (setElasticPolicy: min and max fill each other, else Worker.replicas).

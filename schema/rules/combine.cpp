@@ -13,8 +13,8 @@ const std::vector<std::string> k_lint_ids{
     "lint.worker-only-no-master-env", "lint.misplaced-field",      "lint.template-restart-policy",
     "lint.clean-pod-policy-none",     "lint.zero-workers",         "lint.long-name",
     "lint.image-placeholder",         "lint.image-unpinned",       "lint.nproc-per-node",
-    "lint.trainjob-name-length",      "lint.trainjob-no-torchrun", "lint.trainjob-nproc-gpus",
-    "lint.trainjob-runtime-gpu",
+    "lint.nproc-rank-is-node-rank",   "lint.trainjob-name-length", "lint.trainjob-no-torchrun",
+    "lint.trainjob-nproc-gpus",       "lint.trainjob-runtime-gpu",
 };
 
 bool same_place(const Diagnostic& a, const Diagnostic& b) {

@@ -1,4 +1,5 @@
 // Lints about how the job will run: each names what happens and how to fix it.
+#include "model/pytorchjob/rendezvous.hpp"
 #include "schema/rules/launch_command.hpp"
 #include "schema/rules/lint_checks.hpp"
 #include "schema/rules/rule_helpers.hpp"
@@ -22,7 +23,7 @@ class JobLints {
   }
 
   Diagnostics run() {
-    worker_only_env();
+    rendezvous();
     template_restart_policy();
     clean_pod_policy();
     zero_workers();
@@ -46,53 +47,39 @@ class JobLints {
     return cs.empty() ? nullptr : &cs.front();
   }
 
-  void worker_only_env() {
-    if (m_master != nullptr || m_worker == nullptr || !m_release.at_least(4)) return;
-    const auto containers = container_entries(*m_worker, "containers");
+  /// judge_rendezvous on the manifest as written; `env` prints the same verdict as a note.
+  void rendezvous() {
+    const ReplicaEntry* rank0 = m_master != nullptr ? m_master : m_worker;
+    if (rank0 == nullptr) return;
+    const auto containers = container_entries(*rank0, "containers");
     const ContainerEntry* c = main_container(containers);
     if (c == nullptr) return;
-    const auto argv = container_argv(*c->node);
-    const auto launch = classify_launch(argv);
-    if (launch.launcher == Launcher::torchrun) {
-      torchrun_without_rendezvous(*c, argv);
-      return;
+    model::pytorchjob::RendezvousInput in;
+    in.has_master = m_master != nullptr;
+    in.workers = m_worker != nullptr ? replicas_or(*m_worker, 1) : 0;
+    for (const auto& r : m_replicas) in.nodes += replicas_or(r, 1);
+    const yaml::Node* elastic = m_doc.root.at_path({"spec", "elasticPolicy"});
+    in.elastic = !is_absent(elastic);
+    const yaml::Node* name = m_doc.root.at_path({"metadata", "name"});
+    const yaml::Node* host = in.elastic && elastic->is_map() ? elastic->find("rdzvHost") : nullptr;
+    in.rdzv_host =
+        host != nullptr && host->is_string() ? host->text : std::string(string_value(name)) + "-worker-0";
+    if (const yaml::Node* npn = m_doc.root.at_path({"spec", "nprocPerNode"});
+        npn != nullptr && npn->is_string()) {
+      const auto& v = npn->text;
+      if (!v.empty() && v.size() < 10 && v.find_first_not_of("0123456789") == std::string::npos)
+        in.nproc_per_node = std::stoi(v);
     }
+    in.launch = classify_launch(container_argv(*c->node));
+    const auto verdict = model::pytorchjob::judge_rendezvous(in, m_release);
+    if (!verdict || verdict->outcome == model::pytorchjob::RendezvousOutcome::works) return;
     const yaml::Node* command = c->node->find("command");
     const yaml::Node* args = c->node->find("args");
     const yaml::Node* at = command != nullptr ? command : args;
     const std::string path = c->path + (command != nullptr ? ".command" : (args != nullptr ? ".args" : ""));
-    const bool sure = launch.launcher == Launcher::plain_python && replicas_or(*m_worker, 1) > 1;
-    const std::string what = launch.launcher == Launcher::plain_python ? util::quote(launch.shown) + " fails"
-                                                                       : "a script that calls it fails";
-    add(pos_or(at, pos_or(c->node, m_worker->key_pos)), sure ? Severity::error : Severity::warning, path,
-        "lint.worker-only-no-master-env",
-        "worker-only job: operator " + m_release.to_string() +
-            " injects no MASTER_ADDR, MASTER_PORT, RANK or WORLD_SIZE without a Master, so " + what +
-            " in init_process_group(\"env://\"): MASTER_ADDR not set",
-        "add a Master replica (replicas: 1), or launch with torchrun (it reads the PET_* variables the "
-        "operator sets), or run the job with kubectl pytorch's controller (worker-only style)");
-  }
-
-  /// torchrun in a worker-only job without elasticPolicy gets no PET_MASTER_ADDR or PET_NODE_RANK,
-  /// so unless its arguments name a rendezvous, every pod is node 0 at 127.0.0.1.
-  void torchrun_without_rendezvous(const ContainerEntry& c, const std::vector<std::string>& argv) {
-    if (replicas_or(*m_worker, 1) < 2 || !is_absent(m_doc.root.at_path({"spec", "elasticPolicy"}))) return;
-    for (const auto& a : argv) {
-      for (const char* flag :
-           {"--rdzv", "--master-addr", "--master_addr", "--node-rank", "--node_rank", "$"}) {
-        if (a.find(flag) != std::string::npos) return;  // set by hand, or from the environment
-      }
-    }
-    const yaml::Node* command = c.node->find("command");
-    const yaml::Node* at = command != nullptr ? command : c.node->find("args");
-    const std::string path = c.path + (command != nullptr ? ".command" : (at != nullptr ? ".args" : ""));
-    add(pos_or(at, pos_or(c.node, m_worker->key_pos)), Severity::warning, path,
-        "lint.worker-only-no-master-env",
-        "worker-only job without elasticPolicy: operator " + m_release.to_string() +
-            " injects no PET_MASTER_ADDR or PET_NODE_RANK, so torchrun on every pod takes node rank 0 and "
-            "rendezvous at 127.0.0.1 and the pods never form one job",
-        "add a Master replica (replicas: 1), or set spec.elasticPolicy (rdzvBackend c10d), or pass "
-        "--rdzv-endpoint and --node-rank to torchrun");
+    add(pos_or(at, pos_or(c->node, rank0->key_pos)),
+        verdict->outcome == model::pytorchjob::RendezvousOutcome::fails ? Severity::error : Severity::warning,
+        path, verdict->rule, verdict->message, verdict->fix);
   }
 
   void template_restart_policy() {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/pytorchjob/launch.hpp"
 #include "yaml/node.hpp"
 
 #include <string>
@@ -7,19 +8,9 @@
 
 namespace kpt::schema::rules {
 
-enum class Launcher {
-  torchrun,      ///< torchrun, python -m torch.distributed.run/launch: reads the PET_* variables
-  plain_python,  ///< visibly `python script.py` (or -m module) with no launcher: needs MASTER_ADDR etc.
-  unknown,       ///< the image's entrypoint, a wrapper script, another launcher: cannot tell
-};
-
-struct LaunchInfo {
-  Launcher launcher = Launcher::unknown;
-  std::string shown;  ///< the part of the command that decided it, e.g. "python mnist.py"
-};
-
-/// Classifies a container's `command` + `args` (shell `-c` strings are looked into).
-LaunchInfo classify_launch(const std::vector<std::string>& argv);
+using model::pytorchjob::classify_launch;
+using model::pytorchjob::Launcher;
+using model::pytorchjob::LaunchInfo;
 
 /// command + args of a container mapping, strings only.
 std::vector<std::string> container_argv(const yaml::Node& container);

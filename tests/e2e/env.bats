@@ -100,3 +100,32 @@ RANK=1" ]
   [ "$status" -eq 1 ]
   [ "$output" = "error: operator v1.3.0 creates no pods for a job without a Master replica (it requires one)" ]
 }
+
+# env's notes and validate's findings come from one verdict (judge_rendezvous): the same words,
+# and never "works" in one where the other says "fails".
+one_line() { tr -s ' \n' '  '; }
+
+@test "env and validate agree that an elastic torchrun job without Master rendezvous" {
+  run "$KPT_BIN" env --operator v1.9.4 "$KPT_SOURCE_DIR/testdata/env/elastic-c10d.yaml"
+  [ "$status" -eq 0 ]
+  notes=$(echo "$output" | one_line)
+  [[ "$notes" == *"note: the elastic block (PET_RDZV_*) lets 'torch.distributed.run' rendezvous at elastic-mnist-worker-0; init_process_group(\"env://\") works in the processes it starts"* ]]
+  [[ "$notes" != *"fix:"* ]]
+  [[ "$notes" != *"fails"* ]]
+  run "$KPT_BIN" validate --operator v1.9.4 "$KPT_SOURCE_DIR/testdata/env/elastic-c10d.yaml"
+  [ "$status" -eq 0 ]
+  [ "$output" = "0 errors, 0 warnings in 1 document (1 file)" ]
+}
+
+@test "env and validate give the same verdict on nprocPerNode \"2\" with a plain python" {
+  job="$KPT_SOURCE_DIR/testdata/env/nproc-python.yaml"
+  run "$KPT_BIN" validate --operator v1.9.4 -o json "$job"
+  [ "$status" -eq 1 ]
+  message=$(echo "$output" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(next(f["message"] for f in d["diagnostics"] if f["rule"]=="lint.nproc-rank-is-node-rank"))')
+  [[ "$message" == "nprocPerNode is '2': WORLD_SIZE=4 counts processes (2x2) but RANK is the pod's rank, so 'python train.py' waits"* ]]
+  run "$KPT_BIN" env --operator v1.9.4 "$job"
+  [ "$status" -eq 0 ]
+  notes=$(echo "$output" | one_line)
+  [[ "$notes" == *"note: $message note: fix: launch with torchrun"* ]]
+  [[ "$notes" != *"works with one process per pod"* ]]
+}

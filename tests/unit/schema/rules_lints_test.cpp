@@ -27,8 +27,12 @@ std::string slurp(const std::string& path) {
 }
 
 const std::string k_worker_only_hint =
-    " | hint: add a Master replica (replicas: 1), or launch with torchrun (it reads the PET_* variables the "
-    "operator sets), or run the job with kubectl pytorch's controller (worker-only style)";
+    " | hint: add a Master replica (replicas: 1) and set Worker replicas to 1, or set spec.elasticPolicy "
+    "(rdzvBackend c10d) and launch with torchrun, or run the job with kubectl pytorch's controller "
+    "(worker-only style)";
+const std::string k_one_worker_hint =
+    " | hint: rename the Worker replica spec to Master, or set spec.elasticPolicy (rdzvBackend c10d) and "
+    "launch with torchrun, or run the job with kubectl pytorch's controller (worker-only style)";
 
 TEST(Lints, TheSeedExampleGivesTwoMisplacedFieldsThePlaceholderAndTheWorkerOnlyError) {
   const auto doc =
@@ -122,7 +126,17 @@ TEST(Lints, WorkerOnlyJobsWithoutMasterEnv) {
       {"one worker may not be distributed at all, so a warning",
        job("  pytorchReplicaSpecs:\n" + worker("[python, train.py]", 1)),
        {"14:22 warning " + cmd_path + " [lint.worker-only-no-master-env]: " + msg +
-        "'python train.py' fails" + tail}},
+        "'python train.py' fails in init_process_group(\"env://\"): MASTER_ADDR not set" +
+        k_one_worker_hint}},
+      {"with elasticPolicy the fix is torchrun, which reads PET_RDZV_*",
+       job("  elasticPolicy:\n    rdzvBackend: c10d\n  pytorchReplicaSpecs:\n" +
+           worker("[python, train.py]")),
+       {"16:22 error " + cmd_path + " [lint.worker-only-no-master-env]: " + msg +
+        "'python train.py' fails in init_process_group(\"env://\"): MASTER_ADDR not set | hint: add a Master "
+        "replica (replicas: 1) and set Worker replicas to 1, or launch with torchrun (it reads the "
+        "PET_RDZV_* "
+        "variables the elastic block sets), or run the job with kubectl pytorch's controller (worker-only "
+        "style)"}},
       {"v1.3 has no worker-only jobs (operator.master-required says so)",
        job("  pytorchReplicaSpecs:\n" + worker("[python, train.py]")),
        {},
@@ -326,6 +340,30 @@ TEST(LaunchCommand, ClassifiesHowTheContainerStartsPyTorch) {
     EXPECT_EQ(got.launcher, c.want);
     EXPECT_EQ(got.shown, c.shown);
   }
+}
+
+// With a Master, v1.7+ counts nprocPerNode processes in WORLD_SIZE but gives RANK per pod.
+TEST(Lints, ANumericNprocPerNodeNeedsTorchrunToStartTheProcesses) {
+  const auto master_job = [](const std::string& command, const std::string& nproc) {
+    std::string master = worker(command, 1);
+    master.replace(master.find("Worker"), 6, "Master");
+    return job("  nprocPerNode: \"" + nproc + "\"\n  pytorchReplicaSpecs:\n" + master + worker(command, 1));
+  };
+  RuleOptions opts;
+  opts.release = rel("v1.9.4");
+  opts.disabled = {"lint.image-placeholder", "lint.image-unpinned", "lint.clean-pod-policy-none"};
+  EXPECT_EQ(
+      show_all(check_lints(read_one(master_job("[python, train.py]", "2")), opts)),
+      std::vector<std::string>{
+          "15:22 error spec.pytorchReplicaSpecs.Master.template.spec.containers[0].command "
+          "[lint.nproc-rank-is-node-rank]: nprocPerNode is '2': WORLD_SIZE=4 counts processes (2x2) but "
+          "RANK is the pod's rank, so 'python train.py' waits in init_process_group(\"env://\") for 4 "
+          "ranks that never come | hint: launch with torchrun, which starts 2 processes per pod and sets "
+          "RANK, LOCAL_RANK and WORLD_SIZE for each, or set spec.nprocPerNode: \"1\""});
+  EXPECT_TRUE(check_lints(read_one(master_job("[torchrun, train.py]", "2")), opts).empty());
+  EXPECT_TRUE(check_lints(read_one(master_job("[python, train.py]", "1")), opts).empty());
+  opts.release = rel("v1.6.0");  // WORLD_SIZE counts pods before v1.7
+  EXPECT_TRUE(check_lints(read_one(master_job("[python, train.py]", "2")), opts).empty());
 }
 
 }  // namespace
