@@ -66,12 +66,15 @@ void add_logs_command(CLI::App& app, Context& ctx) {
   cmd->add_option("job", flags->job, "NAME, pytorchjob/NAME or trainjob/NAME")->required();
   cmd->add_flag("-f,--follow", flags->follow, "Follow until the job ends (exit code as 'run')");
   cmd->add_option("--replica", flags->replica, "Only this replica, e.g. worker-1, master-0 or node-1");
-  cmd->add_option("--tail", flags->tail, "Lines of each log to show (without -f; -1: all)");
+  cmd->add_option(
+      "--tail", flags->tail,
+      "Lines of each log to show; with -f, of the output written before the follow began (-1: all)");
   cmd->add_flag("--local", flags->local, "The job runs on the embedded cluster");
   cmd->footer(
       "Examples:\n"
       "  kubectl pytorch logs mnist-dp                      # every replica's log, prefixed [worker-0 r0]\n"
       "  kubectl pytorch logs mnist-dp -f                   # follow to the end; exit code as 'run'\n"
+      "  kubectl pytorch logs mnist-dp -f --tail 10         # the last 10 lines of each log, then follow\n"
       "  kubectl pytorch logs mnist-dp --replica worker-1 --tail 20\n"
       "  kubectl pytorch logs trainjob/mnist -f --local\n"
       "Exit codes: 0 printed; 1 no such job, or the cluster cannot be reached; 2 usage or no usable "
@@ -98,6 +101,7 @@ void add_logs_command(CLI::App& app, Context& ctx) {
     follow.ns = target->ns;
     follow.job = job->object["metadata"].value("name", "");
     follow.replica = flags->replica;
+    follow.tail = flags->tail;
     follow.live_status = ctx.err_is_tty;
     follow.colour = ctx.colour_out();
     const auto result = follow_job(*target->api, follow, ctx.out, ctx.err, guard.flag());

@@ -80,6 +80,7 @@ class Follower {
     if (!view.replicas.empty()) m_last_replicas = view.replicas;
     m_result.last = view;
     if (m_options.logs) start_tails(view);
+    if (pods) m_first_look = false;
     if (m_options.progress) {
       m_console.status(status_line(view));
       for (const auto& [key, text] : notable_states(view)) {
@@ -97,8 +98,10 @@ class Follower {
       if (!r.waiting_reason.empty()) continue;  // in back-off: the next run gets its own tail
       const std::string key = r.uid + "/" + std::to_string(r.restarts);
       if (m_tails.count(key) != 0) continue;
-      const std::string path = kube::resources::pods().object_path(m_options.ns, r.pod, "log") +
-                               "?container=" + r.container + "&follow=true";
+      std::string path = kube::resources::pods().object_path(m_options.ns, r.pod, "log") +
+                         "?container=" + r.container + "&follow=true";
+      // --tail cuts what was written before the follow began; a run that starts later is new output.
+      if (m_options.tail >= 0 && m_first_look) path += "&tailLines=" + std::to_string(m_options.tail);
       m_tails.emplace(key, std::make_unique<LogTail>(m_api, m_console, path, log_prefix(r, m_options.colour),
                                                      [this] { m_waiter.notify(); }));
     }
@@ -175,6 +178,7 @@ class Follower {
   FollowWaiter& m_waiter;
   const std::chrono::steady_clock::time_point m_started;
   std::map<std::string, std::unique_ptr<LogTail>> m_tails;  // key: pod uid / run index
+  bool m_first_look = true;                                 // the pods' runs seen now began before the follow
   std::set<std::string> m_seen_notes;
   std::set<std::string> m_seen_events;
   std::optional<std::chrono::steady_clock::time_point> m_finished_at;

@@ -37,6 +37,7 @@ struct FollowOptions {
   std::chrono::milliseconds drain{std::chrono::seconds(5)};  ///< log tail wait after the job ends
   bool logs = true;
   std::string replica;       ///< only this replica's logs ("worker-1"); empty: all
+  long long tail = -1;       ///< lines of each log written before the follow began; -1: all
   bool live_status = false;  ///< redraw one status line on a terminal; plain lines otherwise
   bool colour = false;
   bool progress = true;                ///< status lines, events and the summary on `err`

@@ -130,6 +130,32 @@ teardown() { teardown_workdir; }
   [ "$output" = "[worker-1 r1] hello from rank 1 of 2 via hello-worker-0:23456" ]
 }
 
+@test "logs -f --tail N shows the last N lines of each log written before the follow" {
+  cat > counter.yaml <<'YAML'
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata:
+  name: counter
+spec:
+  pytorchReplicaSpecs:
+    Worker:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: python:3.11
+            command: ["sh", "-c", "for i in 1 2 3 4 5; do echo line $i; done"]
+YAML
+  timeout 120 "$KPT_BIN" run --local counter.yaml >/dev/null 2>&1
+  run --separate-stderr timeout 60 "$KPT_BIN" logs counter -f --tail 2 --local
+  [ "$status" -eq 0 ]
+  [ "$output" = $'[worker-0 r0] line 4\n[worker-0 r0] line 5' ]
+  run --separate-stderr timeout 60 "$KPT_BIN" logs counter -f --local
+  [ "$status" -eq 0 ]
+  [ "${#lines[@]}" -eq 5 ]
+}
+
 @test "--dry-run=client prints the job that --image builds" {
   run "$KPT_BIN" run --image python:3.11 --workers 3 --name demo --dry-run=client -- python3 train.py
   [ "$status" -eq 0 ]
