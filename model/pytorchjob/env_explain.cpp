@@ -7,13 +7,6 @@ namespace kpt::model::pytorchjob {
 
 namespace {
 
-std::optional<int> numeric_nproc(const JobSpec& job) {
-  const auto& text = job.nproc_per_node;
-  if (!text || text->empty() || text->find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  return std::stoi(*text);
-}
-
 std::string torchrun_flags() {
   return "torchrun --nnodes=$WORLD_SIZE --node_rank=$RANK --master_addr=$MASTER_ADDR "
          "--master_port=$MASTER_PORT";
@@ -88,7 +81,7 @@ std::vector<std::string> explain_env(const JobSpec& job, const EnvStyle& style) 
   out.push_back(
       "a bare 'torchrun train.py' works: it reads PET_NNODES, PET_NODE_RANK, PET_MASTER_ADDR, "
       "PET_MASTER_PORT and PET_NPROC_PER_NODE, and sets RANK, LOCAL_RANK and WORLD_SIZE for its workers");
-  if (const auto k = numeric_nproc(job); k && *k > 1) {
+  if (const auto k = numeric_nproc_per_node(job.nproc_per_node.value_or("")); k && *k > 1) {
     out.push_back("nprocPerNode is '" + *job.nproc_per_node +
                   "': RANK and WORLD_SIZE describe one process per pod; "
                   "to run " +

@@ -7,13 +7,6 @@ namespace kpt::model::pytorchjob {
 
 namespace {
 
-std::optional<int> numeric(const std::optional<std::string>& text) {
-  if (!text || text->empty() || text->size() > 9 ||
-      text->find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  return std::stoi(*text);
-}
-
 RendezvousVerdict works(std::string message) {
   return {RendezvousOutcome::works, {}, std::move(message), {}};
 }
@@ -103,11 +96,17 @@ RendezvousInput rendezvous_input(const JobSpec& job) {
   in.workers = worker != nullptr ? worker->replicas : 0;
   in.elastic = job.elastic.has_value();
   if (job.elastic) in.rdzv_host = job.elastic->rdzv_host.value_or(replica_name(job.name, "worker", 0));
-  in.nproc_per_node = numeric(job.nproc_per_node);
+  if (job.nproc_per_node) in.nproc_per_node = numeric_nproc_per_node(*job.nproc_per_node);
   const ReplicaSpec* rank0 = in.has_master ? job.find("Master") : worker;
   if (rank0 == nullptr && !job.replica_specs.empty()) rank0 = &job.replica_specs.front();
   if (rank0 != nullptr) in.launch = classify_launch(rank0->argv);
   return in;
+}
+
+std::optional<int> numeric_nproc_per_node(std::string_view text) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string_view::npos)
+    return std::nullopt;
+  return std::stoi(std::string(text));
 }
 
 std::optional<RendezvousVerdict> judge_rendezvous(const RendezvousInput& in, const Release& r) {

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace kpt::model::pytorchjob {
 
@@ -23,6 +24,9 @@ struct RendezvousInput {
 };
 
 RendezvousInput rendezvous_input(const JobSpec& job);
+
+/// spec.nprocPerNode as a number of processes ("4"), none for "auto", "gpu", "" and the like.
+std::optional<int> numeric_nproc_per_node(std::string_view text);
 
 enum class RendezvousOutcome {
   works,

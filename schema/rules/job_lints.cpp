@@ -1,4 +1,5 @@
 // Lints about how the job will run: each names what happens and how to fix it.
+#include "model/pytorchjob/names.hpp"
 #include "model/pytorchjob/rendezvous.hpp"
 #include "schema/rules/launch_command.hpp"
 #include "schema/rules/lint_checks.hpp"
@@ -62,13 +63,12 @@ class JobLints {
     in.elastic = !is_absent(elastic);
     const yaml::Node* name = m_doc.root.at_path({"metadata", "name"});
     const yaml::Node* host = in.elastic && elastic->is_map() ? elastic->find("rdzvHost") : nullptr;
-    in.rdzv_host =
-        host != nullptr && host->is_string() ? host->text : std::string(string_value(name)) + "-worker-0";
+    in.rdzv_host = host != nullptr && host->is_string()
+                       ? host->text
+                       : model::pytorchjob::replica_name(string_value(name), "worker", 0);
     if (const yaml::Node* npn = m_doc.root.at_path({"spec", "nprocPerNode"});
         npn != nullptr && npn->is_string()) {
-      const auto& v = npn->text;
-      if (!v.empty() && v.size() < 10 && v.find_first_not_of("0123456789") == std::string::npos)
-        in.nproc_per_node = std::stoi(v);
+      in.nproc_per_node = model::pytorchjob::numeric_nproc_per_node(npn->text);
     }
     in.launch = classify_launch(container_argv(*c->node));
     const auto verdict = model::pytorchjob::judge_rendezvous(in, m_release);
