@@ -12,11 +12,12 @@ build_dir=${KPT_BUILD_DIR:-build}
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
-# kubectl itself is expected on PATH (the plugin's host); python3-torch runs the main job.
+# kubectl itself is expected on PATH (the plugin's host); python3-torch runs the main job on the real
+# Fashion-MNIST images of dataset-fashion-mnist.
 packages=(cmake ninja-build g++ pkg-config git ca-certificates ccache clang-format
   libyaml-dev libcurl4-openssl-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libcpp-httplib-dev libspdlog-dev libbenchmark-dev libssl-dev zlib1g-dev libsqlite3-dev
-  golang-k8s-kube-openapi-dev python3 openssl libnss-wrapper python3-torch
+  golang-k8s-kube-openapi-dev python3 openssl libnss-wrapper python3-torch dataset-fashion-mnist
   protobuf-compiler libprotobuf-dev)
 if [ "$mode" = test ]; then
   # The differential tests' oracles (valijson, yaml-cpp), the sanitizer stage's clang, lld and
@@ -50,7 +51,7 @@ fi
 
 case "$mode" in
   main)
-    # The main job: the corrected seed trains with DDP on two workers, run as local
+    # The main job: the corrected seed trains with DDP on two workers on Fashion-MNIST, run as local
     # processes by the embedded cluster (started for the run, stopped after it).
     "$build_dir/bin/kubectl-pytorch" run --local testdata/mnist-dp/mnist-dp.yaml
     ;;
