@@ -256,23 +256,17 @@ void add_trainer_json(json& j, const DoctorReport& r) {
 
 void write_doctor_table(std::ostream& out, const DoctorReport& report, bool colour) {
   const auto rows = rows_of(report);
-  std::size_t w_check = 5;
-  std::size_t w_status = 6;
-  for (const auto& r : rows) {
-    w_check = std::max(w_check, r.check.size());
-    w_status = std::max(w_status, r.status.size());
+  std::vector<std::vector<std::string>> cells = {{"CHECK", "STATUS", "DETAIL"}};
+  for (const auto& r : rows) cells.push_back({r.check, r.status, r.detail});
+  util::ColumnLayout layout;
+  layout.gap = 2;
+  if (colour) {
+    layout.paint = [&rows](std::size_t row, std::size_t column) {
+      if (row == 0 || column != 1 || rows[row - 1].tone == Tone::plain) return util::CellPaint{};
+      return util::CellPaint{colour_of(rows[row - 1].tone), k_reset};
+    };
   }
-  const auto pad = [](const std::string& s, std::size_t w) { return s + std::string(w - s.size() + 2, ' '); };
-  out << pad("CHECK", w_check) << pad("STATUS", w_status) << "DETAIL\n";
-  for (const auto& r : rows) {
-    std::string status = pad(r.status, w_status);
-    if (colour && r.tone != Tone::plain) {
-      status = colour_of(r.tone) + r.status + k_reset + std::string(w_status - r.status.size() + 2, ' ');
-    }
-    std::string line = pad(r.check, w_check) + status + r.detail;
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out << line << "\n";
-  }
+  out << util::format_columns(cells, layout);
   if (!report.verdict.notes.empty()) out << "\n";
   out << util::note_lines(report.verdict.notes);
   out << "\nverdict: " << report.verdict.summary << "\n";

@@ -1,5 +1,7 @@
 #include "plugin/env_output.hpp"
 
+#include "util/strings.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -14,26 +16,18 @@ namespace {
 constexpr const char* k_highlight = "\033[1;33m";
 constexpr const char* k_reset = "\033[0m";
 
-/// Writes rows as left-aligned columns separated by two spaces (kubectl get style). Cells of
-/// `marked` rows (after the first column) are wrapped in colour codes that do not count for width.
+/// Writes rows as left-aligned columns separated by two spaces. Cells of `marked` rows (after the
+/// first column) are highlighted when `colour` is on.
 void write_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
                    const std::vector<bool>& marked, bool colour) {
-  std::vector<std::size_t> width;
-  for (const auto& row : rows) {
-    if (width.size() < row.size()) width.resize(row.size(), 0);
-    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  util::ColumnLayout layout;
+  layout.gap = 2;
+  if (colour) {
+    layout.paint = [&marked](std::size_t row, std::size_t column) {
+      return marked[row] && column > 0 ? util::CellPaint{k_highlight, k_reset} : util::CellPaint{};
+    };
   }
-  for (std::size_t r = 0; r < rows.size(); ++r) {
-    std::string line;
-    for (std::size_t i = 0; i < rows[r].size(); ++i) {
-      const std::string& cell = rows[r][i];
-      const bool last = i + 1 == rows[r].size();
-      const bool paint = colour && marked[r] && i > 0;
-      line += paint ? k_highlight + cell + k_reset : cell;
-      if (!last) line += std::string(width[i] - cell.size() + 2, ' ');
-    }
-    out << line << "\n";
-  }
+  out << util::format_columns(rows, layout);
 }
 
 /// The effective value of each variable for a pod (the last entry of a name wins).

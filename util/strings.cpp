@@ -128,20 +128,26 @@ std::string wrap_words(std::string_view text, std::size_t width, std::size_t ind
   return out;
 }
 
-std::string format_columns(const std::vector<std::vector<std::string>>& rows) {
+std::string format_columns(const std::vector<std::vector<std::string>>& rows, const ColumnLayout& layout) {
   std::vector<std::size_t> width;
   for (const auto& row : rows) {
     if (width.size() < row.size()) width.resize(row.size(), 0);
     for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
   }
   std::string out;
-  for (const auto& row : rows) {
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const auto& row = rows[r];
     std::string line;
+    std::size_t pending = 0;  // padding owed before the next non-empty cell, so none trails a line
     for (std::size_t i = 0; i < row.size(); ++i) {
-      line += row[i];
-      if (i + 1 < row.size()) line.append(width[i] - row[i].size() + 3, ' ');
+      const CellPaint paint = layout.paint && !row[i].empty() ? layout.paint(r, i) : CellPaint{};
+      if (!row[i].empty()) {
+        line.append(pending, ' ');
+        pending = 0;
+        line += paint.before + row[i] + paint.after;
+      }
+      if (i + 1 < row.size()) pending += width[i] - row[i].size() + layout.gap;
     }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
   return out;

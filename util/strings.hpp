@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -32,9 +33,24 @@ std::string quote(std::string_view value, std::size_t max = 80);
 /// being cut. For notes a terminal shows: 120 columns is what the table beside them fits.
 std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent);
 
-/// Rows as `kubectl get` aligns them: each column as wide as its widest cell plus three spaces, the
-/// last column not padded, one line per row.
-std::string format_columns(const std::vector<std::vector<std::string>>& rows);
+/// The codes written before and after a cell that take no width on a terminal (colour).
+struct CellPaint {
+  std::string before;
+  std::string after;
+};
+
+/// How format_columns lays out a table. The default is `kubectl get`'s: its tabwriter pads with 3.
+struct ColumnLayout {
+  std::size_t gap = 3;
+  /// Paint for the cell at (row, column); none when unset or when it returns empty codes.
+  std::function<CellPaint(std::size_t row, std::size_t column)> paint;
+};
+
+/// Rows as aligned columns: each column as wide as its widest cell plus `gap` spaces, the last
+/// column not padded, no trailing spaces, one line per row. Paint codes do not count for width.
+/// The one table writer of the CLI (status, env, doctor), so their columns line up alike.
+std::string format_columns(const std::vector<std::vector<std::string>>& rows,
+                           const ColumnLayout& layout = {});
 
 /// Each note as "note: TEXT" wrapped to 120 columns under its first word, one per line.
 std::string note_lines(const std::vector<std::string>& notes);

@@ -88,6 +88,19 @@ TEST(FormatColumns, WidthsComeFromTheCellsAndTheLastColumnIsNotPadded) {
   EXPECT_EQ(format_columns({}), "");
 }
 
+TEST(FormatColumns, PaintTakesNoWidthAndTheGapIsTheCallersChoice) {
+  ColumnLayout layout;
+  layout.gap = 2;
+  layout.paint = [](std::size_t row, std::size_t column) {
+    return row == 1 && column == 1 ? CellPaint{"<b>", "</b>"} : CellPaint{};
+  };
+  EXPECT_EQ(
+      format_columns({{"CHECK", "STATUS", "DETAIL"}, {"crd", "ok", "v1"}, {"webhook", "", "none"}}, layout),
+      "CHECK    STATUS  DETAIL\n"
+      "crd      <b>ok</b>      v1\n"
+      "webhook          none\n");
+}
+
 TEST(Quote, CutsLongValues) {
   EXPECT_EQ(quote("abc"), "'abc'");
   EXPECT_EQ(quote("abcdef", 3), "'abc...'");
