@@ -8,6 +8,7 @@
 #include "plugin/doctor_output.hpp"
 #include "plugin/failure.hpp"
 #include "plugin/plugin.hpp"
+#include "plugin/structured_output.hpp"
 #include "util/strings.hpp"
 
 #include <CLI/CLI.hpp>
@@ -34,8 +35,8 @@ int run_doctor(const std::string& output, Context& ctx) {
     return fail(ctx, make_error(ErrorCode::http, "cannot reach the cluster at " + util::quote(server) + ": " +
                                                      report.error().message));
   }
-  if (output == "json") {
-    write_doctor_json(ctx.out, *report);
+  if (output == "json" || output == "yaml") {
+    write_structured(ctx.out, output, [&](std::ostream& o) { write_doctor_json(o, *report); });
   } else {
     write_doctor_table(ctx.out, *report, ctx.colour_out());
   }
@@ -47,9 +48,9 @@ void add_doctor_command(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand(
       "doctor",
       "Detect the Training Operator release, CRD, webhook, Trainer v2 and gang schedulers in the cluster");
-  cmd->add_option("-o,--output", flags->output, "Output format")
-      ->check(CLI::IsMember({"table", "json"}))
-      ->capture_default_str();
+  cmd->add_option("-o,--output", flags->output, "Output format: table (default), json or yaml")
+      ->check(CLI::IsMember({"table", "json", "yaml"}).description(""))
+      ->type_name("FORMAT");
   cmd->footer(
       "Reads Deployments in all namespaces, the CRD pytorchjobs.kubeflow.org, the validating webhook, the\n"
       "list of CRDs, the labels of up to 100 job pods (which release made them) and two\n"

@@ -11,6 +11,7 @@
 #include "plugin/job_target.hpp"
 #include "plugin/manifest_objects.hpp"
 #include "plugin/plugin.hpp"
+#include "plugin/structured_output.hpp"
 #include "plugin/trainjob_env.hpp"
 #include "util/strings.hpp"
 #include "yaml/input_files.hpp"
@@ -211,8 +212,8 @@ int print_env(Context& ctx, const EnvOptions& o, const model::pytorchjob::JobSpe
     write_env_dotenv(ctx.out, pods.front());
     return exit_code::ok;
   }
-  if (o.output == "json") {
-    write_env_json(ctx.out, style, pods);
+  if (o.output == "json" || o.output == "yaml") {
+    write_structured(ctx.out, o.output, [&](std::ostream& out) { write_env_json(out, style, pods); });
     return exit_code::ok;
   }
   ctx.out << "style: " << model::pytorchjob::to_string(style) << "\n\n";
@@ -306,8 +307,10 @@ int run_trainjob_env(Context& ctx, const EnvOptions& o, const LoadedJob& loaded,
     write_env_dotenv(ctx.out, rows->front().env);
     return exit_code::ok;
   }
-  if (o.output == "json") {
-    write_trainjob_env_json(ctx.out, *plan, *release, loaded.job, *runtime);
+  if (o.output == "json" || o.output == "yaml") {
+    write_structured(ctx.out, o.output, [&](std::ostream& out) {
+      write_trainjob_env_json(out, *plan, *release, loaded.job, *runtime);
+    });
     return exit_code::ok;
   }
   for (const auto& line : trainjob_env_heading(*plan, *release, loaded.job, *runtime))
@@ -341,9 +344,9 @@ int run_pytorchjob_env(Context& ctx, const EnvOptions& o, const nlohmann::json& 
 }
 
 int run_env(Context& ctx, const EnvOptions& o) {
-  if (o.output != "table" && o.output != "json" && o.output != "dotenv") {
+  if (o.output != "table" && o.output != "json" && o.output != "yaml" && o.output != "dotenv") {
     return fail(ctx, make_error(ErrorCode::usage, "unknown output format " + util::quote(o.output) +
-                                                      " (known: table, json, dotenv)"));
+                                                      " (known: table, json, yaml, dotenv)"));
   }
   std::optional<JobTarget> cluster;
   auto loaded = load_job(ctx, o, cluster);
@@ -377,7 +380,8 @@ void add_env_command(CLI::App& app, Context& ctx) {
       ->excludes(op);
   cmd->add_option("--pod", opts->pod,
                   "Only this pod: its name or its replica's (worker-0; required for -o dotenv)");
-  cmd->add_option("-o,--output", opts->output, "Output format: table, json or dotenv");
+  cmd->add_option("-o,--output", opts->output, "Output format: table (default), json, yaml or dotenv")
+      ->type_name("FORMAT");
   cmd->add_flag("--live", opts->live,
                 "Compare each pod's env in the cluster with the expectation (default style worker-only); "
                 "exit 1 on any difference");

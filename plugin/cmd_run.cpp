@@ -427,9 +427,10 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--dry-run", flags->dry_run, "none, client (print the job) or server (dryRun=All)")
       ->capture_default_str();
   cmd->add_option(
-      "-o,--output", flags->output,
-      "With --dry-run or --detach: yaml, json or name (default: yaml with --dry-run, the name with "
-      "--detach)");
+         "-o,--output", flags->output,
+         "With --dry-run or --detach: yaml, json or name (default: yaml with --dry-run, the name with "
+         "--detach)")
+      ->type_name("FORMAT");
   cmd->add_flag("--force", source.force, "Run even when validation finds errors");
   cmd->add_flag("--force-conflicts", flags->force_conflicts,
                 "Server-side apply: take over conflicting fields");

@@ -10,6 +10,7 @@
 #include "plugin/failure.hpp"
 #include "plugin/live_validate.hpp"
 #include "plugin/plugin.hpp"
+#include "plugin/structured_output.hpp"
 #include "plugin/validate_runner.hpp"
 #include "schema/carried/carried_schema.hpp"
 #include "schema/carried/carried_trainer_schema.hpp"
@@ -212,12 +213,12 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
     add_server_findings(*cluster.api, inputs->files, settings, target_namespace(ctx), report);
   for (auto& unreadable : inputs->unreadable) report.files.push_back(std::move(unreadable));
   OutputOptions out_opts;
-  out_opts.format = flags.output == "json"    ? OutputFormat::json
-                    : flags.output == "junit" ? OutputFormat::junit
-                                              : OutputFormat::text;
+  out_opts.format = flags.output == "json" || flags.output == "yaml" ? OutputFormat::json
+                    : flags.output == "junit"                        ? OutputFormat::junit
+                                                                     : OutputFormat::text;
   out_opts.colour = ctx.colour_out();
   out_opts.quiet = flags.quiet;
-  write_report(report, out_opts, ctx.out);
+  write_structured(ctx.out, flags.output, [&](std::ostream& o) { write_report(report, out_opts, o); });
   ctx.out.flush();
   // An unreadable input is an I/O error, reported once the readable inputs are validated.
   if (!inputs->unreadable.empty()) return exit_code_for(ErrorCode::io);
@@ -254,9 +255,9 @@ void add_validate_command(CLI::App& app, Context& ctx) {
   cmd->add_option("paths", flags->paths, "Files, directories (recursive: .yaml .yml .json) or - for stdin")
       ->required()
       ->type_name("FILE|DIR|-");
-  cmd->add_option("-o,--output", flags->output, "Output format")
-      ->check(CLI::IsMember({"text", "json", "junit"}))
-      ->capture_default_str();
+  cmd->add_option("-o,--output", flags->output, "Output format: text (default), json, yaml or junit")
+      ->check(CLI::IsMember({"text", "json", "yaml", "junit"}).description(""))
+      ->type_name("FORMAT");
   cmd->add_option("--crd", flags->crd,
                   "Validate against this CustomResourceDefinition file (compiled once, cached)")
       ->type_name("FILE");

@@ -46,21 +46,16 @@ void add_version_command(CLI::App& app, Context& ctx) {
       "kubeconfig.");
   cmd->add_flag("--cluster", flags->cluster,
                 "Also report the cluster's Training Operator release (as doctor)");
-  cmd->add_option("-o,--output", flags->output,
-                  "Output format: table, json or yaml (with --cluster: table or json)")
-      ->check(CLI::IsMember({"table", "json", "yaml"}))
-      ->capture_default_str();
+  cmd->add_option("-o,--output", flags->output, "Output format: table (default), json or yaml")
+      ->check(CLI::IsMember({"table", "json", "yaml"}).description(""))
+      ->type_name("FORMAT");
   cmd->callback([flags, &ctx] {
     if (!flags->cluster) {
       ctx.exit_code = print_client_version(ctx, flags->output);
       return;
     }
-    if (flags->output == "yaml") {
-      ctx.exit_code = fail_usage(ctx, "version --cluster takes -o table or json");
-      return;
-    }
-    // With -o json only the report goes to stdout, so that it stays one JSON document.
-    if (flags->output != "json") ctx.out << "kubectl-pytorch " << k_version << "\n";
+    // With -o json or yaml only the report goes to stdout, so that it stays one document.
+    if (flags->output == "table") ctx.out << "kubectl-pytorch " << k_version << "\n";
     ctx.exit_code = run_doctor(flags->output, ctx);
   });
 }

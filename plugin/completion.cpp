@@ -85,10 +85,10 @@ void add_matching(Completion& c, const std::string& partial, const std::string& 
 // -o of each command, as its --help lists them.
 std::vector<std::string> output_formats(const std::string& command) {
   static const std::map<std::string, std::vector<std::string>> k_formats = {
-      {"validate", {"text", "json", "junit"}},
-      {"env", {"table", "json", "dotenv"}},
-      {"status", {"table", "json"}},
-      {"doctor", {"table", "json"}},
+      {"validate", {"text", "json", "yaml", "junit"}},
+      {"env", {"table", "json", "yaml", "dotenv"}},
+      {"status", {"table", "wide", "json", "yaml", "name"}},
+      {"doctor", {"table", "json", "yaml"}},
       {"version", {"table", "json", "yaml"}},
       {"run", {"yaml", "json", "name"}},
       {"config-resolve", {"json"}}};
@@ -149,6 +149,7 @@ std::vector<std::string> option_values(Context& ctx, const std::string& command,
   if (opt->check_name("--style")) return env_styles();
   if (opt->check_name("--trainer")) return trainer_releases();
   if (opt->check_name("--dry-run")) return {"none", "client", "server"};
+  if (opt->check_name("--color")) return {"auto", "always", "never"};
   if (opt->check_name("--context")) return kubeconfig_contexts(ctx);
   if (opt->check_name("--namespace")) return names_in_cluster(ctx, kube::resources::namespaces(), false);
   return {};

@@ -4,6 +4,9 @@ namespace kpt::plugin {
 
 namespace {
 bool colour_allowed(const Context& ctx, bool is_tty) {
+  // An explicit choice outranks the environment (no-color.org: user-level configuration wins).
+  if (ctx.colour_mode == "always") return true;
+  if (ctx.colour_mode == "never") return false;
   if (!is_tty) return false;
   // no-color.org: NO_COLOR disables colour when it is set and not empty.
   if (const auto no_color = ctx.env.find("NO_COLOR"); no_color != ctx.env.end() && !no_color->second.empty())

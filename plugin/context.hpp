@@ -22,8 +22,10 @@ struct Context {
   kube::ConnectionFlags connection;
   int verbosity = 0;
   int exit_code = 0;
+  std::string colour_mode = "auto";  ///< --color: auto, always or never (as stern's)
 
-  /// Colour on `err`/`out` only on a terminal, with TERM not "dumb" and NO_COLOR unset.
+  /// Colour on `err`/`out`: with --color auto (the default) only on a terminal, with TERM not
+  /// "dumb" and NO_COLOR unset or empty; --color always or never decides alone.
   [[nodiscard]] bool colour_out() const;
   [[nodiscard]] bool colour_err() const;
   [[nodiscard]] std::optional<std::string> getenv(const std::string& name) const;

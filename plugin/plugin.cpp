@@ -1,5 +1,6 @@
 #include "plugin/plugin.hpp"
 
+#include "plugin/command_line.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/completion.hpp"
 #include "plugin/context.hpp"
@@ -72,7 +73,7 @@ std::string program_name(const std::vector<std::string>& argv) {
 
 int run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env, std::istream& in,
         std::ostream& out, std::ostream& err) {
-  Context ctx{in, out, err, env, false, false, {}, {}, {}, 0, 0};
+  Context ctx{in, out, err, env, false, false, {}, {}, {}, 0, 0, "auto"};
   ctx.out_is_tty = (&out == &std::cout) && ::isatty(STDOUT_FILENO) == 1;
   ctx.err_is_tty = (&err == &std::cerr) && ::isatty(STDERR_FILENO) == 1;
   ctx.program = program_name(argv);
@@ -85,6 +86,10 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
     app.fallthrough(true);  // connection flags may follow the command, as with kubectl
     app.footer(k_exit_codes);
     app.set_help_all_flag("--help-all", "Show help for every command");
+    app.add_option("--color", ctx.colour_mode,
+                   "Colour output: auto (on a terminal, unless NO_COLOR is set), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}).description(""))
+        ->type_name("WHEN");
     add_connection_flags(app, ctx.connection, ctx.verbosity);
     add_validate_command(app, ctx);
     add_env_command(app, ctx);
@@ -104,7 +109,22 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
       write_completion(out, complete_words(app, ctx, {argv.begin() + 2, argv.end()}));
       return exit_code::ok;
     }
-    std::vector<std::string> rest(argv.begin() + (argv.empty() ? 0 : 1), argv.end());
+    CommandLine line = read_command_line(app, {argv.begin() + (argv.empty() ? 0 : 1), argv.end()});
+    if (line.help_for) {
+      // `help status` is `status --help`, so a topic gets exactly the page its --help prints.
+      line = read_command_line(app, *line.help_for);
+      if (!line.unknown_command.empty()) {
+        print_error(err, unknown_command_message(app, line, ctx.program + " help"));
+        return exit_code::usage;
+      }
+      line.args.push_back("--help");
+    }
+    if (!line.unknown_command.empty()) {
+      print_error(err, unknown_command_message(app, line, ctx.program));
+      err << "\nRun '" << command_path(line, ctx.program) << " --help' for usage.\n";
+      return exit_code::usage;
+    }
+    std::vector<std::string> rest = std::move(line.args);
     std::reverse(rest.begin(), rest.end());  // CLI11 takes the arguments reversed
     try {
       app.parse(rest);

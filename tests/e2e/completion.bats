@@ -32,7 +32,7 @@ complete() { kubectl __complete "$@" 2>/dev/null; }
   run complete pytorch logs --rep
   [ "$output" = "$(printf -- '--replica\tOnly this replica, e.g. worker-1, master-0 or node-1\n:4')" ]
   run complete pytorch status -o ''
-  [ "$output" = "$(printf 'table\njson\n:4')" ]
+  [ "$output" = "$(printf 'table\nwide\njson\nyaml\nname\n:4')" ]
   run complete pytorch validate --operator v1.9.
   [ "$output" = "$(printf 'v1.9.0\nv1.9.1\nv1.9.2\nv1.9.3\nv1.9.4\n:4')" ]
   run complete pytorch env job.yaml --style tor
@@ -80,7 +80,7 @@ YAML
   COMP_WORDS=(kubectl-pytorch status -o '')
   COMP_CWORD=3
   _kubectl_pytorch
-  [ "${COMPREPLY[*]}" = "table json" ]
+  [ "${COMPREPLY[*]}" = "table wide json yaml name" ]
   COMP_WORDS=(kubectl-pytorch lo)
   COMP_CWORD=1
   _kubectl_pytorch

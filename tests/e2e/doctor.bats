@@ -70,6 +70,10 @@ verdict() {
 
 @test "a Trainer v2 install with Volcano and Kueue: no v1 operator, the add-ons found" {
   install trainer-v2
+  # -o yaml is the same report as -o json.
+  json=$("$KPT_BIN" doctor -o json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))')
+  yaml=$("$KPT_BIN" doctor -o yaml | python3 -c 'import json,sys,yaml; print(json.dumps(yaml.safe_load(sys.stdin), sort_keys=True))')
+  [ -n "$json" ] && [ "$json" = "$yaml" ]
   run --separate-stderr "$KPT_BIN" doctor -o json
   [ "$status" -eq 0 ]
   run python3 -c '
@@ -113,7 +117,7 @@ print(r["crd"]["controllerGenReleases"], r["crd"]["fingerprintReleases"], r["ope
 }
 
 @test "a bad output format is a usage error: exit 2" {
-  run --separate-stderr "$KPT_BIN" doctor -o yaml
+  run --separate-stderr "$KPT_BIN" doctor -o xml
   [ "$status" -eq 2 ]
 }
 

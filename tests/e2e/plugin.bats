@@ -57,10 +57,75 @@ teardown() { teardown_workdir; }
   done
 }
 
-@test "an unknown command is a usage error with exit code 2" {
-  run "$KPT_BIN" no-such-command
+@test "an unknown command is a usage error with exit code 2, and a close one is suggested as cobra does" {
+  run --separate-stderr "$KPT_BIN" no-such-command
   [ "$status" -eq 2 ]
-  [[ "$output" == *"error:"* ]]
+  [ "$stderr" = "$(printf 'error: unknown command "no-such-command" for "kubectl pytorch"\n\nRun '"'"'kubectl pytorch --help'"'"' for usage.')" ]
+  PATH=$(plugin_path) run --separate-stderr kubectl pytorch stauts
+  [ "$status" -eq 2 ]
+  [ "$stderr" = "$(printf 'error: unknown command "stauts" for "kubectl pytorch"\n\nDid you mean this?\n\tstatus\n\nRun '"'"'kubectl pytorch --help'"'"' for usage.')" ]
+  run --separate-stderr "$KPT_BIN" local dwon
+  [ "$status" -eq 2 ]
+  [[ "$stderr" == *'unknown command "dwon" for "kubectl pytorch local"'*"Did you mean this?"*"down"* ]]
+}
+
+@test "help [command] prints the page --help prints" {
+  [ "$("$KPT_BIN" help)" = "$("$KPT_BIN" --help)" ]
+  [ "$("$KPT_BIN" help status)" = "$("$KPT_BIN" status --help)" ]
+  [ "$("$KPT_BIN" help local up)" = "$("$KPT_BIN" local up --help)" ]
+  run --separate-stderr "$KPT_BIN" help stauts
+  [ "$status" -eq 2 ]
+  [[ "$stderr" == *'unknown command "stauts"'*"status"* ]]
+}
+
+@test "flags parse as kubectl's pflag parses them: -n=NS, -v=N, --flag=value, --flag value, -A=false" {
+  cat >kc.yaml <<'YAML'
+apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]
+contexts: [{name: x, context: {cluster: c, user: u, namespace: def}}]
+current-context: x
+users: [{name: u, user: {token: abc}}]
+YAML
+  for args in "-n=other" "-n other" "--namespace=other" "--namespace other" "-nother"; do
+    run --separate-stderr "$KPT_BIN" config-resolve --kubeconfig kc.yaml $args
+    [ "$status" -eq 0 ]
+    [[ "$output" == *'"namespace": "other"'* ]] || { echo "$args: $output"; false; }
+  done
+  run --separate-stderr "$KPT_BIN" config-resolve --kubeconfig=kc.yaml -v=6 --insecure-skip-tls-verify=true
+  [ "$status" -eq 0 ]
+  [[ "$output" == *'"insecureSkipTlsVerify": true'* ]]
+  # A flag given -X=value is set through its long name, not taken as a positional argument.
+  run --separate-stderr "$KPT_BIN" status -A=false --kubeconfig kc.yaml --request-timeout=1s
+  [ "$status" -eq 1 ]
+  [[ "$stderr" == *"/apis/kubeflow.org/v1/namespaces/def/pytorchjobs?"* ]]
+  # After --, nothing is rewritten: it is the command of run --image.
+  run --separate-stderr "$KPT_BIN" run --image img --workers 1 --dry-run=client -o json -- python -n=1
+  [ "$status" -eq 0 ]
+  [[ "$output" == *'"-n=1"'* ]]
+}
+
+@test "--color always colours a finding, never and NO_COLOR (when not empty) keep it plain" {
+  printf 'apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata: {name: c}\nspec: {bogus: 1}\n' >bad.yaml
+  run "$KPT_BIN" --color always validate --offline -q bad.yaml
+  [ "$status" -eq 1 ]
+  [[ "$output" == *$'\033['* ]]
+  run "$KPT_BIN" validate --offline -q bad.yaml --color never
+  [[ "$output" != *$'\033['* ]]
+  run env NO_COLOR=1 "$KPT_BIN" validate --offline -q bad.yaml
+  [[ "$output" != *$'\033['* ]]
+  run "$KPT_BIN" --color sometimes version
+  [ "$status" -eq 2 ]
+}
+
+@test "-o yaml is -o json as YAML for validate and env" {
+  for c in "validate --offline $KPT_SOURCE_DIR/testdata/mnist-dp/mnist-dp.yaml" \
+    "env --offline $KPT_SOURCE_DIR/testdata/mnist-dp/mnist-dp.yaml" \
+    "env --offline $KPT_SOURCE_DIR/testdata/trainjob/mnist-dp.yaml"; do
+    json=$("$KPT_BIN" $c -o json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))')
+    yaml=$("$KPT_BIN" $c -o yaml | python3 -c 'import json,sys,yaml; print(json.dumps(yaml.safe_load(sys.stdin), sort_keys=True))')
+    [ -n "$json" ] && [ "$json" = "$yaml" ] || { echo "$c differs"; false; }
+  done
 }
 
 @test "run on a file with a PyTorchJob and a TrainJob says it takes one, and exits 2 before connecting" {

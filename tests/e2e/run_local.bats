@@ -125,6 +125,22 @@ teardown() { teardown_workdir; }
   run "$KPT_BIN" status hello --local -o json
   [ "$status" -eq 0 ]
   [ "$(echo "$output" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["state"], [r["phase"] for r in d["replicas"]])')" = "Succeeded ['Succeeded', 'Succeeded']" ]
+  # -o yaml is -o json as YAML, as kubectl's is.
+  json=$("$KPT_BIN" status hello --local -o json | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))')
+  yaml=$("$KPT_BIN" status hello --local -o yaml | python3 -c 'import json,sys,yaml; print(json.dumps(yaml.safe_load(sys.stdin), sort_keys=True))')
+  [ "$json" = "$yaml" ]
+  run "$KPT_BIN" status hello --local -o name
+  [ "$output" = "pytorchjob.kubeflow.org/hello" ]
+  # The list: every job of the namespace (earlier tests' among them), each as KIND.GROUP/NAME.
+  run "$KPT_BIN" status --local -o name
+  [[ "$output" == *"pytorchjob.kubeflow.org/hello"* ]]
+  [ -z "$(echo "$output" | grep -v '^\(pytorchjob.kubeflow.org\|trainjob.trainer.kubeflow.org\)/')" ]
+  run --separate-stderr "$KPT_BIN" status hello --local -o wide
+  [ "${lines[2]}" = "POD              RANK   PHASE       RESTARTS   EXIT   WAITING   TYPE     INDEX   MESSAGE" ]
+  [ "${lines[3]}" = "hello-worker-0   0      Succeeded   0          0                Worker   0" ]
+  run --separate-stderr "$KPT_BIN" status --local -o wide
+  [[ "${lines[0]}" == "NAME "*"STATE "*"AGE "*"PODS   MESSAGE" ]]
+  [[ "$output" == *"pytorchjob/hello "*"Succeeded   "*"2      PyTorchJob hello is successfully completed."* ]]
   run "$KPT_BIN" logs hello --local --replica worker-1
   [ "$status" -eq 0 ]
   [ "$output" = "[worker-1 r1] hello from rank 1 of 2 via hello-worker-0:23456" ]

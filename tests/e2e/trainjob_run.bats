@@ -116,6 +116,10 @@ YAML
   run --separate-stderr "$KPT_BIN" status
   [ "$status" -eq 0 ]
   [[ "$output" == *"trainjob/st"*"Complete"* ]]
+  run --separate-stderr "$KPT_BIN" status st -o name
+  [ "$output" = "trainjob.trainer.kubeflow.org/st" ]
+  run --separate-stderr "$KPT_BIN" status -o wide
+  [[ "$output" == *"trainjob/st "*"Complete   "*"1      jobset completed successfully"* ]]
   run --separate-stderr "$KPT_BIN" logs st --replica node-0
   [ "$status" -eq 0 ]
   [[ "$output" == *"[node-0 r0] [default1]:rank 1/2 local 1 node 0 ok: all_reduce=3"* ]]

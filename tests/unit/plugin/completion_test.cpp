@@ -41,7 +41,8 @@ TEST_F(Complete, FlagsOfTheCommandAndTheConnectionFlags) {
 }
 
 TEST_F(Complete, ValuesOfOutputOperatorTrainerAndDryRun) {
-  EXPECT_EQ(complete({"status", "-o", ""}), "table\njson\n:4\n");
+  EXPECT_EQ(complete({"status", "-o", ""}), "table\nwide\njson\nyaml\nname\n:4\n");
+  EXPECT_EQ(complete({"--color", ""}), "auto\nalways\nnever\n:4\n");
   EXPECT_EQ(complete({"validate", "--output=js"}), "--output=json\n:4\n");
   EXPECT_EQ(complete({"env", "job.yaml", "--operator", "v1.9."}),
             "v1.9.0\nv1.9.1\nv1.9.2\nv1.9.3\nv1.9.4\n:4\n");

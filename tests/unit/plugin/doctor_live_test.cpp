@@ -213,7 +213,7 @@ TEST(LiveSchema, WhenCrdsMayNotBeReadTheOpenApiDocumentIsUsed) {
   std::istringstream in;
   std::ostringstream out;
   std::ostringstream err;
-  Context ctx{in, out, err, {}, false, false, {}, {}, {}, 0, 0};
+  Context ctx{in, out, err, {}, false, false, {}, {}, {}, 0, 0, "auto"};
   auto live = cluster_schema(cluster, dir.path(), ctx);  // api not set: no CRD read is attempted
   EXPECT_FALSE(live.has_value());
   cluster.api = std::make_unique<ScriptedClient>(api);

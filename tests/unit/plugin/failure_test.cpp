@@ -24,7 +24,7 @@ TEST(Failure, FailPrintsTheMessageWithKubectlsPrefixAndReturnsTheCode) {
   std::istringstream in;
   std::ostringstream out;
   std::ostringstream err;
-  const Context ctx{in, out, err, {}, false, false, "kubectl pytorch", "", {}, 0, 0};
+  const Context ctx{in, out, err, {}, false, false, "kubectl pytorch", "", {}, 0, 0, "auto"};
   EXPECT_EQ(fail(ctx, make_error(ErrorCode::io, "reading 'job.yaml': No such file or directory")), 2);
   EXPECT_EQ(
       fail(ctx, make_error(ErrorCode::invalid, "the manifest has errors; fix them or run with --force")), 1);
