@@ -1,6 +1,7 @@
 #include "apiserver/resource_ops.hpp"
 
 #include "apiserver/builtin_kinds.hpp"
+#include "apiserver/go_decode_error.hpp"
 #include "util/time.hpp"
 
 #include <algorithm>
@@ -107,6 +108,24 @@ std::vector<StatusCause> crd_problems(const json& crd) {
   return causes;
 }
 
+std::string joined(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : ", ") + p;
+  return out;
+}
+
+/// A built-in object the real server's decoder refuses: 400 for a create or update (the body does
+/// not decode), 422 on the field `patch` for a patch's result (k8s.io/apiserver handlers/patch.go).
+Error decode_refusal(const ResourceInfo& res, const json& obj, const std::string& why,
+                     const WriteFlags& flags) {
+  if (flags.patch) {
+    return invalid("", "", "",
+                   {{"FieldValueInvalid", "Invalid value: " + go_quote(obj.dump()) + ": " + why, "patch"}});
+  }
+  return bad_request(res.kind + " in version \"" + res.version + "\" cannot be handled as a " + res.kind +
+                     ": " + why);
+}
+
 }  // namespace
 
 json scale_of(const ResourceInfo& res, const json& object) {
@@ -181,15 +200,39 @@ Expected<json> ResourceOps::list(const ResourceInfo& res, const std::string& ns,
       {"kind", res.list_kind}, {"apiVersion", res.group_version()}, {"metadata", meta}, {"items", items}};
 }
 
+std::optional<Error> ResourceOps::decode_builtin(const ResourceInfo& res, json& obj,
+                                                 std::vector<std::string>& warnings, const WriteFlags& flags,
+                                                 std::vector<StatusCause>& causes) const {
+  if (res.custom || !res.validator) return std::nullopt;
+  auto outcome = res.validator->validate(obj);
+  if (!outcome.decode_error.empty()) return decode_refusal(res, obj, outcome.decode_error, flags);
+  if (!outcome.strict_errors.empty() && flags.field_validation == "Strict") {
+    return decode_refusal(res, obj, "strict decoding error: " + joined(outcome.strict_errors), flags);
+  }
+  if (flags.field_validation != "Ignore") {
+    warnings.insert(warnings.end(), outcome.strict_errors.begin(), outcome.strict_errors.end());
+  }
+  for (const auto& pointer : outcome.unknown_pointers) obj[pointer.parent_pointer()].erase(pointer.back());
+  causes = std::move(outcome.errors);
+  return std::nullopt;
+}
+
 std::optional<Error> ResourceOps::validate(const ResourceInfo& res, const json& obj,
-                                           std::vector<std::string>& warnings,
-                                           const WriteFlags& flags) const {
+                                           std::vector<std::string>& warnings, const WriteFlags& flags,
+                                           std::vector<StatusCause> causes) const {
   const std::string name = meta_string(obj, "name");
   if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io") {
-    const auto causes = crd_problems(obj);
-    if (!causes.empty()) return invalid(res.group, res.kind, name, causes);
+    const auto crd_causes = crd_problems(obj);
+    if (!crd_causes.empty()) return invalid(res.group, res.kind, name, crd_causes);
   }
-  if (!res.custom || !res.validator) return std::nullopt;
+  if (!res.custom) {
+    if (!res.validator) return std::nullopt;
+    auto stored = res.validator->validate_stored(obj);
+    stored.insert(stored.end(), causes.begin(), causes.end());
+    if (!stored.empty()) return invalid(res.group, res.kind, name, stored);
+    return std::nullopt;
+  }
+  if (!res.validator) return std::nullopt;
   auto outcome = res.validator->validate(obj);
   if (flags.field_validation == "Strict") {
     outcome.errors.insert(outcome.errors.end(), outcome.unknown_fields.begin(), outcome.unknown_fields.end());
@@ -206,6 +249,8 @@ Expected<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::s
   if (!body.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
   body["apiVersion"] = res.group_version();
   body["kind"] = res.kind;
+  std::vector<StatusCause> schema_causes;
+  if (auto err = decode_builtin(res, body, warnings, flags, schema_causes)) return *err;
   if (!body.contains("metadata") || !body["metadata"].is_object()) body["metadata"] = json::object();
   auto& meta = body["metadata"];
   if (res.namespaced) {
@@ -228,7 +273,7 @@ Expected<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::s
         res.group, res.kind, "",
         {{"FieldValueRequired", "Required value: name or generateName is required", "metadata.name"}});
   }
-  if (!valid_name(name)) {
+  if (res.custom && !valid_name(name)) {  // built-in kinds: each kind's own rule, in validate()
     return invalid(
         res.group, res.kind, name,
         {{"FieldValueInvalid",
@@ -251,7 +296,7 @@ Expected<json> ResourceOps::prepare_create(const ResourceInfo& res, const std::s
   if (res.kind == "CustomResourceDefinition") crd_defaults(body);
   if (auto err = prepare_builtin(res, body)) return *err;
   if (res.custom && res.validator) res.validator->default_object(body);
-  if (auto err = validate(res, body, warnings, flags)) return *err;
+  if (auto err = validate(res, body, warnings, flags, std::move(schema_causes))) return *err;
   return body;
 }
 
@@ -259,6 +304,7 @@ Expected<json> ResourceOps::merge_update(const ResourceInfo& res, const json& cu
                                          std::vector<std::string>& warnings, const WriteFlags& flags) const {
   if (!body.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
   json out;
+  std::vector<StatusCause> schema_causes;
   if (flags.subresource == "status") {
     out = current;
     if (body.contains("status")) {
@@ -266,6 +312,7 @@ Expected<json> ResourceOps::merge_update(const ResourceInfo& res, const json& cu
     } else {
       out.erase("status");
     }
+    if (auto err = decode_builtin(res, out, warnings, flags, schema_causes)) return *err;
     if (res.custom && res.validator) res.validator->default_object(out);
   } else {
     out = std::move(body);
@@ -286,6 +333,9 @@ Expected<json> ResourceOps::merge_update(const ResourceInfo& res, const json& cu
       }
     }
     if (res.kind == "CustomResourceDefinition") crd_defaults(out);
+    out["apiVersion"] = res.group_version();
+    out["kind"] = res.kind;
+    if (auto err = decode_builtin(res, out, warnings, flags, schema_causes)) return *err;
     // Defaults first, so that a field the stored object has only by default is no change.
     if (res.custom && res.validator) res.validator->default_object(out);
     if (without_meta_and_status(out) != without_meta_and_status(current)) {
@@ -297,7 +347,7 @@ Expected<json> ResourceOps::merge_update(const ResourceInfo& res, const json& cu
   if (flags.subresource != "status") {
     if (auto err = prepare_builtin(res, out)) return *err;
   }
-  if (auto err = validate(res, out, warnings, flags)) return *err;
+  if (auto err = validate(res, out, warnings, flags, std::move(schema_causes))) return *err;
   return out;
 }
 
@@ -383,6 +433,8 @@ Expected<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::str
   }
   auto parsed = parse_patch_body(kind, body);
   if (!parsed) return parsed.error();
+  WriteFlags patch_flags = flags;
+  patch_flags.patch = true;
   const bool may_create = kind == PatchKind::apply && flags.subresource.empty();
   if (may_create && res.namespaced && !m_store.get("/namespaces", "", ns))
     return not_found("", "namespaces", ns);
@@ -397,7 +449,7 @@ Expected<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::str
           if (!obj.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
           obj["metadata"]["name"] = name;
           created = true;
-          return prepare_create(res, ns, std::move(obj), warnings, flags);
+          return prepare_create(res, ns, std::move(obj), warnings, patch_flags);
         }
         json base = *cur;
         if (flags.subresource == "scale") base = scale_of(res, *cur);
@@ -416,7 +468,7 @@ Expected<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::str
           return merge_update(res, *cur, out, warnings,
                               WriteFlags{flags.dry_run, flags.field_validation, "", ""});
         }
-        return merge_update(res, *cur, std::move(patched.value()), warnings, flags);
+        return merge_update(res, *cur, std::move(patched.value()), warnings, patch_flags);
       },
       flags.dry_run);
   return finish_write(res, ns, name, std::move(stored), std::move(warnings), created, flags.dry_run);

@@ -18,6 +18,7 @@ struct WriteFlags {
   std::string field_validation = "Warn";  ///< Ignore, Warn, Strict
   std::string subresource;                ///< "", "status" or "scale"
   std::string field_manager;              ///< required for apply patches
+  bool patch = false;                     ///< the object is a patch's result (how decode errors are told)
 };
 
 /// A write's result: the stored object and the warnings to send as `Warning: 299` headers.
@@ -84,8 +85,14 @@ class ResourceOps {
   Expected<nlohmann::json> merge_update(const ResourceInfo& res, const nlohmann::json& current,
                                         nlohmann::json body, std::vector<std::string>& warnings,
                                         const WriteFlags& flags) const;
+  /// Built-in kinds: what the real server's decoder checks on the object as written, before any
+  /// default (types, unknown fields, which it drops); the schema's other findings go to `causes`.
+  std::optional<Error> decode_builtin(const ResourceInfo& res, nlohmann::json& obj,
+                                      std::vector<std::string>& warnings, const WriteFlags& flags,
+                                      std::vector<StatusCause>& causes) const;
   std::optional<Error> validate(const ResourceInfo& res, const nlohmann::json& obj,
-                                std::vector<std::string>& warnings, const WriteFlags& flags) const;
+                                std::vector<std::string>& warnings, const WriteFlags& flags,
+                                std::vector<StatusCause> causes = {}) const;
   Expected<WriteResult> finish_write(const ResourceInfo& res, const std::string& ns, const std::string& name,
                                      Expected<nlohmann::json> stored, std::vector<std::string> warnings,
                                      bool created, bool dry_run);

@@ -80,6 +80,7 @@ std::vector<ResourceInfo> builtin_resources() {
                       "SelfSubjectAccessReview", false, {});
   ssar.verbs = {"create"};
   out.push_back(ssar);
+  for (auto& r : out) r.validator = make_builtin_validator(r.group, r.version, r.kind, r.namespaced);
   return out;
 }
 

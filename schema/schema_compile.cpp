@@ -229,6 +229,18 @@ Expected<SchemaSet> SchemaSet::from_openapi(const yaml::Node& open_api_v3_schema
   return set;
 }
 
+Expected<SchemaSet> SchemaSet::from_openapis(const std::vector<KindSchema>& kinds) {
+  SchemaSet set;
+  SchemaCompiler compiler(set.m_impl->nodes);
+  for (const auto& k : kinds) {
+    const StructuralSchema* root = compiler.compile(*k.schema, k.kind + " openAPIV3Schema");
+    if (root == nullptr) return make_error(ErrorCode::parse, compiler.error());
+    set.m_impl->entries.push_back({k.group, k.version, k.kind, root});
+  }
+  set.m_impl->origin = "OpenAPI schemas of " + std::to_string(kinds.size()) + " kinds";
+  return set;
+}
+
 namespace {
 
 /// The CRD's identity fields, or the error naming the one that is wrong.

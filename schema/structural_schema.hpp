@@ -31,6 +31,16 @@ class SchemaSet {
   /// Compiles a bare openAPIV3Schema for one group/version/kind.
   static Expected<SchemaSet> from_openapi(const yaml::Node& open_api_v3_schema, const std::string& group,
                                           const std::string& version, const std::string& kind);
+  /// One bare openAPIV3Schema of a kind, for from_openapis.
+  struct KindSchema {
+    std::string group;  ///< empty for the core group
+    std::string version;
+    std::string kind;
+    const yaml::Node* schema = nullptr;
+  };
+  /// Compiles several kinds' bare schemas into one set (the built-in kinds, core group included,
+  /// which a CRD cannot name).
+  static Expected<SchemaSet> from_openapis(const std::vector<KindSchema>& kinds);
   static Expected<SchemaSet> deserialize(std::string_view bytes);
   [[nodiscard]] std::string serialize() const;
 
@@ -50,6 +60,10 @@ class SchemaSet {
 struct StructuralOptions {
   bool unknown_fields_are_errors = true;  ///< kubectl --validate=strict; false: warnings
   bool is_create = true;                  ///< CEL rules with oldSelf do not apply to a create
+  /// The document's `metadata` is checked against the schema's `metadata` property like any other
+  /// field, and apiVersion and kind are not required: a built-in kind's schema has the whole
+  /// ObjectMeta, whose names and labels the embedded API server checks itself.
+  bool metadata_from_schema = false;
 };
 
 /// Validates a document against a compiled schema as the API server does on create.

@@ -283,6 +283,7 @@ class StructuralValidator {
   }
 
   void check_object(const yaml::Node& v, const StructuralSchema& s, const std::string& path, bool resource) {
+    resource = resource && !(m_opts.metadata_from_schema && path.empty());
     if (resource) check_resource_header(v, path);
     for (std::size_t i = 0; i < v.keys.size() && !m_sink.full(); ++i) {
       const std::string& key = v.keys[i];

@@ -4,6 +4,8 @@
 //
 //   kpt_schema_compile --openapi SCHEMA.json --group G --version V --kind K --out data.cpp --symbol NAME
 //   kpt_schema_compile --crd CRDS.yaml --out data.cpp --symbol NAME   (every CRD in the file, one set)
+//   kpt_schema_compile --openapi-set KINDS.json --out data.cpp --symbol NAME
+//     (a JSON list of {"group", "version", "kind", "schema"}: bare schemas, core group included)
 
 #include "schema/structural_schema.hpp"
 #include "util/file_io.hpp"
@@ -23,12 +25,33 @@
 namespace {
 
 constexpr const char* k_usage =
-    "usage: kpt_schema_compile (--openapi SCHEMA.json --group G --version V --kind K | --crd CRD.yaml)\n"
-    "                          --out FILE.cpp --symbol NAME [--origin TEXT]\n";
+    "usage: kpt_schema_compile (--openapi SCHEMA.json --group G --version V --kind K | --crd CRD.yaml |\n"
+    "                           --openapi-set KINDS.json) --out FILE.cpp --symbol NAME [--origin TEXT]\n";
+
+kpt::Expected<kpt::schema::SchemaSet> compile_set(const std::string& path, const std::string& text) {
+  const auto doc = nlohmann::json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_array()) {
+    return kpt::make_error(kpt::ErrorCode::parse, "reading '" + path + "': not a JSON list of kinds");
+  }
+  std::vector<kpt::yaml::Node> schemas;
+  schemas.reserve(doc.size());
+  std::vector<kpt::schema::SchemaSet::KindSchema> kinds;
+  for (const auto& k : doc) {
+    schemas.push_back(kpt::yaml::from_json(k.at("schema")));
+    kinds.push_back({k.at("group"), k.at("version"), k.at("kind"), &schemas.back()});
+  }
+  return kpt::schema::SchemaSet::from_openapis(kinds);
+}
 
 kpt::Expected<kpt::schema::SchemaSet> compile(std::map<std::string, std::string>& args) {
   using kpt::ErrorCode;
   using kpt::make_error;
+  if (args.count("--openapi-set") != 0) {
+    const std::string path = args["--openapi-set"];
+    auto bytes = kpt::util::read_file(path);
+    if (!bytes) return bytes.error().context("reading '" + path + "'");
+    return compile_set(path, *bytes);
+  }
   const bool openapi = args.count("--openapi") != 0;
   const std::string path = openapi ? args["--openapi"] : args["--crd"];
   auto bytes = kpt::util::read_file(path);
@@ -91,7 +114,9 @@ int main(int argc, char** argv) {
   }
   const bool openapi = args.count("--openapi") != 0;
   const bool crd = args.count("--crd") != 0;
-  bool ok = openapi != crd && args.count("--out") != 0 && args.count("--symbol") != 0;
+  const bool many = args.count("--openapi-set") != 0;
+  bool ok =
+      (int{openapi} + int{crd} + int{many}) == 1 && args.count("--out") != 0 && args.count("--symbol") != 0;
   if (openapi)
     ok = ok && args.count("--group") != 0 && args.count("--version") != 0 && args.count("--kind") != 0;
   if (!ok) {

@@ -224,3 +224,28 @@ PY
   [ "$status" -eq 1 ]
   [ "$output" = "Error from server (BadRequest): no logs for pod 'x': no node runs pods on this server" ]
 }
+
+@test "built-in kinds are validated as the real API server validates them" {
+  run kubectl create configmap settings --from-literal=mode=fast
+  [ "$status" -eq 0 ]
+  [ "$output" = "configmap/settings created" ]
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\ndata:\n  k: 1\n' > cm.yaml
+  run --separate-stderr kubectl apply -f cm.yaml
+  [ "$status" -eq 1 ]
+  [ "$stderr" = 'Error from server (BadRequest): error when creating "cm.yaml": ConfigMap in version "v1" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string' ]
+  printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: main\n' > pod.yaml
+  run --separate-stderr kubectl apply -f pod.yaml
+  [ "$status" -eq 1 ]
+  [ "$stderr" = 'The Pod "p" is invalid: spec.containers[0].image: Required value' ]
+  run --separate-stderr kubectl create namespace Team-A
+  [ "$status" -eq 1 ]
+  [ "$stderr" = "The Namespace \"Team-A\" is invalid: metadata.name: Invalid value: \"Team-A\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')" ]
+  printf 'apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  ports:\n  - port: 80\n    portt: 8080\n' > svc.yaml
+  run --separate-stderr kubectl apply -f svc.yaml
+  [ "$status" -eq 1 ]
+  [ "$stderr" = 'Error from server (BadRequest): error when creating "svc.yaml": Service in version "v1" cannot be handled as a Service: strict decoding error: unknown field "spec.ports[0].portt"' ]
+  run --separate-stderr kubectl apply --validate=warn -f svc.yaml
+  [ "$status" -eq 0 ]
+  [ "$stderr" = 'Warning: unknown field "spec.ports[0].portt"' ]
+  [ "$(kubectl get svc web -o jsonpath='{.spec.ports[0]}')" = '{"port":80}' ]
+}

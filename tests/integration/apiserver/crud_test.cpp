@@ -25,7 +25,9 @@ TEST(ApiServerCrud, CreateAssignsUidTimestampGenerationAndResourceVersion) {
 
 TEST(ApiServerCrud, GenerateNameGivesAFreshName) {
   Harness h;
-  auto r = h.client->post(k_pods, json{{"metadata", {{"generateName", "job-"}}}, {"spec", json::object()}});
+  auto obj = pod("");
+  obj["metadata"] = {{"generateName", "job-"}};
+  auto r = h.client->post(k_pods, obj);
   ASSERT_EQ(r.status, 201) << r.raw;
   const std::string name = r.body["metadata"]["name"];
   EXPECT_EQ(name.rfind("job-", 0), 0u);
@@ -160,7 +162,7 @@ TEST(ApiServerCrud, DeletingAnOwnerCollectsItsDependents) {
     Harness h;
     auto owner = h.client
                      ->post("/api/v1/namespaces/default/services",
-                            json{{"metadata", {{"name", "owner"}}}, {"spec", json::object()}})
+                            json{{"metadata", {{"name", "owner"}}}, {"spec", {{"clusterIP", "None"}}}})
                      .body;
     auto child = pod("child");
     child["metadata"]["ownerReferences"] = {
@@ -177,12 +179,14 @@ TEST(ApiServerCrud, DeletingAnOwnerCollectsItsDependents) {
 
 TEST(ApiServerCrud, OrphanPropagationKeepsDependentsAndDropsTheirOwnerReference) {
   Harness h;
-  auto owner =
-      h.client->post("/api/v1/namespaces/default/services", json{{"metadata", {{"name", "o"}}}}).body;
+  auto owner = h.client
+                   ->post("/api/v1/namespaces/default/services",
+                          json{{"metadata", {{"name", "o"}}}, {"spec", {{"clusterIP", "None"}}}})
+                   .body;
   auto child = pod("child");
   child["metadata"]["ownerReferences"] = {
-      {{"kind", "Service"}, {"name", "o"}, {"uid", owner["metadata"]["uid"]}}};
-  h.client->post(k_pods, child);
+      {{"apiVersion", "v1"}, {"kind", "Service"}, {"name", "o"}, {"uid", owner["metadata"]["uid"]}}};
+  ASSERT_EQ(h.client->post(k_pods, child).status, 201);
   h.client->del("/api/v1/namespaces/default/services/o?propagationPolicy=Orphan");
   auto got = h.client->get(k_pods + "/child");
   ASSERT_EQ(got.status, 200);

@@ -1,0 +1,316 @@
+// Built-in kinds validated as kube-apiserver does: decode errors (400) in the words of its JSON
+// decoder, unknown fields by fieldValidation, ValidateObjectMeta's names and the kinds' required
+// fields (422), all through the handler with no transport.
+#include "apiserver/api_handler.hpp"
+#include "apiserver/go_decode_error.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace kpt::apiserver {
+namespace {
+
+using nlohmann::json;
+
+const std::string k_ns = "/api/v1/namespaces/default/";
+
+class BuiltinValidation : public ::testing::Test {
+ protected:
+  HttpResponse call(const std::string& method, const std::string& path, const std::string& body,
+                    const std::string& field_validation = "Strict",
+                    const std::string& content_type = "application/json") {
+    HttpRequest req;
+    req.method = method;
+    req.path = path;
+    req.body = body;
+    if (!field_validation.empty()) req.query.emplace("fieldValidation", field_validation);
+    req.headers["content-type"] = content_type;
+    return m_handler.handle(req);
+  }
+  HttpResponse create(const std::string& collection, const json& obj, const std::string& fv = "Strict") {
+    return call("POST", collection, obj.dump(), fv);
+  }
+  static json status_of(const HttpResponse& r) { return json::parse(r.body); }
+  static std::vector<std::string> warnings(const HttpResponse& r) {
+    std::vector<std::string> out;
+    for (const auto& [k, v] : r.headers) {
+      if (k == "Warning") out.push_back(v);
+    }
+    return out;
+  }
+  static json pod(const json& containers) {
+    return {{"metadata", {{"name", "p"}}}, {"spec", {{"containers", containers}}}};
+  }
+
+  Store m_store;
+  ResourceRegistry m_registry;
+  FaultInjector m_faults;
+  ApiHandler m_handler{m_store, m_registry, m_faults};
+};
+
+TEST_F(BuiltinValidation, AConfigMapWithANumberInDataIsRefusedAsTheDecoderRefusesIt) {
+  const auto r = create(k_ns + "configmaps", {{"metadata", {{"name", "x"}}}, {"data", {{"k", 1}}}});
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(status_of(r), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal number into Go struct field ConfigMap.data of type string",
+      "reason":"BadRequest","code":400})"));
+}
+
+TEST_F(BuiltinValidation, ADecodeErrorNamesTheInnermostStructTheFieldPathAndTheGoType) {
+  struct Case {
+    const char* name;
+    std::string collection;
+    json object;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"a port as a string", k_ns + "pods",
+       pod(json::parse(R"([{"name":"c","image":"i","ports":[{"containerPort":"80"}]}])")),
+       "Pod in version \"v1\" cannot be handled as a Pod: json: cannot unmarshal string into Go struct field "
+       "ContainerPort.spec.containers.ports.containerPort of type int32"},
+      {"a named string type", k_ns + "pods",
+       json::parse(
+           R"({"metadata":{"name":"p"},"spec":{"restartPolicy":1,"containers":[{"name":"c","image":"i"}]}})"),
+       "Pod in version \"v1\" cannot be handled as a Pod: json: cannot unmarshal number into Go struct field "
+       "PodSpec.spec.restartPolicy of type v1.RestartPolicy"},
+      {"a list item", k_ns + "pods", pod(json::parse(R"([{"name":"c","image":"i","command":["sh",1]}])")),
+       "Pod in version \"v1\" cannot be handled as a Pod: json: cannot unmarshal number into Go struct field "
+       "Container.spec.containers.command of type string"},
+      {"a fraction for an integer", "/apis/apps/v1/namespaces/default/deployments",
+       json::parse(R"({"metadata":{"name":"d"},"spec":{"replicas":1.5}})"),
+       "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal number 1.5 "
+       "into Go "
+       "struct field DeploymentSpec.spec.replicas of type int32"},
+      {"a label value", k_ns + "configmaps",
+       json::parse(R"({"metadata":{"name":"x","labels":{"app.k8s.io/v":true}}})"),
+       "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal bool into Go "
+       "struct "
+       "field ObjectMeta.metadata.labels of type string"},
+      {"a whole struct", k_ns + "services", json::parse(R"({"metadata":{"name":"s"},"spec":[]})"),
+       "Service in version \"v1\" cannot be handled as a Service: json: cannot unmarshal array into Go "
+       "struct field "
+       "Service.spec of type v1.ServiceSpec"},
+      {"a quantity", k_ns + "pods",
+       pod(json::parse(R"([{"name":"c","image":"i","resources":{"limits":{"cpu":"lots"}}}])")),
+       "Pod in version \"v1\" cannot be handled as a Pod: quantities must match the regular expression "
+       "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
+      {"an int-or-string", k_ns + "services",
+       json::parse(R"({"metadata":{"name":"s"},"spec":{"ports":[{"port":80,"targetPort":true}]}})"),
+       "Service in version \"v1\" cannot be handled as a Service: json: cannot unmarshal bool into Go struct "
+       "field "
+       "ServicePort.spec.ports.targetPort of type int32"},
+      {"secret bytes", k_ns + "secrets", json::parse(R"({"metadata":{"name":"s"},"data":{"k":7}})"),
+       "Secret in version \"v1\" cannot be handled as a Secret: json: cannot unmarshal number into Go struct "
+       "field "
+       "Secret.data of type []uint8"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto r = create(c.collection, c.object);
+    EXPECT_EQ(r.status, 400) << r.body;
+    EXPECT_EQ(status_of(r)["message"], c.message);
+  }
+}
+
+TEST_F(BuiltinValidation, QuantitiesTakeNumbersWithAFractionAsTheQuantityParserDoes) {
+  const auto r = create(k_ns + "pods", pod(json::parse(R"([{"name":"c","image":"i",
+      "resources":{"limits":{"cpu":0.5,"memory":"1Gi"}}}])")));
+  EXPECT_EQ(r.status, 201) << r.body;
+}
+
+TEST_F(BuiltinValidation, MissingRequiredFieldsAreInvalidWithTheRealCauses) {
+  const auto r =
+      create(k_ns + "pods", pod(json::parse(R"([{"name":"c"},{"image":"i"},{"name":"","image":"j"}])")));
+  EXPECT_EQ(r.status, 422);
+  EXPECT_EQ(status_of(r), json::parse(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+      "message":"Pod \"p\" is invalid: [spec.containers[0].image: Required value, spec.containers[1].name: Required value, spec.containers[2].name: Required value]",
+      "reason":"Invalid","code":422,"details":{"name":"p","kind":"Pod","causes":[
+        {"reason":"FieldValueRequired","message":"Required value","field":"spec.containers[0].image"},
+        {"reason":"FieldValueRequired","message":"Required value","field":"spec.containers[1].name"},
+        {"reason":"FieldValueRequired","message":"Required value","field":"spec.containers[2].name"}]}})"));
+}
+
+TEST_F(BuiltinValidation, AServiceNeedsPortsUnlessItIsHeadlessOrAnExternalName) {
+  const auto r =
+      create(k_ns + "services", json::parse(R"({"metadata":{"name":"web"},"spec":{"selector":{"a":"b"}}})"));
+  EXPECT_EQ(r.status, 422);
+  EXPECT_EQ(status_of(r)["message"], "Service \"web\" is invalid: spec.ports: Required value");
+  EXPECT_EQ(
+      status_of(r)["details"]["causes"],
+      json::parse(R"([{"reason":"FieldValueRequired","message":"Required value","field":"spec.ports"}])"));
+  EXPECT_EQ(create(k_ns + "services", json::parse(R"({"metadata":{"name":"h"},"spec":{"clusterIP":"None"}})"))
+                .status,
+            201);
+  EXPECT_EQ(create(k_ns + "services", json::parse(R"({"metadata":{"name":"e"},"spec":{"type":"ExternalName",
+          "externalName":"example.com"}})"))
+                .status,
+            201);
+}
+
+TEST_F(BuiltinValidation, EachKindChecksNamesByItsOwnRule) {
+  struct Case {
+    std::string collection;
+    std::string name;
+    std::string message;  ///< empty: accepted
+  };
+  const std::string label_rule =
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+      "and "
+      "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+  const std::vector<Case> cases = {
+      {"/api/v1/namespaces", "team.a",
+       "Namespace \"team.a\" is invalid: metadata.name: Invalid value: \"team.a\": " + label_rule},
+      {k_ns + "configmaps", "team.a", ""},
+      {k_ns + "services", "1web",
+       "Service \"1web\" is invalid: metadata.name: Invalid value: \"1web\": a DNS-1035 label must consist "
+       "of lower "
+       "case alphanumeric characters or '-', start with an alphabetic character, and end with an "
+       "alphanumeric "
+       "character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
+       "'[a-z]([-a-z0-9]*[a-z0-9])?')"},
+      {k_ns + "secrets", "Upper",
+       "Secret \"Upper\" is invalid: metadata.name: Invalid value: \"Upper\": a lowercase RFC 1123 subdomain "
+       "must "
+       "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
+       "alphanumeric "
+       "character (e.g. 'example.com', regex used for validation is "
+       "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"},
+      {"/apis/batch/v1/namespaces/default/cronjobs", std::string(53, 'c'),
+       "CronJob.batch \"" + std::string(53, 'c') + "\" is invalid: metadata.name: Invalid value: \"" +
+           std::string(53, 'c') + "\": must be no more than 52 characters"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.collection + " " + c.name);
+    json obj = {{"metadata", {{"name", c.name}}}};
+    if (c.collection.find("services") != std::string::npos) obj["spec"] = {{"clusterIP", "None"}};
+    if (c.collection.find("cronjobs") != std::string::npos) {
+      obj["spec"] = json::parse(R"({"schedule":"* * * * *","jobTemplate":{"spec":{"template":{"spec":{
+          "containers":[{"name":"c","image":"i"}]}}}}})");
+    }
+    const auto r = create(c.collection, obj);
+    if (c.message.empty()) {
+      EXPECT_EQ(r.status, 201) << r.body;
+    } else {
+      EXPECT_EQ(r.status, 422) << r.body;
+      EXPECT_EQ(status_of(r)["message"], c.message);
+    }
+  }
+}
+
+TEST_F(BuiltinValidation,
+       LabelsAnnotationsAndConfigKeysAreCheckedAsValidateObjectMetaAndValidateConfigMapDo) {
+  const auto r = create(k_ns + "configmaps", json::parse(R"({"metadata":{"name":"x","labels":{"app":"a b"},
+      "annotations":{"bad key!":"v"}},"data":{"a b":"v"}})"));
+  EXPECT_EQ(r.status, 422);
+  EXPECT_EQ(status_of(r)["details"]["causes"], json::parse(R"j([
+    {"reason":"FieldValueInvalid","field":"metadata.labels","message":"Invalid value: \"a b\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')"},
+    {"reason":"FieldValueInvalid","field":"metadata.annotations","message":"Invalid value: \"bad key!\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"},
+    {"reason":"FieldValueInvalid","field":"data[a b]","message":"Invalid value: \"a b\": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"}])j"));
+}
+
+TEST_F(BuiltinValidation, UnknownFieldsAreRefusedWithStrictWarnedWithWarnAndDroppedUnlessRefused) {
+  const json deployment =
+      json::parse(R"({"metadata":{"name":"d"},"spec":{"replica":2,"selector":{"matchLabels":{"a":"b"}},
+      "template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i","imagePullPolice":"Always"}]}}}})");
+  const std::string deployments = "/apis/apps/v1/namespaces/default/deployments";
+  const auto strict = create(deployments, deployment, "Strict");
+  EXPECT_EQ(strict.status, 400);
+  EXPECT_EQ(
+      status_of(strict)["message"],
+      "Deployment in version \"v1\" cannot be handled as a Deployment: strict decoding error: unknown field "
+      "\"spec.replica\", unknown field \"spec.template.spec.containers[0].imagePullPolice\"");
+  const auto warn = create(deployments, deployment, "Warn");
+  ASSERT_EQ(warn.status, 201) << warn.body;
+  EXPECT_EQ(warnings(warn),
+            (std::vector<std::string>{
+                "299 - \"unknown field \\\"spec.replica\\\"\"",
+                "299 - \"unknown field \\\"spec.template.spec.containers[0].imagePullPolice\\\"\""}));
+  const json stored = status_of(warn);
+  EXPECT_FALSE(stored["spec"].contains("replica"));
+  EXPECT_FALSE(stored["spec"]["template"]["spec"]["containers"][0].contains("imagePullPolice"));
+  auto ignored = deployment;
+  ignored["metadata"]["name"] = "e";
+  const auto ignore = create(deployments, ignored, "Ignore");
+  ASSERT_EQ(ignore.status, 201) << ignore.body;
+  EXPECT_TRUE(warnings(ignore).empty());
+  EXPECT_FALSE(status_of(ignore)["spec"].contains("replica"));
+}
+
+TEST_F(BuiltinValidation, FieldsNewerThanTheV113DefinitionsAreAcceptedUnderStrict) {
+  struct Case {
+    std::string collection;
+    const char* object;
+  };
+  const std::vector<Case> cases = {
+      {k_ns + "pods", R"({"metadata":{"name":"p","creationTimestamp":null},"spec":{"os":{"name":"linux"},
+          "schedulingGates":[{"name":"g"}],"hostUsers":false,"topologySpreadConstraints":[{"maxSkew":1,
+          "topologyKey":"k","whenUnsatisfiable":"DoNotSchedule","matchLabelKeys":["a"]}],
+          "containers":[{"name":"c","image":"i","resources":{},"resizePolicy":[{"resourceName":"cpu",
+          "restartPolicy":"NotRequired"}],"startupProbe":{"grpc":{"port":1}},"securityContext":{
+          "seccompProfile":{"type":"RuntimeDefault"}}}],"initContainers":[{"name":"s","image":"i",
+          "restartPolicy":"Always"}]},"status":{}})"},
+      {k_ns + "services", R"({"metadata":{"name":"s"},"spec":{"ports":[{"port":80,"appProtocol":"http"}],
+          "ipFamilyPolicy":"SingleStack","ipFamilies":["IPv4"],"internalTrafficPolicy":"Local",
+          "trafficDistribution":"PreferClose","allocateLoadBalancerNodePorts":true}})"},
+      {"/apis/batch/v1/namespaces/default/jobs",
+       R"({"metadata":{"name":"j"},"spec":{"completionMode":"Indexed",
+          "completions":2,"suspend":false,"backoffLimitPerIndex":1,"podReplacementPolicy":"Failed",
+          "managedBy":"kubernetes.io/job-controller","podFailurePolicy":{"rules":[{"action":"FailJob",
+          "onExitCodes":{"operator":"In","values":[42]}}]},"successPolicy":{"rules":[{"succeededCount":1}]},
+          "template":{"metadata":{"creationTimestamp":null},"spec":{"restartPolicy":"Never",
+          "containers":[{"name":"c","image":"i"}]}}}})"},
+      {"/apis/batch/v1/namespaces/default/cronjobs",
+       R"({"metadata":{"name":"cj"},"spec":{"schedule":"@hourly",
+          "timeZone":"Etc/UTC","jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}}}}})"},
+      {"/apis/coordination.k8s.io/v1/namespaces/default/leases", R"({"metadata":{"name":"l"},"spec":{
+          "holderIdentity":"h","leaseDurationSeconds":15,"renewTime":"2026-01-01T00:00:00.000000Z",
+          "strategy":"OldestEmulationVersion","preferredHolder":"p"}})"},
+      {k_ns + "configmaps",
+       R"({"metadata":{"name":"c","managedFields":[{"manager":"kubectl","operation":"Apply",
+          "fieldsType":"FieldsV1","fieldsV1":{"f:data":{}}}]},"immutable":true,"binaryData":{"b":"AAE="}})"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.collection);
+    const auto r = call("POST", c.collection, c.object, "Strict");
+    EXPECT_EQ(r.status, 201) << r.body;
+    EXPECT_TRUE(warnings(r).empty());
+  }
+}
+
+TEST_F(BuiltinValidation, AStatusWithFieldsThisServerDoesNotKnowIsKept) {
+  ASSERT_EQ(create(k_ns + "pods", pod(json::parse(R"([{"name":"c","image":"i"}])"))).status, 201);
+  const auto r =
+      call("PATCH", k_ns + "pods/p/status", R"({"status":{"phase":"Running","futureField":{"x":1}}})", "",
+           "application/merge-patch+json");
+  ASSERT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(status_of(r)["status"]["futureField"], json::parse(R"({"x":1})"));
+}
+
+TEST_F(BuiltinValidation, APatchWhoseResultDoesNotDecodeIsInvalidOnTheFieldPatch) {
+  ASSERT_EQ(create(k_ns + "configmaps", {{"metadata", {{"name", "x"}}}}).status, 201);
+  const auto r =
+      call("PATCH", k_ns + "configmaps/x", R"({"data":{"k":1}})", "Strict", "application/merge-patch+json");
+  EXPECT_EQ(r.status, 422);
+  const std::string message = status_of(r)["message"];
+  EXPECT_EQ(message.rfind(" \"\" is invalid: patch: Invalid value: \"{", 0), 0u) << message;
+  const std::string tail =
+      "\": json: cannot unmarshal number into Go struct field ConfigMap.data of type string";
+  EXPECT_EQ(message.substr(message.size() - tail.size()), tail);
+  EXPECT_EQ(status_of(r)["details"]["causes"][0]["field"], "patch");
+}
+
+TEST(GoTypes, AMapKeyWithDotsIsOneKey) {
+  const auto& types = GoTypes::builtin();
+  const json cm = json::parse(R"({"metadata":{"annotations":{"a.b/c.d":5}}})");
+  EXPECT_EQ(
+      types.type_error("v1", "ConfigMap", cm, "metadata.annotations.a.b/c.d"),
+      "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.annotations of type string");
+  EXPECT_EQ(types.type_error("v1", "ConfigMap", cm, "metadata.nosuch"), "");
+  EXPECT_EQ(types.type_error("v1", "Nothing", cm, "metadata"), "");
+}
+
+TEST(GoQuote, EscapesAsGoPercentQDoes) { EXPECT_EQ(go_quote("a\"b\\c\nd\x01"), R"("a\"b\\c\nd\x01")"); }
+
+}  // namespace
+}  // namespace kpt::apiserver
