@@ -119,13 +119,19 @@ struct ApiServer::Impl {
     out.status = r.status;
     choose_encoding(in, r.body.size(), false);
     out.set_content(r.body, r.content_type);
-    out.set_header("Connection", "close");  // the rest of the body is not worth reading
+    // The rest of the body is not worth reading, and must not be read as requests.
+    out.set_header("Connection", "close");
+    ConnectionServer::close_after_current();
     if (options.access_log) options.access_log(in.method + " " + in.path + " " + std::to_string(r.status));
   }
 
   void serve(const httplib::Request& in, httplib::Response& out, std::string body = {}) {
     HttpResponse r = handler.handle(to_request(in, std::move(body)));
     out.status = r.status;
+    if (r.close_connection) {
+      out.set_header("Connection", "close");
+      ConnectionServer::close_after_current();
+    }
     for (const auto& [k, v] : r.headers) out.headers.emplace(k, v);
     if (options.access_log) options.access_log(in.method + " " + in.path + " " + std::to_string(r.status));
     if (r.upgrade) {

@@ -23,4 +23,9 @@ Error request_entity_too_large();
 /// A linear scan that skips strings, run before a parser (recursive or not) sees the text.
 std::optional<Error> json_too_deep(std::string_view body);
 
+/// Whether an error refuses the request's body itself (413 too large, 400 too deep): the bytes the
+/// client may still be sending are not worth reading, nor safe to read as further requests, so
+/// the connection ends after the answer.
+bool refuses_body(const Error& error);
+
 }  // namespace kpt::apiserver

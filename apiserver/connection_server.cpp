@@ -108,6 +108,8 @@ class SocketConnection final : public UpgradedConnection {
 
   void take_over() { m_taken = true; }
   [[nodiscard]] bool taken() const { return m_taken; }
+  void close_after_response() { m_closing = true; }
+  [[nodiscard]] bool closing() const { return m_closing; }
 
   [[nodiscard]] std::string peer(int& port) const {
     sockaddr_storage addr{};
@@ -169,6 +171,7 @@ class SocketConnection final : public UpgradedConnection {
   std::size_t m_end = 0;
   bool m_gone = false;
   bool m_taken = false;
+  bool m_closing = false;
 };
 
 /// httplib's view of a SocketConnection. Once the connection is taken over, writes fail, so
@@ -260,6 +263,10 @@ UpgradedConnection* ConnectionServer::take_over_current() {
   return t_current;
 }
 
+void ConnectionServer::close_after_current() {
+  if (t_current != nullptr) t_current->close_after_response();
+}
+
 bool ConnectionServer::process_and_close_socket(socket_t sock) {
   // Socket timeouts bound every blocking call, the TLS handshake included, against slow peers.
   set_socket_timeout(sock, SO_RCVTIMEO, read_timeout_sec_, read_timeout_usec_);
@@ -291,7 +298,7 @@ bool ConnectionServer::process_and_close_socket(socket_t sock) {
     t_current = &conn;
     ok = process_request(stream, left == 1, closed, [ssl](httplib::Request& req) { req.ssl = ssl; });
     t_current = nullptr;
-    if (!ok || closed || conn.taken()) break;
+    if (!ok || closed || conn.taken() || conn.closing()) break;
   }
   if (ssl != nullptr) {
     if (ok && !conn.taken()) SSL_shutdown(ssl);

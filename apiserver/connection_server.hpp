@@ -24,6 +24,9 @@ class ConnectionServer final : public httplib::Server {
   /// (nullptr outside a request). After take_over_current(), httplib's own answer to the request
   /// is discarded and the connection closes once the handler returns.
   static UpgradedConnection* take_over_current();
+  /// Ends the connection of the request this thread is handling once its answer is written,
+  /// instead of reading the next request from it (no-op outside a request).
+  static void close_after_current();
 
  private:
   bool process_and_close_socket(socket_t sock) override;

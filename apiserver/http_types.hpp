@@ -81,6 +81,8 @@ struct HttpResponse {
   BodyStreamer stream;  ///< when set, the body is sent chunked from this instead of `body`
   /// When set (status 101), the headers are sent and the connection is handed to this.
   UpgradeHandler upgrade;
+  /// End the connection after this answer (a refused body: what follows it is not a request).
+  bool close_connection = false;
 };
 
 }  // namespace kpt::apiserver

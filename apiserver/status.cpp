@@ -1,5 +1,7 @@
 #include "apiserver/status.hpp"
 
+#include "apiserver/body_limits.hpp"
+
 namespace kpt::apiserver {
 
 std::string qualified_resource(const std::string& group, const std::string& resource) {
@@ -114,6 +116,7 @@ nlohmann::json success_status(const nlohmann::json& details) {
 
 HttpResponse error_response(const Error& error) {
   HttpResponse r = json_response(error.http_status > 0 ? error.http_status : 500, status_json(error));
+  r.close_connection = refuses_body(error);
   if (error.details.retry_after_seconds > 0) {
     r.headers.emplace_back("Retry-After", std::to_string(error.details.retry_after_seconds));
   }

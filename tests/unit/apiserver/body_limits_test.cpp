@@ -28,5 +28,13 @@ TEST(RequestEntityTooLarge, SaysTheRealServersLimit) {
   EXPECT_EQ(err.message, "Request entity too large: limit is 3145728");
 }
 
+TEST(RefusedBody, AnswersToATooLargeOrTooDeepBodyEndTheConnectionAndOthersDoNot) {
+  EXPECT_TRUE(error_response(request_entity_too_large()).close_connection);
+  EXPECT_TRUE(error_response(*json_too_deep(std::string(k_max_json_depth + 1, '['))).close_connection);
+  EXPECT_FALSE(
+      error_response(bad_request("the body of the request was in an unknown format")).close_connection);
+  EXPECT_FALSE(error_response(not_found("", "pods", "p")).close_connection);
+}
+
 }  // namespace
 }  // namespace kpt::apiserver
