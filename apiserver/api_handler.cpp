@@ -54,6 +54,14 @@ Expected<json> parse_body(const HttpRequest& req, const ResourceInfo* res) {
   return body;
 }
 
+/// 202 Accepted for a delete that leaves the object in place (finalizers, dependents) when the client
+/// asked for cascading with the deprecated `orphanDependents: false`; 200 otherwise, even when the
+/// object stays (k8s.io/apiserver pkg/endpoints/handlers/delete.go keeps 200 there so as not to
+/// break older clients).
+int delete_status(const DeleteResult& result, const DeleteOptions& options) {
+  return result.pending && options.orphan_dependents == false ? 202 : 200;
+}
+
 HttpResponse write_response(ApiHandler& /*self*/, const Expected<WriteResult>& r, int ok_status,
                             const std::function<HttpResponse(const json&, int)>& render) {
   if (!r) return error_response(r.error());
@@ -277,7 +285,8 @@ HttpResponse ApiHandler::do_delete(const HttpRequest& req, const Target& t) {
   if (!options) return error_response(options.error());
   if (!t.name.empty()) {
     auto r = m_ops.remove(res, t.ns, t.name, options.value());
-    return r ? json_response(200, r.value().object) : error_response(r.error());
+    if (!r) return error_response(r.error());
+    return json_response(delete_status(r.value(), options.value()), r.value().object);
   }
   // deletecollection
   auto labels = LabelSelector::parse(req.param("labelSelector"));

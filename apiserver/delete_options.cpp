@@ -89,6 +89,7 @@ Expected<DeleteOptions> delete_options_of(const HttpRequest& req) {
   out.dry_run = raw.dry_run;
   out.precondition_uid = raw.precondition_uid;
   out.precondition_rv = raw.precondition_rv;
+  out.orphan_dependents = raw.orphan_dependents;
   if (raw.propagation && raw.orphan_dependents) {
     return invalid("meta.k8s.io", "DeleteOptions", "",
                    {{"FieldValueInvalid",

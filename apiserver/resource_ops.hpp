@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,9 @@ struct WriteResult {
 struct DeleteOptions {
   std::string propagation = "Background";  ///< Background, Foreground or Orphan
   bool dry_run = false;
-  std::string precondition_uid;  ///< preconditions.uid: 409 unless the object has it
-  std::string precondition_rv;   ///< preconditions.resourceVersion: 409 unless the object has it
+  std::string precondition_uid;           ///< preconditions.uid: 409 unless the object has it
+  std::string precondition_rv;            ///< preconditions.resourceVersion: 409 unless the object has it
+  std::optional<bool> orphan_dependents;  ///< as the client gave it (the deprecated field decides 202)
 };
 
 /// A delete's result: the object, and whether it is still there (finalizers or dependents left).

@@ -207,6 +207,16 @@ TEST(ApiServerCrud, FinalizersDelayDeletionUntilTheyAreRemoved) {
   EXPECT_EQ(h.client->get(k_pods + "/a").status, 404);
 }
 
+TEST(ApiServerCrud, APendingDeleteWithOrphanDependentsFalseIsAccepted) {
+  Harness h;
+  auto p = pod("a");
+  p["metadata"]["finalizers"] = {"example.com/keep"};
+  ASSERT_EQ(h.client->post(k_pods, p).status, 201);
+  const auto r = h.client->del(k_pods + "/a", R"({"kind":"DeleteOptions","orphanDependents":false})");
+  EXPECT_EQ(r.status, 202) << r.raw;
+  EXPECT_TRUE(r.body["metadata"].contains("deletionTimestamp"));
+}
+
 TEST(ApiServerCrud, PodBindingSetsTheNodeName) {
   Harness h;
   h.client->post(k_pods, pod("a"));

@@ -159,6 +159,36 @@ TEST_F(Gc, OrphanPropagationStripsTheOwnerReferenceFromBodyOrQueryAlike) {
   }
 }
 
+TEST_F(Gc, APendingDeleteIsAcceptedOnlyWhenTheClientSetOrphanDependentsToFalse) {
+  struct Case {
+    const char* name;
+    bool finalizer;
+    std::string body;
+    std::multimap<std::string, std::string> query;
+    int status;
+  };
+  const std::vector<Case> cases = {
+      {"pending, orphanDependents false in the body", true, R"({"orphanDependents":false})", {}, 202},
+      {"pending, orphanDependents false in the query", true, "", {{"orphanDependents", "false"}}, 202},
+      {"pending, Foreground", true, R"({"propagationPolicy":"Foreground"})", {}, 200},
+      {"pending, no options", true, "", {}, 200},
+      {"pending, orphanDependents true", true, R"({"orphanDependents":true})", {}, 200},
+      {"gone at once, orphanDependents false", false, R"({"orphanDependents":false})", {}, 200},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string name = "o" + std::to_string(i++);
+    json cm = {{"metadata", {{"name", name}}}};
+    if (c.finalizer) cm["metadata"]["finalizers"] = {"example.com/hold"};
+    create(k_maps, cm);
+    const auto r = call("DELETE", k_maps + "/" + name, c.body, c.query);
+    EXPECT_EQ(r.status, c.status) << r.body;
+    EXPECT_EQ(json::parse(r.body)["metadata"]["name"], name);
+    EXPECT_EQ(status_of(k_maps + "/" + name), c.finalizer ? 200 : 404);
+  }
+}
+
 TEST_F(Gc, AnUnknownPropagationPolicyIsInvalid) {
   owner("a");
   const auto r = call("DELETE", k_maps + "/a", R"({"propagationPolicy":"Sometimes"})");
