@@ -34,10 +34,9 @@ Error undecodable(const std::string& why) {
   return bad_request("the body of the request is not a DeleteOptions: " + why);
 }
 
-Expected<RawOptions> from_body(const std::string& body) {
-  if (auto deep = json_too_deep(body)) return *deep;
-  const auto opts = json::parse(body, nullptr, false);
-  if (opts.is_discarded() || !opts.is_object()) return undecodable("it is not a JSON object");
+/// The options of a DeleteOptions object (the JSON body, or the protobuf one in its JSON form).
+Expected<RawOptions> from_object(const json& opts) {
+  if (!opts.is_object()) return undecodable("it is not a JSON object");
   const std::string kind = opts.contains("kind") && opts["kind"].is_string() ? opts["kind"] : "DeleteOptions";
   if (kind != "DeleteOptions") return undecodable("its kind is '" + kind + "'");
   RawOptions raw;
@@ -68,6 +67,16 @@ Expected<RawOptions> from_body(const std::string& body) {
   return raw;
 }
 
+Expected<RawOptions> from_body(const HttpRequest& req) {
+  if (is_protobuf_content_type(req.header("content-type"))) {
+    auto opts = decode_protobuf_delete_options(req.body);
+    if (!opts) return opts.error();
+    return from_object(opts.value());
+  }
+  if (auto deep = json_too_deep(req.body)) return *deep;
+  return from_object(json::parse(req.body, nullptr, false));
+}
+
 Error options_invalid(const std::string& message) {
   return invalid("meta.k8s.io", "DeleteOptions", "",
                  {{"FieldValueNotSupported", message, "propagationPolicy"}});
@@ -78,9 +87,8 @@ Error options_invalid(const std::string& message) {
 Expected<DeleteOptions> delete_options_of(const HttpRequest& req) {
   RawOptions raw = from_query(req);
   const bool has_body = req.body.find_first_not_of(" \t\r\n") != std::string::npos;
-  // No client we know sends DeleteOptions as protobuf; such a body is left unread, not refused.
-  if (has_body && !is_protobuf_content_type(req.header("content-type"))) {
-    auto body = from_body(req.body);
+  if (has_body) {
+    auto body = from_body(req);
     if (!body) return body.error();
     body.value().dry_run = body.value().dry_run || raw.dry_run;
     raw = std::move(body.value());

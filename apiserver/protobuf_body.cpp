@@ -189,7 +189,10 @@ bool is_protobuf_content_type(const std::string& content_type) {
   return content_type.rfind("application/vnd.kubernetes.protobuf", 0) == 0;
 }
 
-Expected<json> decode_protobuf_body(std::string_view body, const ProtobufLimits& limits) {
+namespace {
+
+/// The runtime.Unknown envelope after the magic, with the checks every body shares.
+Expected<k8s::Unknown> read_envelope(std::string_view body, const ProtobufLimits& limits) {
   if (body.size() > limits.max_bytes) {
     return make_api_error(413, "RequestEntityTooLarge",
                           "the request body is larger than " + std::to_string(limits.max_bytes) + " bytes");
@@ -208,16 +211,14 @@ Expected<json> decode_protobuf_body(std::string_view body, const ProtobufLimits&
   if (!envelope.contentencoding().empty()) {
     return unsupported("content encoding '" + envelope.contentencoding() + "' is not read");
   }
+  return envelope;
+}
+
+/// The envelope's object, parsed as `prototype`, in its JSON form with the envelope's apiVersion and kind.
+Expected<json> object_json(const k8s::Unknown& envelope, const pb::Message& prototype,
+                           const ProtobufLimits& limits) {
   const auto& type = envelope.typemeta();
-  const Kind* kind = nullptr;
-  for (const auto& k : known_kinds()) {
-    if (type.apiversion() == k.api_version && type.kind() == k.kind) kind = &k;
-  }
-  if (kind == nullptr) {
-    return unsupported("kind '" + type.kind() + "' of '" + type.apiversion() + "' is not one it decodes (" +
-                       known_kind_list() + ")");
-  }
-  std::unique_ptr<pb::Message> object(kind->prototype->New());
+  std::unique_ptr<pb::Message> object(prototype.New());
   if (!parse_bounded(*object, envelope.raw(), limits)) {
     return malformed("the " + type.kind() + " does not parse, or nests deeper than " +
                      std::to_string(limits.max_depth) + " levels");
@@ -227,6 +228,31 @@ Expected<json> decode_protobuf_body(std::string_view body, const ProtobufLimits&
   out.value()["apiVersion"] = type.apiversion();
   out.value()["kind"] = type.kind();
   return out;
+}
+
+}  // namespace
+
+Expected<json> decode_protobuf_body(std::string_view body, const ProtobufLimits& limits) {
+  auto envelope = read_envelope(body, limits);
+  if (!envelope) return envelope.error();
+  const auto& type = envelope->typemeta();
+  const Kind* kind = nullptr;
+  for (const auto& k : known_kinds()) {
+    if (type.apiversion() == k.api_version && type.kind() == k.kind) kind = &k;
+  }
+  if (kind == nullptr) {
+    return unsupported("kind '" + type.kind() + "' of '" + type.apiversion() + "' is not one it decodes (" +
+                       known_kind_list() + ")");
+  }
+  return object_json(*envelope, *kind->prototype, limits);
+}
+
+Expected<json> decode_protobuf_delete_options(std::string_view body, const ProtobufLimits& limits) {
+  auto envelope = read_envelope(body, limits);
+  if (!envelope) return envelope.error();
+  const auto& type = envelope->typemeta();
+  if (type.kind() != "DeleteOptions") return json{{"apiVersion", type.apiversion()}, {"kind", type.kind()}};
+  return object_json(*envelope, k8s::DeleteOptions::default_instance(), limits);
 }
 
 }  // namespace kpt::apiserver

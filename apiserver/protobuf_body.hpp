@@ -25,4 +25,11 @@ struct ProtobufLimits {
 /// valid protobuf or deeper than the limit is 400 BadRequest, one larger than the limit is 413.
 Expected<nlohmann::json> decode_protobuf_body(std::string_view body, const ProtobufLimits& limits = {});
 
+/// Decodes a delete request's protobuf body (the same envelope) into the JSON form of its
+/// meta/v1 DeleteOptions, as the real server accepts it under any apiVersion ("v1",
+/// "meta.k8s.io/v1", a group's). An envelope of another kind decodes to just its apiVersion and
+/// kind, for the caller to refuse; the errors are decode_protobuf_body's.
+Expected<nlohmann::json> decode_protobuf_delete_options(std::string_view body,
+                                                        const ProtobufLimits& limits = {});
+
 }  // namespace kpt::apiserver

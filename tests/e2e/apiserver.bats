@@ -249,3 +249,39 @@ PY
   [ "$stderr" = 'Warning: unknown field "spec.ports[0].portt"' ]
   [ "$(kubectl get svc web -o jsonpath='{.spec.ports[0]}')" = '{"port":80}' ]
 }
+
+@test "DeleteOptions in a protobuf body are honoured as JSON ones" {
+  kubectl create configmap owner >/dev/null
+  uid=$(kubectl get configmap owner -o jsonpath='{.metadata.uid}')
+  kubectl create -f - >/dev/null <<YAML
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: dependent
+  ownerReferences:
+  - {apiVersion: v1, kind: ConfigMap, name: owner, uid: "$uid"}
+YAML
+  server=$(kubectl config view --raw -o jsonpath='{.clusters[0].cluster.server}')
+  kubectl config view --raw -o jsonpath='{.clusters[0].cluster.certificate-authority-data}' | base64 -d > ca.crt
+  (umask 077 && printf 'Authorization: Bearer %s\n' "$(kubectl config view --raw -o jsonpath='{.users[0].user.token}')" > auth)
+  delete() {
+    curl -sS --cacert ca.crt -H @auth -H 'Content-Type: application/vnd.kubernetes.protobuf' -X DELETE \
+      --data-binary "@$1" -w '\n%{http_code}' "$server/api/v1/namespaces/default/configmaps/owner"
+  }
+  # Malformed: the magic, then bytes that are not a runtime.Unknown.
+  printf 'k8s\000\377\377' > malformed.pb
+  run delete malformed.pb
+  [ "${lines[1]}" = 400 ]
+  [[ "${lines[0]}" == *'"message":"the protobuf body is not a valid Kubernetes object: the runtime.Unknown envelope does not parse"'* ]]
+  kubectl get configmap owner >/dev/null
+  # "k8s\0", then runtime.Unknown{typeMeta{apiVersion "v1", kind "DeleteOptions"},
+  # raw: DeleteOptions{propagationPolicy (field 4) "Orphan"}}.
+  printf 'k8s\000\x0a\x13\x0a\x02v1\x12\x0dDeleteOptions\x12\x08\x22\x06Orphan' > orphan.pb
+  run delete orphan.pb
+  [ "${lines[1]}" = 200 ]
+  run kubectl get configmap owner
+  [ "$status" -eq 1 ]
+  run kubectl get configmap dependent -o jsonpath='{.metadata.ownerReferences}'
+  [ "$status" -eq 0 ]
+  [ "$output" = "" ]
+}

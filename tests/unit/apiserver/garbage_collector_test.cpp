@@ -1,4 +1,5 @@
 #include "apiserver/api_handler.hpp"
+#include "apiserver/proto/k8s_meta.pb.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -187,6 +188,57 @@ TEST_F(Gc, APendingDeleteIsAcceptedOnlyWhenTheClientSetOrphanDependentsToFalse) 
     EXPECT_EQ(json::parse(r.body)["metadata"]["name"], name);
     EXPECT_EQ(status_of(k_maps + "/" + name), c.finalizer ? 200 : 404);
   }
+}
+
+/// A protobuf DeleteOptions body as client-go's typed clients send it.
+std::string protobuf_delete_options(const std::string& kind, const std::string& raw) {
+  k8s::Unknown unknown;
+  unknown.mutable_typemeta()->set_apiversion("v1");
+  unknown.mutable_typemeta()->set_kind(kind);
+  unknown.set_raw(raw);
+  return std::string("k8s\0", 4) + unknown.SerializeAsString();
+}
+
+TEST_F(Gc, DeleteOptionsInAProtobufBodyAreHonouredAsJsonOnes) {
+  const auto a = owner("a");
+  create(k_pods, pod("child", json::array({ref_to(a)})));
+  k8s::DeleteOptions orphan;
+  orphan.set_propagationpolicy("Orphan");
+  const std::string protobuf = "application/vnd.kubernetes.protobuf";
+  const auto r = call("DELETE", k_maps + "/a",
+                      protobuf_delete_options("DeleteOptions", orphan.SerializeAsString()), {}, protobuf);
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_FALSE(get(k_pods + "/child")["metadata"].contains("ownerReferences"));
+
+  const auto b = owner("b");
+  k8s::DeleteOptions stale;
+  stale.mutable_preconditions()->set_uid("not-" + b["metadata"]["uid"].get<std::string>());
+  EXPECT_EQ(call("DELETE", k_maps + "/b", protobuf_delete_options("DeleteOptions", stale.SerializeAsString()),
+                 {}, protobuf)
+                .status,
+            409);
+  k8s::DeleteOptions dry;
+  dry.add_dryrun("All");
+  EXPECT_EQ(call("DELETE", k_maps + "/b", protobuf_delete_options("DeleteOptions", dry.SerializeAsString()),
+                 {}, protobuf)
+                .status,
+            200);
+  EXPECT_EQ(status_of(k_maps + "/b"), 200);
+}
+
+TEST_F(Gc, AProtobufBodyThatIsNotDeleteOptionsIsABadRequestAndDeletesNothing) {
+  owner("a");
+  const std::string protobuf = "application/vnd.kubernetes.protobuf";
+  const auto pod_body = call("DELETE", k_maps + "/a", protobuf_delete_options("Pod", ""), {}, protobuf);
+  EXPECT_EQ(pod_body.status, 400);
+  EXPECT_EQ(json::parse(pod_body.body)["message"],
+            "the body of the request is not a DeleteOptions: its kind is 'Pod'");
+  const auto garbage = call("DELETE", k_maps + "/a", std::string("k8s\0\xff\xff", 6), {}, protobuf);
+  EXPECT_EQ(garbage.status, 400);
+  EXPECT_EQ(
+      json::parse(garbage.body)["message"],
+      "the protobuf body is not a valid Kubernetes object: the runtime.Unknown envelope does not parse");
+  EXPECT_EQ(status_of(k_maps + "/a"), 200);
 }
 
 TEST_F(Gc, AnUnknownPropagationPolicyIsInvalid) {

@@ -20,6 +20,58 @@ std::string envelope(const std::string& api_version, const std::string& kind, co
   return std::string("k8s\0", 4) + unknown.SerializeAsString();
 }
 
+TEST(ProtobufBody, DecodesDeleteOptionsFromTheirWireFieldNumbers) {
+  // meta/v1 DeleteOptions by hand, field by field (k8s.io/apimachinery pkg/apis/meta/v1/generated.proto):
+  // gracePeriodSeconds = 1 (0), preconditions = 2 {uid = 1 "u"}, orphanDependents = 3 (false),
+  // propagationPolicy = 4 "Foreground", dryRun = 5 ["All"].
+  const std::string raw = std::string("\x08\x00", 2) + "\x12\x03\x0a\x01u" + std::string("\x18\x00", 2) +
+                          "\x22\x0a"
+                          "Foreground"
+                          "\x2a\x03"
+                          "All";
+  auto out = decode_protobuf_delete_options(envelope("v1", "DeleteOptions", raw));
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(out.value(), json::parse(R"({"apiVersion":"v1","kind":"DeleteOptions","gracePeriodSeconds":0,
+      "preconditions":{"uid":"u"},"orphanDependents":false,"propagationPolicy":"Foreground","dryRun":["All"]})"));
+}
+
+TEST(ProtobufBody, DeleteOptionsOfAnyApiVersionDecodeAndAnotherKindIsLeftToTheCaller) {
+  k8s::DeleteOptions opts;
+  opts.set_propagationpolicy("Orphan");
+  for (const char* api_version : {"v1", "meta.k8s.io/v1", "apps/v1"}) {
+    SCOPED_TRACE(api_version);
+    auto out =
+        decode_protobuf_delete_options(envelope(api_version, "DeleteOptions", opts.SerializeAsString()));
+    ASSERT_TRUE(out) << out.error().message;
+    EXPECT_EQ(out.value()["propagationPolicy"], "Orphan");
+  }
+  auto pod = decode_protobuf_delete_options(envelope("v1", "Pod", "\x0a\x00"));
+  ASSERT_TRUE(pod) << pod.error().message;
+  EXPECT_EQ(pod.value(), json::parse(R"({"apiVersion":"v1","kind":"Pod"})"));
+}
+
+TEST(ProtobufBody, MalformedDeleteOptionsAreABadRequestAndUnknownFieldsAreRefused) {
+  auto truncated = decode_protobuf_delete_options(envelope("v1", "DeleteOptions",
+                                                           "\x22\x0a"
+                                                           "Fore"));
+  ASSERT_FALSE(truncated);
+  EXPECT_EQ(truncated.error().http_status, 400);
+  EXPECT_EQ(
+      truncated.error().message,
+      "the protobuf body is not a valid Kubernetes object: the DeleteOptions does not parse, or nests deeper "
+      "than 32 levels");
+  auto unknown = decode_protobuf_delete_options(envelope("v1", "DeleteOptions", "\x38\x01"));  // field 7
+  ASSERT_FALSE(unknown);
+  EXPECT_EQ(unknown.error().http_status, 415);
+  EXPECT_EQ(
+      unknown.error().message,
+      "the protobuf body cannot be read by this server: field number 7 of DeleteOptions is not known here "
+      "(send the object as application/json, e.g. with 'kubectl create -f')");
+  auto no_magic = decode_protobuf_delete_options("{}");
+  ASSERT_FALSE(no_magic);
+  EXPECT_EQ(no_magic.error().http_status, 400);
+}
+
 TEST(ProtobufBody, DecodesAConfigMapAsItsJsonForm) {
   k8s::ConfigMap cm;
   cm.mutable_metadata()->set_name("settings");
