@@ -33,6 +33,13 @@ HttpRequest to_request(const httplib::Request& in, std::string body) {
 }
 
 constexpr const char* k_crd_storage_key = "apiextensions.k8s.io/customresourcedefinitions";
+constexpr const char* k_events_storage_key = "/events";
+
+/// The options with the Event TTL handed to the store, which applies it.
+ServerOptions with_event_ttl(ServerOptions options) {
+  if (options.event_ttl.count() > 0) options.store.ttl[k_events_storage_key] = options.event_ttl;
+  return options;
+}
 
 /// kube-apiserver compresses a response only from 128 KiB on, and only with gzip
 /// (k8s.io/apiserver responsewriters: defaultGzipThresholdBytes): below that the CPU costs more than
@@ -63,7 +70,7 @@ bool token_matches(const std::string& header, const std::string& token) {
 
 struct ApiServer::Impl {
   explicit Impl(ServerOptions opts)
-      : options(std::move(opts)),
+      : options(with_event_ttl(std::move(opts))),
         store(options.store),
         opened(open_database()),
         faults(options.faults),
@@ -78,11 +85,28 @@ struct ApiServer::Impl {
   ApiHandler handler;
   std::unique_ptr<ConnectionServer> server;
   std::thread thread;
+  std::thread expirer;  ///< removes expired Events every expiry_interval
   std::atomic<bool> stopping{false};
   int port = 0;
   std::mutex mutex;
   std::condition_variable stopped_cv;
   bool stopped = false;
+
+  /// Removes expired Events at once (those that ran out while the server was down), then every
+  /// expiry_interval until stop().
+  void start_expiring() {
+    store.expire();
+    if (options.expiry_interval.count() <= 0 || options.store.ttl.empty()) return;
+    expirer = std::thread([this] {
+      std::unique_lock lock(mutex);
+      while (!stopped_cv.wait_for(lock, options.expiry_interval,
+                                  [this] { return stopped || stopping.load(); })) {
+        lock.unlock();
+        store.expire();
+        lock.lock();
+      }
+    });
+  }
 
   /// Loads the stored objects, and registers the resources of the stored CRDs before serving them.
   Expected<void> open_database() {
@@ -230,6 +254,7 @@ Expected<int> ApiServer::start(int port) {
   const std::string host =
       im.options.host.find(':') != std::string::npos ? "[" + im.options.host + "]" : im.options.host;
   im.handler.set_server_address(host + ":" + std::to_string(im.port));
+  im.start_expiring();
   im.thread = std::thread([&srv] { srv.listen_after_bind(); });
   // Connections made before the loop runs wait in the listen backlog; this only makes
   // is_running() true for callers that check it.
@@ -239,7 +264,11 @@ Expected<int> ApiServer::start(int port) {
 }
 
 void ApiServer::end_streams() {
-  m_impl->stopping = true;
+  {
+    std::lock_guard lock(m_impl->mutex);  // so that the expirer's wait sees it
+    m_impl->stopping = true;
+  }
+  m_impl->stopped_cv.notify_all();
   m_impl->store.shutdown();
 }
 
@@ -249,6 +278,7 @@ void ApiServer::stop() {
   end_streams();
   im.server->stop();
   if (im.thread.joinable()) im.thread.join();
+  if (im.expirer.joinable()) im.expirer.join();
   {
     std::lock_guard lock(im.mutex);
     im.stopped = true;

@@ -23,7 +23,13 @@ struct ServerOptions {
   bool tls = true;
   std::optional<ServerCertificates> certificates;  ///< generated at start() when TLS is on and none given
   std::string token;                               ///< bearer token required of clients; empty: no auth
-  StoreOptions store;
+  StoreOptions store;  ///< store.clock: where now comes from for the Event TTL (tests inject one)
+  /// How long an Event lives after its last write, as kube-apiserver's --event-ttl (default 1 h);
+  /// 0: until deleted. The expiry is stored with the Event, so it holds across restarts.
+  std::chrono::seconds event_ttl{3600};
+  /// How often expired Events are removed; 0: only when store().expire() is called (tests that
+  /// move a FakeClock call it themselves).
+  std::chrono::milliseconds expiry_interval{1000};
   /// SQLite database holding the objects across restarts (created when missing); empty: memory only.
   std::string database;
   FaultPlan faults;

@@ -18,6 +18,9 @@ struct Revision {
   bool deleted = false;  ///< the key's deletion (DELETED); value is the object as it was deleted
   std::string value;     ///< the object's JSON
   std::uint64_t prev_revision = 0;  ///< the key's previous revision; 0 when created
+  /// When the object expires, in Unix seconds (a TTL, as etcd leases give Events); 0: never. Stored
+  /// with the revision, so that an expiry holds across restarts.
+  std::int64_t expires_at = 0;
 };
 
 /// Where the Store's revisions live. The Store keeps every object and the watch history in memory

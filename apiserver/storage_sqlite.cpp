@@ -15,12 +15,18 @@ CREATE TABLE IF NOT EXISTS revisions (
   created INTEGER NOT NULL,
   deleted INTEGER NOT NULL,
   value BLOB NOT NULL,
-  prev_revision INTEGER NOT NULL
+  prev_revision INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS revisions_key_id ON revisions (key, id);
 CREATE TABLE IF NOT EXISTS compaction (one INTEGER PRIMARY KEY CHECK (one = 1), revision INTEGER NOT NULL);
 INSERT OR IGNORE INTO compaction VALUES (1, 0);
 )sql";
+
+/// Databases written before revisions had an expiry gain the column (0: never expires).
+constexpr const char* k_has_expiry =
+    "SELECT COUNT(*) FROM pragma_table_info('revisions') WHERE name = 'expires_at'";
+constexpr const char* k_add_expiry = "ALTER TABLE revisions ADD COLUMN expires_at INTEGER NOT NULL DEFAULT 0";
 
 constexpr const char* k_compact = R"sql(
 DELETE FROM revisions WHERE id <= ?1 AND (deleted = 1 OR
@@ -49,9 +55,11 @@ class SqliteStorage final : public Storage {
         m_db(db),
         m_path(std::move(path)),
         m_insert(db,
-                 "INSERT INTO revisions (id, key, created, deleted, value, prev_revision) "
-                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
-        m_select(db, "SELECT id, key, created, deleted, value, prev_revision FROM revisions ORDER BY id"),
+                 "INSERT INTO revisions (id, key, created, deleted, value, prev_revision, expires_at) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"),
+        m_select(
+            db,
+            "SELECT id, key, created, deleted, value, prev_revision, expires_at FROM revisions ORDER BY id"),
         m_compact(db, k_compact),
         m_mark(db, "UPDATE compaction SET revision = ?1 WHERE one = 1 AND revision < ?1"),
         m_read_mark(db, "SELECT revision FROM compaction WHERE one = 1") {}
@@ -72,6 +80,7 @@ class SqliteStorage final : public Storage {
     sqlite3_bind_int(s, 4, r.deleted ? 1 : 0);
     sqlite3_bind_blob(s, 5, r.value.data(), static_cast<int>(r.value.size()), SQLITE_STATIC);
     sqlite3_bind_int64(s, 6, static_cast<sqlite3_int64>(r.prev_revision));
+    sqlite3_bind_int64(s, 7, static_cast<sqlite3_int64>(r.expires_at));
     const int rc = sqlite3_step(s);
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) return failure("writing revision " + std::to_string(r.id));
@@ -92,6 +101,7 @@ class SqliteStorage final : public Storage {
       const auto* blob = static_cast<const char*>(sqlite3_column_blob(s, 4));
       r.value.assign(blob != nullptr ? blob : "", static_cast<std::size_t>(sqlite3_column_bytes(s, 4)));
       r.prev_revision = static_cast<std::uint64_t>(sqlite3_column_int64(s, 5));
+      r.expires_at = static_cast<std::int64_t>(sqlite3_column_int64(s, 6));
       out.push_back(std::move(r));
     }
     sqlite3_reset(s);
@@ -148,6 +158,15 @@ class SqliteStorage final : public Storage {
   Statement m_insert, m_select, m_compact, m_mark, m_read_mark;
 };
 
+/// Adds revisions.expires_at to a database that lacks it; false when SQLite refuses.
+bool add_expiry_column(sqlite3* db) {
+  sqlite3_stmt* s = nullptr;
+  if (sqlite3_prepare_v2(db, k_has_expiry, -1, &s, nullptr) != SQLITE_OK) return false;
+  const bool has = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == 1;
+  sqlite3_finalize(s);
+  return has || sqlite3_exec(db, k_add_expiry, nullptr, nullptr, nullptr) == SQLITE_OK;
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<Storage>> open_sqlite_storage(const std::string& path) {
@@ -166,6 +185,11 @@ Expected<std::unique_ptr<Storage>> open_sqlite_storage(const std::string& path) 
   if (sqlite3_exec(db, setup.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
     std::string why = err != nullptr ? err : sqlite3_errmsg(db);
     sqlite3_free(err);
+    sqlite3_close(db);
+    return make_error(ErrorCode::io, "opening the database '" + path + "': " + why);
+  }
+  if (auto migrated = add_expiry_column(db); !migrated) {
+    std::string why = sqlite3_errmsg(db);
     sqlite3_close(db);
     return make_error(ErrorCode::io, "opening the database '" + path + "': " + why);
   }

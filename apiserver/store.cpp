@@ -54,7 +54,9 @@ std::string new_uid() {
   return buf;
 }
 
-Store::Store(StoreOptions options) : m_options(options), m_storage(make_memory_storage()) {}
+Store::Store(StoreOptions options) : m_options(std::move(options)), m_storage(make_memory_storage()) {
+  if (!m_options.clock) m_options.clock = std::make_shared<util::RealClock>();
+}
 
 Expected<void> Store::open(std::unique_ptr<Storage> storage) {
   std::lock_guard lock(m_mutex);
@@ -65,6 +67,8 @@ Expected<void> Store::open(std::unique_ptr<Storage> storage) {
   m_history.clear();
   m_by_uid.clear();
   m_by_owner.clear();
+  m_expiry_of.clear();
+  m_expiry_queue.clear();
   m_compacted_rv = m_storage->compacted();
   m_storage_compacted = m_compacted_rv;
   m_rv = std::max<std::uint64_t>(1, m_compacted_rv);
@@ -88,10 +92,12 @@ void Store::replay(const Revision& revision) {
     // mark, its deletion is not): the deletion's own copy of the object is what is unindexed then.
     reindex(parts->resource, previous.is_object() ? previous : obj, nullptr);
     if (it != objects.end()) objects.erase(it);
+    set_expiry(revision.key, 0);
   } else {
     if (!revision.created) type = "MODIFIED";
     reindex(parts->resource, previous, obj);
     objects[key] = obj;
+    set_expiry(revision.key, revision.expires_at);
   }
   if (revision.id <= m_compacted_rv) return;
   m_history.push_back({revision.id, type, parts->resource, parts->ns, std::move(obj),
@@ -102,9 +108,10 @@ void Store::replay(const Revision& revision) {
   }
 }
 
-std::optional<Error> Store::persist(const StoreEvent& event) {
+std::optional<Error> Store::persist(const StoreEvent& event, std::int64_t expires_at) {
   const auto& meta = event.object["metadata"];
   Revision revision;
+  revision.expires_at = expires_at;
   revision.id = event.rv;
   revision.key = storage_key(event.resource, event.ns, meta.value("name", ""));
   revision.created = event.type == "ADDED";
@@ -137,7 +144,9 @@ Expected<nlohmann::json> Store::mutate(const std::string& resource, const std::s
   if (dry_run) return obj;
   StoreEvent event{rv,  current ? "MODIFIED" : "ADDED",       resource, ns,
                    obj, current ? *current : nlohmann::json()};
-  if (auto failed = persist(event)) return *failed;
+  const std::int64_t expires_at = expiry_for(resource);
+  if (auto failed = persist(event, expires_at)) return *failed;
+  set_expiry(storage_key(resource, ns, name), expires_at);
   m_rv = rv;
   reindex(resource, current ? *current : nlohmann::json(), obj);
   objects[key] = obj;
@@ -148,6 +157,11 @@ Expected<nlohmann::json> Store::mutate(const std::string& resource, const std::s
 Expected<nlohmann::json> Store::erase(const std::string& resource, const std::string& ns,
                                       const std::string& name, bool dry_run) {
   std::lock_guard lock(m_mutex);
+  return erase_locked(resource, ns, name, dry_run);
+}
+
+Expected<nlohmann::json> Store::erase_locked(const std::string& resource, const std::string& ns,
+                                             const std::string& name, bool dry_run) {
   auto& objects = m_objects[resource];
   const auto it = objects.find(object_key(ns, name));
   if (it == objects.end()) return not_found("", resource, name);
@@ -158,9 +172,51 @@ Expected<nlohmann::json> Store::erase(const std::string& resource, const std::st
   if (auto failed = persist(event)) return *failed;
   reindex(resource, it->second, nullptr);
   objects.erase(it);
+  set_expiry(storage_key(resource, ns, name), 0);
   ++m_rv;
   record(std::move(event));
   return obj;
+}
+
+std::int64_t Store::expiry_for(const std::string& resource) const {
+  const auto ttl = m_options.ttl.find(resource);
+  if (ttl == m_options.ttl.end() || ttl->second.count() <= 0) return 0;
+  // Rounded up, so that an object never goes before its TTL has passed (expire() rounds down).
+  const auto now = m_options.clock->now().time_since_epoch();
+  auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now);
+  if (seconds < now) ++seconds;
+  return (seconds + ttl->second).count();
+}
+
+void Store::set_expiry(const std::string& key, std::int64_t expires_at) {
+  const auto it = m_expiry_of.find(key);
+  if (it != m_expiry_of.end()) {
+    m_expiry_queue.erase({it->second, key});
+    m_expiry_of.erase(it);
+  }
+  if (expires_at <= 0) return;
+  m_expiry_of.emplace(key, expires_at);
+  m_expiry_queue.emplace(expires_at, key);
+}
+
+std::size_t Store::expire() {
+  std::lock_guard lock(m_mutex);
+  const auto now =
+      std::chrono::duration_cast<std::chrono::seconds>(m_options.clock->now().time_since_epoch());
+  std::size_t expired = 0;
+  while (!m_expiry_queue.empty() && m_expiry_queue.begin()->first <= now.count()) {
+    const std::string key = m_expiry_queue.begin()->second;
+    const auto parts = split_key(key);
+    auto erased = parts ? erase_locked(parts->resource, parts->ns, parts->name, false)
+                        : Expected<nlohmann::json>(path_not_found());
+    if (erased) {
+      ++expired;
+      continue;
+    }
+    if (erased.error().http_status != 404) break;  // the storage failed: the next sweep retries
+    set_expiry(key, 0);                            // nothing there to expire
+  }
+  return expired;
 }
 
 std::optional<nlohmann::json> Store::get(const std::string& resource, const std::string& ns,

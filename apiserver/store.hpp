@@ -2,6 +2,7 @@
 
 #include "apiserver/status.hpp"
 #include "apiserver/storage.hpp"
+#include "util/clock.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -33,6 +35,11 @@ struct StoreEvent {
 
 struct StoreOptions {
   std::size_t history_window = 10000;  ///< events kept for watch resumption; older ones are compacted
+  /// How long an object of a resource ("group/plural") lives after its last write, as
+  /// kube-apiserver gives Events `--event-ttl`; resources not listed live until deleted.
+  std::map<std::string, std::chrono::seconds> ttl;
+  /// Where now comes from for those TTLs (tests inject a FakeClock); nullptr: the system clock.
+  std::shared_ptr<const util::Clock> clock;
 };
 
 /// The objects of every resource with one resourceVersion counter, and a bounded history of
@@ -90,6 +97,9 @@ class Store {
   bool wait_for_change(std::uint64_t after, std::chrono::steady_clock::time_point deadline) const;
   /// Drops all history: every watch from an older resourceVersion now gets 410 Gone.
   void compact();
+  /// Deletes every object whose TTL has run out (StoreOptions::ttl), each a DELETED change
+  /// written to the storage as any delete is; returns how many. The server calls it periodically.
+  std::size_t expire();
   /// Wakes and ends every waiting watch.
   void shutdown();
   [[nodiscard]] bool is_shut_down() const;
@@ -97,7 +107,13 @@ class Store {
  private:
   void record(StoreEvent event);
   /// Writes the change to the storage first; compacts the storage past the history window.
-  std::optional<Error> persist(const StoreEvent& event);
+  std::optional<Error> persist(const StoreEvent& event, std::int64_t expires_at = 0);
+  /// When an object of `resource` written now expires (Unix seconds), or 0 when it does not.
+  [[nodiscard]] std::int64_t expiry_for(const std::string& resource) const;
+  /// Keeps the expiry index in step with the object at storage key `key` (0: no expiry, or gone).
+  void set_expiry(const std::string& key, std::int64_t expires_at);
+  Expected<nlohmann::json> erase_locked(const std::string& resource, const std::string& ns,
+                                        const std::string& name, bool dry_run);
   void replay(const Revision& revision);
   /// Keeps the uid and owner indexes in step with one object changing from `before` to `after`
   /// (null: absent), so owner lookups cost a hash probe rather than a scan of every object.
@@ -115,6 +131,8 @@ class Store {
       m_objects;  ///< resource -> "ns/name" -> object
   std::deque<StoreEvent> m_history;
   std::unordered_map<std::string, Ref> m_by_uid;
+  std::unordered_map<std::string, std::int64_t> m_expiry_of;      ///< storage key -> when it expires
+  std::set<std::pair<std::int64_t, std::string>> m_expiry_queue;  ///< (when, storage key), soonest first
   std::unordered_map<std::string, std::set<std::pair<std::string, std::string>>>
       m_by_owner;  ///< owner uid -> {resource, "ns/name"}
 };

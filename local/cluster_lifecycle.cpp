@@ -136,6 +136,10 @@ Expected<int> ClusterLifecycle::spawn() const {
     args.emplace_back("--watch-history");
     args.push_back(std::to_string(m_options.watch_history));
   }
+  if (m_options.event_ttl.count() > 0) {
+    args.emplace_back("--event-ttl");
+    args.push_back(std::to_string(m_options.event_ttl.count()) + "s");
+  }
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);

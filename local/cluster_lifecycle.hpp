@@ -30,6 +30,7 @@ struct LifecycleOptions {
   int port = 0;                             ///< 0: a free loopback port
   bool server_only = false;                 ///< only the API server: no controller, no node
   std::size_t watch_history = 0;            ///< passed to `local serve`; 0: its default
+  std::chrono::seconds event_ttl{0};        ///< passed to `local serve`; 0: its default (1 h)
   std::chrono::milliseconds start_timeout{30'000};
   std::chrono::milliseconds stop_timeout{15'000};
   std::chrono::milliseconds probe_timeout{5'000};  ///< how long a probe waits for an answer

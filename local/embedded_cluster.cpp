@@ -148,6 +148,7 @@ Expected<int> EmbeddedCluster::Parts::start_server(const ClusterOptions& options
   auto server_options = server_options_from(options.paths);
   if (!server_options) return server_options.error();
   if (options.watch_history > 0) server_options->store.history_window = options.watch_history;
+  server_options->event_ttl = options.event_ttl;
   server = std::make_unique<apiserver::ApiServer>(std::move(*server_options));
   // doctor, validate and env learn from /version that our controller runs the jobs here.
   if (!options.server_only) server->handler().set_version_build("controller");

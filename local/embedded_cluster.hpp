@@ -4,6 +4,7 @@
 #include "local/cluster_paths.hpp"
 #include "util/expected.hpp"
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@ struct ClusterOptions {
   std::string default_workdir;  ///< for pods without the workdir annotation
   std::string env_style = "worker-only";
   std::size_t watch_history = 0;  ///< events kept for watch resumption; 0: the store's default (10,000)
+  std::chrono::seconds event_ttl{3600};  ///< how long an Event lives after its last write (--event-ttl)
 };
 
 /// The embedded cluster in this process: the API server, our controller and the local node.

@@ -3,6 +3,7 @@
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
+#include "util/time.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -24,7 +25,15 @@ struct LocalFlags {
   bool server_only = false;  ///< only the API server: no controller, no node
   std::string workdir;       ///< where pods without a working directory of their own run
   std::size_t watch_history = 0;
+  std::string event_ttl;  ///< a duration ("1h", "30m"); empty: the server's default, 1 h
 };
+
+/// `--event-ttl` in seconds; 0 when not given.
+std::chrono::seconds event_ttl_of(const LocalFlags& f) {
+  if (f.event_ttl.empty()) return std::chrono::seconds{0};
+  return std::chrono::duration_cast<std::chrono::seconds>(
+      std::chrono::milliseconds(util::parse_duration_ms(f.event_ttl).value_or(0)));
+}
 
 ClusterPaths paths_for(const Context& ctx, const LocalFlags& f) {
   return ClusterPaths::in(f.state_dir.empty() ? local::default_state_dir(ctx.env) : f.state_dir);
@@ -35,6 +44,7 @@ ClusterLifecycle lifecycle_for(const Context& ctx, const LocalFlags& f) {
   options.port = f.port;
   options.server_only = f.server_only;
   options.watch_history = f.watch_history;
+  options.event_ttl = event_ttl_of(f);
   return ClusterLifecycle(paths_for(ctx, f), options);
 }
 
@@ -115,6 +125,19 @@ void add_local_command(CLI::App& app, Context& ctx) {
         "State directory (default $XDG_STATE_HOME/kubectl-pytorch or ~/.local/state/kubectl-pytorch)");
   };
 
+  const auto add_event_ttl = [flags](CLI::App* sub) {
+    sub->add_option("--event-ttl", flags->event_ttl,
+                    "How long an Event is kept after its last write, as kube-apiserver's --event-ttl "
+                    "(default 1h; at least 1s)")
+        ->type_name("DURATION")
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+              const auto ms = util::parse_duration_ms(text);
+              return ms && *ms >= 1000 ? std::string() : "'" + text + "' is not a duration of 1s or more";
+            },
+            "", ""));
+  };
+
   auto* up = cmd->add_subcommand("up", "Start the local cluster and write a kubeconfig for it");
   add_state_dir(up);
   up->add_option("--kubeconfig-out", flags->kubeconfig_out,
@@ -130,6 +153,7 @@ void add_local_command(CLI::App& app, Context& ctx) {
         ->check(CLI::Range(std::size_t{100}, std::size_t{1'000'000}).description(""));
   };
   add_watch_history(up);
+  add_event_ttl(up);
   up->callback([&ctx, flags] { run_up(ctx, *flags); });
 
   auto* down = cmd->add_subcommand("down", "Stop the local cluster");
@@ -150,6 +174,7 @@ void add_local_command(CLI::App& app, Context& ctx) {
   serve->add_option("--port", flags->port, "Port on 127.0.0.1 (0: a free one)");
   serve->add_flag("--server-only", flags->server_only, "Run only the API server");
   add_watch_history(serve);
+  add_event_ttl(serve);
   serve->add_option("--workdir", flags->workdir,
                     "Where pods without a workingDir run their commands (default: the current directory, "
                     "which 'local up' passes on)");
@@ -159,6 +184,7 @@ void add_local_command(CLI::App& app, Context& ctx) {
     options.port = flags->port;
     options.server_only = flags->server_only;
     options.watch_history = flags->watch_history;
+    if (const auto ttl = event_ttl_of(*flags); ttl.count() > 0) options.event_ttl = ttl;
     // Pods run where `local up` was started (its server inherits that directory), as
     // `python3 train.py` next to the manifest expects.
     std::error_code ec;

@@ -100,3 +100,31 @@ YAML
   [ "$status" -eq 0 ]
   [ "$output" = "" ]
 }
+
+@test "Events expire --event-ttl after their last write, also while the server is down" {
+  event() {
+    printf 'apiVersion: v1\nkind: Event\nmetadata: {name: %s}\ninvolvedObject: {kind: Pod, name: p, namespace: default}\nreason: Started\ntype: Normal\n' "$1" |
+      kubectl create -f - >/dev/null
+  }
+  up --server-only --event-ttl 2s
+  event early
+  configmap kept 1
+  "$KPT_BIN" local down >/dev/null
+  sleep 3
+  up --server-only
+  run kubectl get events,configmaps -o name
+  [ "$output" = "configmap/kept" ]
+  "$KPT_BIN" local down >/dev/null
+  up --server-only --event-ttl 2s
+  event live
+  [ "$(kubectl get events -o name)" = "event/live" ]
+  sleep 5
+  run kubectl get events -o name
+  [ "$status" -eq 0 ]
+  [ "$output" = "" ]
+  run "$KPT_BIN" local up --event-ttl 10
+  [ "$status" -eq 0 ]
+  run "$KPT_BIN" local up --event-ttl soon
+  [ "$status" -eq 2 ]
+  [[ "$output" == *"error: --event-ttl: 'soon' is not a duration of 1s or more"* ]]
+}

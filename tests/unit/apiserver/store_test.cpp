@@ -5,7 +5,9 @@
 #include "tests/support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
+#include <chrono>
 #include <memory>
 
 namespace kpt::apiserver {
@@ -189,6 +191,93 @@ TEST_P(StoreOverStorage, ADryRunStoresNothing) {
   ASSERT_TRUE(stored);
   EXPECT_TRUE(stored->empty());
   EXPECT_FALSE(reopen()->get(k_pods, "default", "a"));
+}
+
+json event(const std::string& name) {
+  return {{"metadata", {{"name", name}, {"namespace", "default"}}}, {"reason", "Started"}};
+}
+
+TEST_P(StoreOverStorage, AnEventExpiresItsTtlAfterItsLastWriteAndTheExpiryOutlivesARestart) {
+  const std::string events = "/events";
+  const auto put_event = [&](Store& store, const std::string& name) {
+    return store.mutate(events, "default", name, [&](const auto&) { return event(name); });
+  };
+  auto clock =
+      std::make_shared<util::FakeClock>(std::chrono::system_clock::time_point(std::chrono::hours(500000)));
+  StoreOptions options;
+  options.ttl = {{events, std::chrono::hours(1)}};
+  options.clock = clock;
+  {
+    auto store = reopen(options);
+    ASSERT_TRUE(put_event(*store, "first"));
+    ASSERT_TRUE(put_event(*store, "rewritten"));
+    ASSERT_TRUE(put(*store, pod("pod")));
+    clock->advance(std::chrono::minutes(30));
+    ASSERT_TRUE(put_event(*store, "rewritten"));  // its hour starts again
+    EXPECT_EQ(store->expire(), 0U);
+    clock->advance(std::chrono::minutes(29));
+    EXPECT_EQ(store->expire(), 0U);
+  }
+  clock->advance(std::chrono::minutes(2));  // 61 minutes after the first writes, while the server is down
+  {
+    auto store = reopen(options);
+    const std::uint64_t before = store->current_rv();
+    EXPECT_EQ(store->expire(), 1U);
+    EXPECT_FALSE(store->get(events, "default", "first"));
+    EXPECT_TRUE(store->get(events, "default", "rewritten"));
+    EXPECT_TRUE(store->get(k_pods, "default", "pod"));
+    const auto changes = store->events_after(events, "", before);
+    ASSERT_TRUE(changes);
+    ASSERT_EQ(changes->size(), 1U);
+    EXPECT_EQ(changes->front().type, "DELETED");
+    EXPECT_EQ(changes->front().object["metadata"]["name"], "first");
+  }
+  clock->advance(std::chrono::minutes(30));
+  EXPECT_EQ(reopen(options)->expire(), 1U);
+  auto store = reopen(options);
+  EXPECT_EQ(store->list(events, "").size(), 0U);
+  EXPECT_EQ(store->list(k_pods, "").size(), 1U);
+}
+
+TEST(StoreTtl, AResourceWithoutATtlNeverExpires) {
+  auto clock =
+      std::make_shared<util::FakeClock>(std::chrono::system_clock::time_point(std::chrono::hours(1)));
+  StoreOptions options;
+  options.clock = clock;
+  Store store(options);
+  ASSERT_TRUE(store.mutate("/events", "default", "e", [](const auto&) { return event("e"); }));
+  clock->advance(std::chrono::hours(24 * 365));
+  EXPECT_EQ(store.expire(), 0U);
+  EXPECT_TRUE(store.get("/events", "default", "e"));
+}
+
+TEST(SqliteStorage, ADatabaseFromBeforeExpiriesOpensWithNone) {
+  kpt::testing::TempDir dir{"kpt-store"};
+  const std::string path = dir.file("objects.db");
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db,
+                         "CREATE TABLE revisions (id INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL, "
+                         "created INTEGER NOT NULL, deleted INTEGER NOT NULL, value BLOB NOT NULL, "
+                         "prev_revision INTEGER NOT NULL);"
+                         "INSERT INTO revisions VALUES (1, '/events/default/e', 1, 0, '{}', 0);",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(db);
+  auto storage = open_sqlite_storage(path);
+  ASSERT_TRUE(storage) << storage.error().message;
+  auto revisions = (*storage)->revisions();
+  ASSERT_TRUE(revisions);
+  ASSERT_EQ(revisions->size(), 1U);
+  EXPECT_EQ(revisions->front().expires_at, 0);
+  Revision next;
+  next.id = 2;
+  next.key = "/events/default/f";
+  next.created = true;
+  next.value = "{}";
+  next.expires_at = 42;
+  ASSERT_TRUE((*storage)->append(next));
+  EXPECT_EQ((*storage)->revisions()->back().expires_at, 42);
 }
 
 INSTANTIATE_TEST_SUITE_P(Storages, StoreOverStorage, ::testing::Values("memory", "sqlite"),
