@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <string_view>
 
 namespace kpt::apiserver {
@@ -24,8 +25,10 @@ bool locate(const json& at, std::string_view rest, json::json_pointer& out) {
   if (rest.front() == '[' && at.is_array()) {
     const auto close = rest.find(']');
     if (close == std::string_view::npos) return false;
-    const auto index = std::stoul(std::string(rest.substr(1, close - 1)));
-    if (index >= at.size()) return false;
+    std::size_t index = 0;
+    const auto digits = rest.substr(1, close - 1);
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    if (ec != std::errc() || end != digits.data() + digits.size() || index >= at.size()) return false;
     out /= index;
     rest.remove_prefix(close + 1);
     if (!rest.empty() && rest.front() == '.') rest.remove_prefix(1);

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -168,8 +169,9 @@ std::string GoTypes::type_error(const std::string& api_version, const std::strin
       value = &(*value)[t.text];
     } else if (starts_with(shape, "[]")) {
       if (!t.index || !value->is_array()) return {};
-      const auto at = std::stoul(t.text);
-      if (at >= value->size()) return {};
+      std::size_t at = 0;
+      const auto [end, ec] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), at);
+      if (ec != std::errc() || end != t.text.data() + t.text.size() || at >= value->size()) return {};
       shape = shape.substr(2);
       display = element_display(display, shape);
       value = &(*value)[at];

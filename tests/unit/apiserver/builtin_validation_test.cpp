@@ -287,6 +287,20 @@ TEST_F(BuiltinValidation, AStatusWithFieldsThisServerDoesNotKnowIsKept) {
   EXPECT_EQ(status_of(r)["status"]["futureField"], json::parse(R"({"x":1})"));
 }
 
+TEST_F(BuiltinValidation, AStatusWriteIsNotRefusedForASpecStoredBeforeValidation) {
+  // A pod an older server stored without containers: its node still reports on it.
+  ASSERT_TRUE(m_store.mutate("/pods", "default", "old", [](const auto&) -> Expected<json> {
+    return json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"old","namespace":"default",
+        "uid":"u"},"spec":{}})");
+  }));
+  const auto r = call("PATCH", k_ns + "pods/old/status", R"({"status":{"phase":"Failed"}})", "",
+                      "application/merge-patch+json");
+  EXPECT_EQ(r.status, 200) << r.body;
+  const auto bad = call("PATCH", k_ns + "pods/old/status", R"({"status":{"phase":3}})", "",
+                        "application/merge-patch+json");
+  EXPECT_EQ(bad.status, 422) << bad.body;
+}
+
 TEST_F(BuiltinValidation, APatchWhoseResultDoesNotDecodeIsInvalidOnTheFieldPatch) {
   ASSERT_EQ(create(k_ns + "configmaps", {{"metadata", {{"name", "x"}}}}).status, 201);
   const auto r =
