@@ -75,6 +75,31 @@ struct JobSetObservation {
   JobSetStatus status;
 };
 
+/// What the TrainJob controller reads of its JobSet (the JobSet plugin's Get through the cache):
+/// nullptr when there is none, else spec.suspend and the status the JobSet controller wrote.
+JobSetObservation observe_jobset(const nlohmann::json* jobset);
+
+/// The JobSet plugin's status step for `release`, and the error the real one returns.
+struct StatusFromJobSet {
+  TrainJobStatus status;
+  std::optional<std::string> error;  ///< "jobsets.jobset.x-k8s.io \"<name>\" not found": status unchanged
+};
+
+/// TrainJob status from JobSet status, as `release` derives it (kubeflow/trainer
+/// pkg/controller/trainjob_controller.go setTrainJobStatus with the JobSet plugin's Status, or
+/// setTerminalCondition with TerminalCondition in v2.0), applied to `status`, the TrainJob's status
+/// so far in the pass:
+/// - the JobSet's Completed / Failed conditions, only when True, become Complete / Failed with their
+///   reason, message and time (v2.0 takes one, Completed first; v2.1+ both, Completed then Failed);
+///   Suspended, RestartingJobSet and StartupPolicy* are not copied;
+/// - v2.1+: jobsStatus = the JobSet's replicatedJobsStatus, replaced whole (empty when it has none);
+/// - a Failed condition with reason DeadlineExceeded survives whatever the JobSet says;
+/// - a missing JobSet is the Get's NotFound error, except that v2.2+ leaves a finished TrainJob alone
+///   (its JobSet may have gone with ttlSecondsAfterFinished).
+StatusFromJobSet trainjob_status_from_jobset(const nlohmann::json& trainjob, TrainJobStatus status,
+                                             const JobSetObservation& jobset, TrainerRelease release,
+                                             util::Time now);
+
 /// What one TrainJob-controller pass decides.
 struct TrainJobDecision {
   TrainJobStatus status;       ///< write only when != the old status

@@ -52,6 +52,7 @@ ReleaseFeatures v2_2(bool patch_release) {
   f.runtime_num_proc_per_node = false;
   f.accepts_cpu_num_proc = false;
   f.active_deadline = true;
+  f.keeps_status_without_jobset = true;
   f.immutable_cel_rules = true;
   f.jax_xgboost = true;
   f.rebuilds_when_finished = false;

@@ -92,13 +92,14 @@ struct ReleaseFeatures {
   bool termination_grace_period_patch = false;  ///< PodSpecPatch terminationGracePeriodSeconds (v2.3)
   bool torchtune_arg_checks = false;            ///< "must not set immutable config" on trainer args (v2.3)
   TorchtuneRecipes torchtune = TorchtuneRecipes::lora_boolean_values;
-  bool jax_xgboost = false;             ///< mlPolicy.jax / mlPolicy.xgboost plugins (v2.2+)
-  bool jobs_status = false;             ///< status.jobsStatus copied from the JobSet (v2.1+)
-  bool stops_when_finished = false;     ///< a finished TrainJob is not reconciled at all (v2.0)
-  bool rebuilds_when_finished = false;  ///< the JobSet is re-applied even when finished (v2.1)
-  bool runtime_finalizers = false;      ///< runtimes get trainer.kubeflow.org/resource-in-use (v2.0-v2.2)
-  const char* pytorch_image = "";       ///< torch-distributed's image
-  const char* jobset_version = "";      ///< the JobSet release the install manifests pull
+  bool jax_xgboost = false;                  ///< mlPolicy.jax / mlPolicy.xgboost plugins (v2.2+)
+  bool jobs_status = false;                  ///< status.jobsStatus copied from the JobSet (v2.1+)
+  bool keeps_status_without_jobset = false;  ///< a finished TrainJob's gone JobSet is no error (v2.2+)
+  bool stops_when_finished = false;          ///< a finished TrainJob is not reconciled at all (v2.0)
+  bool rebuilds_when_finished = false;       ///< the JobSet is re-applied even when finished (v2.1)
+  bool runtime_finalizers = false;  ///< runtimes get trainer.kubeflow.org/resource-in-use (v2.0-v2.2)
+  const char* pytorch_image = "";   ///< torch-distributed's image
+  const char* jobset_version = "";  ///< the JobSet release the install manifests pull
 };
 
 /// The feature table of a release (any value: unknown ones get the nearest older known release).

@@ -30,35 +30,17 @@ void set_suspended(TrainJobStatus& s, bool suspended, util::Time now) {
   }
 }
 
-/// Completed/Failed of the JobSet become Complete/Failed of the TrainJob, only when True.
-void copy_terminal_conditions(TrainJobStatus& s, const JobSetStatus& js, util::Time now) {
+/// Completed/Failed of the JobSet become Complete/Failed of the TrainJob, only when True. v2.0's
+/// TerminalCondition returns one of them, Completed first; the Status of v2.1+ sets both in turn.
+void copy_terminal_conditions(TrainJobStatus& s, const JobSetStatus& js, bool both, util::Time now) {
   for (const auto& [from, to] : {std::pair{"Completed", "Complete"}, std::pair{"Failed", "Failed"}}) {
     const Condition* c = find_condition(js.conditions, from);
     if (c == nullptr || c->status != "True") continue;
     Condition copy = *c;
     copy.type = to;
     set_status_condition(s.conditions, copy, now);
+    if (!both) return;
   }
-}
-
-/// setTrainJobStatus; returns the error the real Status() returns when the JobSet is missing.
-std::optional<std::string> status_from_jobset(TrainJobStatus& s, const json& trainjob,
-                                              const JobSetObservation& js, const ReleaseFeatures& f,
-                                              util::Time now) {
-  if (!js.exists) {
-    if (f.active_deadline && finished(s))
-      return std::nullopt;  // v2.2+ leaves a finished TrainJob's status alone
-    return std::string("jobsets.jobset.x-k8s.io \"") + detail::name_of(trainjob) + "\" not found";
-  }
-  std::optional<Condition> deadline;
-  if (const Condition* failed = find_condition(s.conditions, "Failed");
-      failed != nullptr && failed->reason == "DeadlineExceeded") {
-    deadline = *failed;
-  }
-  copy_terminal_conditions(s, js.status, now);
-  if (f.jobs_status) s.jobs_status = js.status.replicated_jobs_status;
-  if (deadline) set_status_condition(s.conditions, *deadline, now);
-  return std::nullopt;
 }
 
 void reconcile_deadline(TrainJobDecision& d, const json& trainjob, bool suspended, util::Time now) {
@@ -120,9 +102,38 @@ TrainJobDecision decide_trainjob(const json& trainjob, const JobSetObservation& 
     d.apply_objects = !jobset.exists || suspended || jobset.suspended;
   }
   set_suspended(d.status, suspended, now);
-  d.error = status_from_jobset(d.status, trainjob, jobset, f, now);
+  auto from_jobset = trainjob_status_from_jobset(trainjob, std::move(d.status), jobset, release, now);
+  d.status = std::move(from_jobset.status);
+  d.error = std::move(from_jobset.error);
   if (f.active_deadline) reconcile_deadline(d, trainjob, suspended, now);
   return d;
+}
+
+JobSetObservation observe_jobset(const json* jobset) {
+  if (jobset == nullptr) return {};
+  return {true, detail::bool_at(*jobset, "spec.suspend"), jobset_status_of(*jobset)};
+}
+
+StatusFromJobSet trainjob_status_from_jobset(const json& trainjob, TrainJobStatus status,
+                                             const JobSetObservation& jobset, TrainerRelease release,
+                                             util::Time now) {
+  const ReleaseFeatures& f = features_of(release);
+  StatusFromJobSet out{std::move(status), std::nullopt};
+  if (!jobset.exists) {
+    // v2.2+ (kubeflow/trainer#3013): the JobSet may have gone with its TTL once the TrainJob finished.
+    if (!f.keeps_status_without_jobset || !finished(out.status))
+      out.error = std::string("jobsets.jobset.x-k8s.io \"") + detail::name_of(trainjob) + "\" not found";
+    return out;
+  }
+  std::optional<Condition> deadline;
+  if (const Condition* failed = find_condition(out.status.conditions, "Failed");
+      failed != nullptr && failed->reason == "DeadlineExceeded") {
+    deadline = *failed;
+  }
+  copy_terminal_conditions(out.status, jobset.status, f.jobs_status, now);
+  if (f.jobs_status) out.status.jobs_status = jobset.status.replicated_jobs_status;
+  if (deadline) set_status_condition(out.status.conditions, *deadline, now);
+  return out;
 }
 
 Event resources_failed_event(const std::string& error) {
