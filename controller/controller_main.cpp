@@ -109,6 +109,30 @@ Expected<ControllerKinds> effective_kinds(const ControllerKinds& wanted, bool py
   return kinds;
 }
 
+Expected<void> check_via_jobset(const ControllerKinds& wanted, bool trainjobs_served, bool jobsets_served,
+                                const std::string& jobset_version) {
+  if (!wanted.trainjobs) {
+    return make_error(ErrorCode::usage,
+                      "--via-jobset reconciles TrainJobs: add trainjobs to --kinds or drop --via-jobset");
+  }
+  if (!trainjobs_served) {
+    return make_error(ErrorCode::usage,
+                      "the API server does not serve trainjobs.trainer.kubeflow.org, which --via-jobset "
+                      "reconciles: install "
+                      "the Trainer CRDs (kubectl pytorch controller manifests --trainer --via-jobset) or "
+                      "drop --via-jobset");
+  }
+  if (!jobsets_served) {
+    return make_error(
+        ErrorCode::usage,
+        "the API server does not serve jobsets.jobset.x-k8s.io, which --via-jobset creates: "
+        "install JobSet (kubectl apply --server-side -f https://github.com/kubernetes-sigs/jobset/"
+        "releases/download/" +
+            jobset_version + "/manifests.yaml) or run without --via-jobset to create the pods directly");
+  }
+  return {};
+}
+
 std::string detect_training_operator(kube::ApiClient& client) {
   kube::ListOptions opts;
   opts.label_selector = "control-plane=kubeflow-training-operator";
@@ -141,20 +165,28 @@ class ControllerRun {
         m_tj_expectations(clock),
         m_reconciler(client, clock, config.reconciler,
                      ReconcilerCaches{m_jobs, m_pods, m_services, m_expectations}, &metrics),
-        m_tj_reconciler(client, clock, config.trainjob,
-                        TrainJobCaches{m_trainjobs, m_tj_pods, m_tj_services, m_tj_expectations}) {
+        m_tj_reconciler(
+            client, clock, config.trainjob,
+            TrainJobCaches{m_trainjobs, m_tj_pods, m_tj_services, m_tj_jobsets, m_tj_expectations}) {
     if (config.kinds.pytorchjobs) {
       add_job_informer(kube::resources::pytorchjobs(), m_jobs, m_queue, m_expectations);
-      add_child_informers({pytorchjob_child_selector(), pytorchjob_child_selector()}, m_pods, m_services,
-                          m_queue, m_expectations);
+      const auto selector = pytorchjob_child_selector();
+      add_child_informer(kube::resources::pods(), selector, m_pods, m_queue, m_expectations);
+      add_child_informer(kube::resources::services(), selector, m_services, m_queue, m_expectations);
     }
     if (config.kinds.trainjobs) {
       add_job_informer(kube::resources::trainjobs(), m_trainjobs, m_tj_queue, m_tj_expectations);
-      // Every pod a JobSet makes carries its name label; its headless Service has no labels
-      // (kubernetes-sigs/jobset v0.8 pkg/controllers/jobset_controller.go), so Services are
-      // matched by their TrainJob owner reference alone.
-      add_child_informers({"jobset.sigs.k8s.io/jobset-name", ""}, m_tj_pods, m_tj_services, m_tj_queue,
-                          m_tj_expectations);
+      if (config.trainjob.via_jobset) {
+        // Trainer's JobSets carry only the runtime's labels: matched by their TrainJob owner alone.
+        add_child_informer(kube::resources::jobsets(), "", m_tj_jobsets, m_tj_queue, m_tj_expectations);
+      } else {
+        // Every pod a JobSet makes carries its name label; its headless Service has no labels
+        // (kubernetes-sigs/jobset v0.8 pkg/controllers/jobset_controller.go), so Services are
+        // matched by their TrainJob owner reference alone.
+        add_child_informer(kube::resources::pods(), "jobset.sigs.k8s.io/jobset-name", m_tj_pods, m_tj_queue,
+                           m_tj_expectations);
+        add_child_informer(kube::resources::services(), "", m_tj_services, m_tj_queue, m_tj_expectations);
+      }
     }
   }
 
@@ -164,14 +196,10 @@ class ControllerRun {
   /// The informer of one job kind: each change goes into `jobs` and queues the job.
   void add_job_informer(const kube::ResourceRef& resource, JobCache& jobs, WorkQueue& queue,
                         Expectations& expectations);
-  /// Label selectors of a job kind's pod and Service informers.
-  struct ChildSelectors {
-    std::string pods;
-    std::string services;
-  };
-  /// Pod and Service informers for one job kind: each change meets `expectations` and queues its job.
-  void add_child_informers(const ChildSelectors& selectors, ChildCache& pods, ChildCache& services,
-                           WorkQueue& queue, Expectations& expectations);
+  /// The informer of one kind of child (pods, Services, JobSets) into `cache`: each change meets
+  /// `expectations` and queues its job.
+  void add_child_informer(const kube::ResourceRef& resource, const std::string& selector, ChildCache& cache,
+                          WorkQueue& queue, Expectations& expectations);
   std::string pytorchjob_child_selector() const;
   /// TrainJobs, and the pods and Services that carry JobSet's jobset-name label.
   /// Children: cache first, then meet expectations, then enqueue, so the pass the event triggers
@@ -201,6 +229,7 @@ class ControllerRun {
   JobCache m_trainjobs;
   ChildCache m_tj_pods{ChildCache::Kind::trainjob_pods};
   ChildCache m_tj_services{ChildCache::Kind::trainjob_services};
+  ChildCache m_tj_jobsets{ChildCache::Kind::trainjob_jobsets};
   Expectations m_expectations;
   Expectations m_tj_expectations;
   Reconciler m_reconciler;
@@ -241,24 +270,21 @@ std::string ControllerRun::pytorchjob_child_selector() const {
   return model::pytorchjob::selector_string(selector);
 }
 
-void ControllerRun::add_child_informers(const ChildSelectors& selectors, ChildCache& pods,
-                                        ChildCache& services, WorkQueue& queue, Expectations& expectations) {
-  for (auto* cache : {&pods, &services}) {
-    auto informer = std::make_unique<Informer>(
-        m_client, cache == &pods ? kube::resources::pods() : kube::resources::services(), m_config.namespace_,
-        cache == &pods ? selectors.pods : selectors.services,
-        [cache, &queue, &expectations](kube::WatchEvent::Type type, const nlohmann::json& obj) {
-          on_child_change(cache->apply(type, obj), queue, expectations);
-        },
-        m_log, m_config.resync);
-    informer->set_list_handler(
-        [cache, &queue, &expectations](const std::vector<nlohmann::json>& page, bool first, bool last) {
-          for (const auto& change : cache->list_page(page, first, last))
-            on_child_change(change, queue, expectations);
-        });
-    informer->set_page_size(k_list_page_size);
-    m_informers.push_back(std::move(informer));
-  }
+void ControllerRun::add_child_informer(const kube::ResourceRef& resource, const std::string& selector,
+                                       ChildCache& cache, WorkQueue& queue, Expectations& expectations) {
+  auto informer = std::make_unique<Informer>(
+      m_client, resource, m_config.namespace_, selector,
+      [&cache, &queue, &expectations](kube::WatchEvent::Type type, const nlohmann::json& obj) {
+        on_child_change(cache.apply(type, obj), queue, expectations);
+      },
+      m_log, m_config.resync);
+  informer->set_list_handler(
+      [&cache, &queue, &expectations](const std::vector<nlohmann::json>& page, bool first, bool last) {
+        for (const auto& change : cache.list_page(page, first, last))
+          on_child_change(change, queue, expectations);
+      });
+  informer->set_page_size(k_list_page_size);
+  m_informers.push_back(std::move(informer));
 }
 
 bool ControllerRun::synced() const {
@@ -354,6 +380,15 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
     return 1;
   }
   effective.kinds = *kinds;
+  if (config.trainjob.via_jobset) {
+    const auto& jobset_version = model::trainjob::features_of(config.trainjob.release).jobset_version;
+    if (auto ok = check_via_jobset(config.kinds, trainjobs_there, served(client, kube::resources::jobsets()),
+                                   jobset_version);
+        !ok) {
+      log.error(ok.error().message);
+      return 1;
+    }
+  }
   if (config.kinds.trainjobs && !kinds->trainjobs)
     log.info("the API server does not serve TrainJobs; reconciling PyTorchJobs only");
   if (config.kinds.pytorchjobs && !kinds->pytorchjobs)

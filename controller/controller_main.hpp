@@ -49,6 +49,12 @@ bool served(kube::ApiClient& client, const kube::ResourceRef& ref);
 Expected<ControllerKinds> effective_kinds(const ControllerKinds& wanted, bool pytorchjobs_served,
                                           bool trainjobs_served);
 
+/// --via-jobset reconciles TrainJobs into JobSets: with `wanted` kinds that leave TrainJobs out, or a
+/// server that does not serve TrainJobs or JobSets, an error naming the fix. `jobset_version` is the
+/// JobSet release the Trainer release pulls (v0.12.0 for v2.3.0).
+Expected<void> check_via_jobset(const ControllerKinds& wanted, bool trainjobs_served, bool jobsets_served,
+                                const std::string& jobset_version);
+
 /// A Training Operator Deployment found in the cluster ("kubeflow/training-operator"), if any.
 std::string detect_training_operator(kube::ApiClient& client);
 

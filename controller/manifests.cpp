@@ -113,7 +113,7 @@ spec:
         - --lease-namespace=@NS@
         - --metrics-addr=:8080
         - --log-format=json
-        ports:
+@EXTRA_ARGS@        ports:
         - name: metrics
           containerPort: 8080
         livenessProbe:
@@ -156,11 +156,35 @@ constexpr const char* k_trainer_rules = R"(- apiGroups: ["trainer.kubeflow.org"]
   verbs: ["get", "create"]
 )";
 
+// What --via-jobset adds for the JobSets: watched, server-side applied (an apply that creates is
+// authorized as create too) and deleted past a TrainJob's active deadline.
+constexpr const char* k_jobset_rules = R"(- apiGroups: ["jobset.x-k8s.io"]
+  resources: ["jobsets"]
+  verbs: ["list", "watch", "create", "patch", "delete"]
+)";
+
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (auto pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
   }
   return text;
+}
+
+/// The first lines: what the file holds, the command that prints it, and how to apply it.
+std::string header_of(const ManifestOptions& options) {
+  const std::string flags =
+      std::string(options.trainer ? " --trainer" : "") + (options.via_jobset ? " --via-jobset" : "");
+  const std::string command = "kubectl pytorch controller manifests" + flags;
+  if (options.trainer) {
+    return "# kubectl-pytorch controller: CRDs (PyTorchJob and Trainer v2), Trainer's default runtimes, "
+           "RBAC and Deployment\n# (" +
+           command + "). Apply with: kubectl apply --server-side -f FILE\n---\n";
+  }
+  if (options.via_jobset) {
+    return "# kubectl-pytorch controller reconciling TrainJobs into JobSets: CRD, RBAC and Deployment\n# (" +
+           command + "; the cluster runs JobSet and has the Trainer CRDs)\n---\n";
+  }
+  return "# kubectl-pytorch controller: CRD, RBAC and Deployment (" + command + ")\n---\n";
 }
 
 }  // namespace
@@ -170,15 +194,13 @@ std::string crd_manifest() { return yaml::to_yaml(pytorchjob_crd()); }
 std::string controller_manifests(const ManifestOptions& options) {
   auto rest = replace_all(k_rest, "@NS@", options.namespace_);
   rest = replace_all(rest, "@IMAGE@", options.image);
-  rest = replace_all(rest, "@TRAINER_RULES@", options.trainer ? k_trainer_rules : "");
+  std::string trainer_rules = options.trainer || options.via_jobset ? k_trainer_rules : "";
+  if (options.via_jobset) trainer_rules += k_jobset_rules;
+  rest = replace_all(rest, "@TRAINER_RULES@", trainer_rules);
+  rest = replace_all(rest, "@EXTRA_ARGS@", options.via_jobset ? "        - --via-jobset\n" : "");
   // The Trainer CRDs are too large for client-side apply's last-applied annotation (256 KiB),
   // as with Trainer's own manifests: say so where the user reads first.
-  std::string out = options.trainer
-                        ? "# kubectl-pytorch controller: CRDs (PyTorchJob and Trainer v2), Trainer's "
-                          "default runtimes, RBAC and Deployment\n# (kubectl pytorch controller "
-                          "manifests --trainer). Apply with: kubectl apply --server-side -f FILE\n---\n"
-                        : "# kubectl-pytorch controller: CRD, RBAC and Deployment (kubectl pytorch "
-                          "controller manifests)\n---\n";
+  std::string out = header_of(options);
   out += crd_manifest() + "---\n";
   if (options.trainer) {
     for (const auto& crd : trainer_crds()) out += yaml::to_yaml(crd) + "---\n";

@@ -9,6 +9,9 @@ struct ManifestOptions {
   std::string image = "ghcr.io/kubectl-pytorch/kubectl-pytorch:latest";
   /// Also the Trainer v2 CRDs and the RBAC to reconcile TrainJobs, for a cluster without Trainer.
   bool trainer = false;
+  /// A controller run with --via-jobset: the flag in its Deployment, the TrainJob RBAC, and RBAC on
+  /// the JobSets it applies (the PyTorchJob rules on pods and Services stay).
+  bool via_jobset = false;
 };
 
 /// pytorchjob_crd() as YAML.

@@ -24,22 +24,28 @@ std::pair<std::string, std::string> controller_owner(const nlohmann::json& meta,
   return {};
 }
 
+std::string resource_version_of(const nlohmann::json& obj) {
+  const auto& meta = obj.at("metadata");
+  const auto it = meta.find("resourceVersion");
+  return it != meta.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
 /// resourceVersions are opaque to clients, but both etcd and the embedded server issue increasing
 /// integers; only when both parse is an older one recognised (and then not stored).
-bool is_older(const nlohmann::json& candidate, const nlohmann::json& stored) {
-  auto rv = [](const nlohmann::json& obj) -> std::optional<unsigned long long> {
-    const auto& meta = obj.at("metadata");
-    const auto it = meta.find("resourceVersion");
-    if (it == meta.end() || !it->is_string()) return std::nullopt;
-    const auto& s = it->get_ref<const std::string&>();
+bool is_older(const std::string& candidate, const std::string& stored) {
+  auto rv = [](const std::string& s) -> std::optional<unsigned long long> {
     unsigned long long v = 0;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
+    if (s.empty() || ec != std::errc{} || end != s.data() + s.size()) return std::nullopt;
     return v;
   };
   const auto a = rv(candidate);
   const auto b = rv(stored);
   return a && b && *a < *b;
+}
+
+bool is_older(const nlohmann::json& candidate, const nlohmann::json& stored) {
+  return is_older(resource_version_of(candidate), resource_version_of(stored));
 }
 
 std::int64_t label_int(const nlohmann::json& labels, const char* key) {
@@ -91,7 +97,7 @@ ChildChange ChildCache::apply(kube::WatchEvent::Type type, const nlohmann::json&
 ChildChange ChildCache::apply_locked(kube::WatchEvent::Type type, const nlohmann::json& obj) {
   const auto meta = obj.find("metadata");
   if (meta == obj.end() || !meta->is_object()) return {};
-  const bool of_trainjob = m_kind == Kind::trainjob_pods || m_kind == Kind::trainjob_services;
+  const bool of_trainjob = m_kind != Kind::pods && m_kind != Kind::services;
   auto [job_key, uid] = controller_owner(*meta, of_trainjob ? "TrainJob" : "PyTorchJob");
   if (job_key.empty()) return {};
   ChildChange change;
@@ -112,16 +118,22 @@ ChildChange ChildCache::apply_locked(kube::WatchEvent::Type type, const nlohmann
     child.pod = model::pytorchjob::pod_observation_from_json(obj);
   } else if (m_kind == Kind::trainjob_pods) {
     observe_trainjob_pod(obj, child);
+  } else if (m_kind == Kind::trainjob_jobsets) {
+    child.pod.name = name;
+    child.jobset = model::trainjob::observe_jobset(&obj);
+    child.resource_version = resource_version_of(obj);
   } else {
     child.pod.name = name;
   }
   auto& children = m_by_job[job_key];
-  const auto [it, inserted] = children.insert_or_assign(name, std::move(child));
-  (void)it;
-  if (inserted) {
-    change.created = true;
-    ++m_size;
+  if (const auto it = children.find(name); it != children.end()) {
+    // A watch event older than the answer of our own write (put_newer) must not undo it.
+    if (!is_older(child.resource_version, it->second.resource_version)) it->second = std::move(child);
+    return change;
   }
+  children.emplace(name, std::move(child));
+  change.created = true;
+  ++m_size;
   return change;
 }
 
@@ -152,6 +164,20 @@ std::vector<ChildChange> ChildCache::list_page(const std::vector<nlohmann::json>
   }
   m_listed.clear();
   return changes;
+}
+
+void ChildCache::put_newer(const nlohmann::json& obj) {
+  std::lock_guard lock(m_mutex);
+  const auto meta = obj.find("metadata");
+  if (meta == obj.end() || !meta->is_object()) return;
+  const bool of_trainjob = m_kind != Kind::pods && m_kind != Kind::services;
+  const auto job_key = controller_owner(*meta, of_trainjob ? "TrainJob" : "PyTorchJob").first;
+  const auto job = m_by_job.find(job_key);
+  if (job == m_by_job.end()) return;
+  const auto child = job->second.find(meta->value("name", std::string{}));
+  if (child == job->second.end() || is_older(resource_version_of(obj), child->second.resource_version))
+    return;
+  (void)apply_locked(kube::WatchEvent::Type::modified, obj);
 }
 
 std::vector<CachedChild> ChildCache::of_job(const std::string& job_key) const {

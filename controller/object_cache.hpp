@@ -2,6 +2,7 @@
 
 #include "kube/api_client.hpp"
 #include "model/pytorchjob/lifecycle_types.hpp"
+#include "model/trainjob/lifecycle.hpp"
 #include "model/trainjob/lifecycle_types.hpp"
 
 #include <nlohmann/json_fwd.hpp>
@@ -28,6 +29,9 @@ struct CachedChild {
   model::trainjob::PodObservation indexed;
   std::string job_name;              ///< batch.kubernetes.io/job-name of a TrainJob's pod
   std::int64_t restart_attempt = 0;  ///< jobset.sigs.k8s.io/restart-attempt of a TrainJob's pod
+  /// A TrainJob's JobSet (--via-jobset): what Trainer reads of it, spec.suspend and the status.
+  model::trainjob::JobSetObservation jobset;
+  std::string resource_version;  ///< of a JobSet, so that our own apply's answer is not replaced by older
 };
 
 /// What applying one object to a ChildCache changed, for the event handler: which job to
@@ -39,11 +43,11 @@ struct ChildChange {
 };
 
 /// The informer's store for Pods or Services, indexed by owning job ("ns/job"): a PyTorchJob's, or
-/// with the trainjob_ kinds a TrainJob's (its controlling owner reference names the kind). Thread-safe;
-/// readers get copies, so nothing cached is ever mutated by a reconcile.
+/// with the trainjob_ kinds a TrainJob's (its controlling owner reference names the kind), JobSets
+/// included. Thread-safe; readers get copies, so nothing cached is ever mutated by a reconcile.
 class ChildCache {
  public:
-  enum class Kind { pods, services, trainjob_pods, trainjob_services };
+  enum class Kind { pods, services, trainjob_pods, trainjob_services, trainjob_jobsets };
   explicit ChildCache(Kind kind) : m_kind(kind) {}
 
   /// Applies one watch event (added / modified / deleted).
@@ -51,6 +55,10 @@ class ChildCache {
   /// One page of a fresh (re-)list: `first` starts the list, `last` ends it, and then whatever
   /// the list did not show is dropped and reported deleted. Returns the changes of this page.
   std::vector<ChildChange> list_page(const std::vector<nlohmann::json>& items, bool first, bool last);
+  /// Stores the answer of our own write to a cached child when it is newer than the cached copy, so
+  /// a pass before the watch event does not act on what the write changed. A child not cached is
+  /// left to the informer, whose event meets the creation expectation.
+  void put_newer(const nlohmann::json& obj);
   /// The children of a job, by name order.
   [[nodiscard]] std::vector<CachedChild> of_job(const std::string& job_key) const;
   [[nodiscard]] std::size_t size() const;

@@ -133,11 +133,13 @@ ReconcileResult TrainJobReconciler::reconcile(const std::string& key) {
     m_caches.expectations.forget(key);
     std::lock_guard lock(m_mutex);
     m_runtimes.erase(key);
+    m_applied.erase(key);
     return {};  // deleted: its children go with it through their owner references
   }
   if (cached->at("metadata").contains("deletionTimestamp")) return {};
   // Acting before the caches show the last pass's writes would create twice (see Reconciler).
   if (!m_caches.expectations.satisfied(key)) return {};
+  if (m_options.via_jobset) return reconcile_via_jobset(std::move(*cached));
   return reconcile_trainjob(std::move(*cached));
 }
 
@@ -151,22 +153,23 @@ ReconcileResult TrainJobReconciler::reconcile_trainjob(nlohmann::json trainjob) 
   const tj::JobSetObservation kept{true, spec_suspended(p.trainjob), kept_jobset_status(p.trainjob)};
   auto first = tj::decide_trainjob(p.trainjob, kept, supported, m_options.release, now);
   if (first.skip) return {};
-  if (first.error) return fail(p, make_error(ErrorCode::usage, *first.error));
+  if (first.error) return fail(p.trainjob, make_error(ErrorCode::usage, *first.error));
   if (first.delete_jobset) {
     plan_teardown(p);  // deleting the JobSet takes its Jobs, pods and Service with it
   } else if (!finished(tj::trainjob_status_of(p.trainjob))) {
-    if (auto built = build(p); !built) return fail(p, built.error());
+    if (auto built = build(p); !built) return fail(p.trainjob, built.error());
     decide_children(p);
   }
   m_caches.expectations.expect(p.key, static_cast<int>(p.new_pods.size() + (p.create_service ? 1 : 0)),
                                static_cast<int>(p.delete_pods.size() + p.delete_services.size()));
-  if (auto r = record_restarts(p); !r) return fail(p, r.error());
-  if (auto r = delete_children(p); !r) return fail(p, r.error());
-  if (auto r = create_children(p); !r) return fail(p, r.error());
-  if (!p.built) return finish(p, std::move(first));
+  if (auto r = record_restarts(p); !r) return fail(p.trainjob, r.error());
+  if (auto r = delete_children(p); !r) return fail(p.trainjob, r.error());
+  if (auto r = create_children(p); !r) return fail(p.trainjob, r.error());
+  if (!p.built) return finish(p.trainjob, first);
   // Then as Trainer sees the JobSet this pass made.
   const tj::JobSetObservation made{true, spec_suspended(p.trainjob), p.jobset_decision.status};
-  return finish(p, tj::decide_trainjob(p.trainjob, made, true, m_options.release, now));
+  return finish(p.trainjob, tj::decide_trainjob(p.trainjob, made, true, m_options.release, now),
+                p.jobset_decision.requeue_after_seconds);
 }
 
 void TrainJobReconciler::plan_teardown(Pass& p) const {
@@ -192,40 +195,44 @@ void TrainJobReconciler::observe(Pass& p) const {
   p.attempt = restarts_of(p.trainjob).first;
 }
 
-Expected<nlohmann::json> TrainJobReconciler::runtime_of(const Pass& p) {
+Expected<nlohmann::json> TrainJobReconciler::runtime_of(const nlohmann::json& trainjob) {
+  const std::string key = object_key(trainjob);
+  const std::string uid = trainjob.at("metadata").value("uid", std::string{});
   {
     std::lock_guard lock(m_mutex);
-    const auto it = m_runtimes.find(p.key);
-    if (it != m_runtimes.end() && it->second.first == p.uid) return it->second.second;
+    const auto it = m_runtimes.find(key);
+    if (it != m_runtimes.end() && it->second.first == uid) return it->second.second;
   }
-  auto runtime = read_or_take_snapshot(p);
+  auto runtime = read_or_take_snapshot(trainjob);
   if (!runtime) return runtime.error();
   std::lock_guard lock(m_mutex);
-  m_runtimes[p.key] = {p.uid, *runtime};
+  m_runtimes[key] = {uid, *runtime};
   return runtime;
 }
 
-Expected<nlohmann::json> TrainJobReconciler::read_or_take_snapshot(const Pass& p) {
-  const std::string cm_name = p.name + tj::k_snapshot_suffix;
-  auto cm = m_client.get(kube::resources::configmaps(), p.ns, cm_name);
+Expected<nlohmann::json> TrainJobReconciler::read_or_take_snapshot(const nlohmann::json& trainjob) {
+  const auto& meta = trainjob.at("metadata");
+  const std::string ns = meta.value("namespace", std::string{});
+  const std::string cm_name = meta.value("name", std::string{}) + tj::k_snapshot_suffix;
+  auto cm = m_client.get(kube::resources::configmaps(), ns, cm_name);
   if (!cm && !kube::is_not_found(cm.error()))
     return cm.error().context("reading ConfigMap '" + cm_name + "'");
   tj::AvailableRuntimes available;
   if (!cm) {
-    const auto ref = tj::runtime_ref_of(p.trainjob);
+    const auto ref = tj::runtime_ref_of(trainjob);
     const bool cluster = ref.kind == tj::k_kind_cluster_training_runtime;
     auto live = cluster ? m_client.get(kube::resources::clustertrainingruntimes(), "", ref.name)
-                        : m_client.get(kube::resources::trainingruntimes(), p.ns, ref.name);
+                        : m_client.get(kube::resources::trainingruntimes(), ns, ref.name);
     if (!live && !kube::is_not_found(live.error())) return live.error();
     if (live) (cluster ? available.cluster_training_runtimes : available.training_runtimes).push_back(*live);
     // A cluster without Trainer installed has none of its ClusterTrainingRuntimes: the release's own.
     available = tj::with_carried_runtimes(std::move(available), m_options.release);
   }
-  auto resolved = tj::runtime_for_reconcile(p.trainjob, cm ? &*cm : nullptr, available, m_options.release);
+  auto resolved = tj::runtime_for_reconcile(trainjob, cm ? &*cm : nullptr, available, m_options.release);
   if (!resolved) return resolved.error();
   if (resolved->apply_snapshot) {
-    auto created = m_client.create(kube::resources::configmaps(), p.ns,
-                                   tj::runtime_snapshot_configmap(p.trainjob, resolved->runtime));
+    auto created = m_client.create(kube::resources::configmaps(), ns,
+                                   tj::runtime_snapshot_configmap(trainjob, resolved->runtime));
     if (!created && !kube::is_already_exists(created.error()))
       return created.error().context("creating ConfigMap '" + cm_name + "'");
   }
@@ -233,7 +240,7 @@ Expected<nlohmann::json> TrainJobReconciler::read_or_take_snapshot(const Pass& p
 }
 
 Expected<void> TrainJobReconciler::build(Pass& p) {
-  auto runtime = runtime_of(p);
+  auto runtime = runtime_of(p.trainjob);
   if (!runtime) return runtime.error();
   auto built = tj::build_jobset(p.trainjob, *runtime, m_options.release);
   if (!built) return built.error();
@@ -351,25 +358,30 @@ Expected<void> TrainJobReconciler::create_children(const Pass& p) {
   return {};
 }
 
-ReconcileResult TrainJobReconciler::finish(Pass& p, tj::TrainJobDecision d) {
-  if (d.status != tj::trainjob_status_of(p.trainjob)) {
-    p.trainjob["status"] = tj::to_json(d.status);
-    auto r = m_client.update_status(kube::resources::trainjobs(), p.ns, p.trainjob);
-    if (!r) return {std::nullopt, r.error().context("updating status of '" + p.key + "'"), true};
+ReconcileResult TrainJobReconciler::finish(nlohmann::json& trainjob, const tj::TrainJobDecision& d,
+                                           std::optional<std::int64_t> also_requeue_after_seconds) {
+  const std::string key = object_key(trainjob);
+  if (d.status != tj::trainjob_status_of(trainjob)) {
+    trainjob["status"] = tj::to_json(d.status);
+    auto r = m_client.update_status(kube::resources::trainjobs(),
+                                    trainjob.at("metadata").value("namespace", std::string{}), trainjob);
+    if (!r) return {std::nullopt, r.error().context("updating status of '" + key + "'"), true};
     m_caches.trainjobs.put_newer(*r);
   }
   ReconcileResult out;
   auto soonest = d.requeue_after_seconds;
-  if (const auto& js = p.jobset_decision.requeue_after_seconds; js && (!soonest || *js < *soonest))
-    soonest = js;
+  if (also_requeue_after_seconds && (!soonest || *also_requeue_after_seconds < *soonest))
+    soonest = also_requeue_after_seconds;
   if (soonest) out.requeue_after = std::chrono::seconds{*soonest};
+  // As Trainer joins its status error (a JobSet it cannot read) to the reconcile's: retried.
+  if (d.error) out.error = make_error(ErrorCode::not_found, *d.error);
   return out;
 }
 
-ReconcileResult TrainJobReconciler::fail(Pass& p, Error e) {
-  m_caches.expectations.forget(p.key);
+ReconcileResult TrainJobReconciler::fail(const nlohmann::json& trainjob, Error e) {
+  m_caches.expectations.forget(object_key(trainjob));
   const auto event = tj::resources_failed_event(e.message);
-  m_events.record(p.trainjob, event.type, event.reason, event.message);
+  m_events.record(trainjob, event.type, event.reason, event.message);
   return {std::nullopt, std::move(e), true};
 }
 

@@ -44,6 +44,7 @@ ResourceRef configmaps();
 ResourceRef trainjobs();
 ResourceRef trainingruntimes();
 ResourceRef clustertrainingruntimes();
+ResourceRef jobsets();  ///< jobset.x-k8s.io/v1alpha2, what Trainer turns a TrainJob into
 }  // namespace resources
 
 struct ListOptions {

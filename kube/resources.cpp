@@ -39,6 +39,7 @@ ResourceRef trainingruntimes() {
 ResourceRef clustertrainingruntimes() {
   return {"trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes", "ClusterTrainingRuntime", false};
 }
+ResourceRef jobsets() { return {"jobset.x-k8s.io", "v1alpha2", "jobsets", "JobSet", true}; }
 }  // namespace resources
 
 }  // namespace kpt::kube

@@ -41,7 +41,8 @@ struct ControllerFlags {
   std::string gang_scheduler;
   std::string kinds;  ///< empty: both, TrainJobs only where the API server serves them
   std::string image = std::string("ghcr.io/kubectl-pytorch/kubectl-pytorch:") + k_version;
-  bool trainer = false;  ///< manifests: the Trainer v2 CRDs and RBAC too
+  bool trainer = false;     ///< manifests: the Trainer v2 CRDs and RBAC too
+  bool via_jobset = false;  ///< TrainJobs into JobSets (run), its RBAC and flag (manifests)
 };
 
 /// "15s", "2m", "1h" or plain seconds.
@@ -85,6 +86,7 @@ int run(Context& ctx, const ControllerFlags& f) {
     config.kinds = *kinds;
   }
   config.trainjob.emit_events = !f.no_events;
+  config.trainjob.via_jobset = f.via_jobset;
   config.namespace_ = ctx.connection.namespace_;
   config.workers = f.workers;
   config.leader_elect = f.leader_elect;
@@ -175,13 +177,16 @@ void add_controller_command(CLI::App& app, Context& ctx) {
       "--kinds", flags->kinds,
       "Kinds to reconcile: pytorchjobs, trainjobs or both, comma-separated (default: both, TrainJobs "
       "where the API server serves them)");
+  cmd->add_flag("--via-jobset", flags->via_jobset,
+                "TrainJobs into the JobSet Trainer creates, for a cluster that runs the JobSet controller "
+                "(default: the pods and headless Service directly)");
   cmd->add_option("--resync", flags->resync, "Re-list everything this often")->capture_default_str();
   cmd->add_flag("--no-events", flags->no_events, "Do not record Events");
   cmd->footer(
       "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 the controller cannot run (a Training Operator "
       "reconciles\n"
-      "the same jobs, the kinds it is asked for are not served, its lease is lost); 2 usage or no usable\n"
-      "kubeconfig.");
+      "the same jobs, the kinds it is asked for or JobSets with --via-jobset are not served, its lease is\n"
+      "lost); 2 usage or no usable kubeconfig.");
   cmd->callback([&ctx, flags, cmd] {
     if (cmd->got_subcommand("manifests")) return;
     ctx.exit_code = run(ctx, *flags);
@@ -193,16 +198,21 @@ void add_controller_command(CLI::App& app, Context& ctx) {
       "Examples:\n"
       "  kubectl pytorch controller manifests | kubectl apply --server-side -f -\n"
       "  kubectl pytorch controller manifests --trainer --image REGISTRY/kubectl-pytorch:v0.1.0@sha256:...\n"
+      "  kubectl pytorch controller manifests --via-jobset | kubectl apply --server-side -f -\n"
       "Exit codes: 0 printed; 2 usage.");
   manifests->add_option("--image", flags->image, "Controller image")->capture_default_str();
   manifests->add_flag(
       "--trainer", flags->trainer,
       "Also the Kubeflow Trainer v2 CRDs (v2.3.0 schema) and the RBAC to reconcile TrainJobs, "
       "for a cluster without Trainer");
+  manifests->add_flag("--via-jobset", flags->via_jobset,
+                      "A controller that reconciles TrainJobs into JobSets: its flag, and the TrainJob and "
+                      "JobSet RBAC");
   manifests->callback([&ctx, flags] {
     controller::ManifestOptions options;
     options.image = flags->image;
     options.trainer = flags->trainer;
+    options.via_jobset = flags->via_jobset;
     if (!ctx.connection.namespace_.empty()) options.namespace_ = ctx.connection.namespace_;
     ctx.out << controller::controller_manifests(options);
     ctx.exit_code = exit_code::ok;

@@ -172,16 +172,28 @@ Expected<nlohmann::json> FakeApiClient::update_status(const kube::ResourceRef& r
 
 Expected<nlohmann::json> FakeApiClient::patch(const kube::ResourceRef& ref, const std::string& ns,
                                               const std::string& name, kube::PatchType type,
-                                              const std::string& body, const kube::WriteOptions&) {
+                                              const std::string& body, const kube::WriteOptions& opts) {
   std::lock_guard lock(m_mutex);
   record("patch", ref, ns, name);
+  if (type == kube::PatchType::apply) {
+    m_calls.back().field_manager = opts.field_manager;
+    m_calls.back().force = opts.force;
+  }
   if (auto e = injected("patch")) return *e;
-  const auto it = m_objects.find({ref.resource, ns, name});
-  if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
-  if (type != kube::PatchType::merge)
-    return api_error(415, "UnsupportedMediaType", "the fake does merge patches only");
+  if (type == kube::PatchType::json)
+    return api_error(415, "UnsupportedMediaType", "the fake does merge and apply patches only");
   auto patch_body = nlohmann::json::parse(body);
   patch_body.erase("status");
+  const auto it = m_objects.find({ref.resource, ns, name});
+  if (it == m_objects.end() && type == kube::PatchType::apply) {
+    patch_body["metadata"]["namespace"] = ns;
+    patch_body["metadata"]["name"] = name;
+    stamp(patch_body);
+    m_objects[{ref.resource, ns, name}] = patch_body;
+    log_change(ref.resource, kube::WatchEvent::Type::added, patch_body);
+    return patch_body;
+  }
+  if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
   it->second.merge_patch(patch_body);
   stamp(it->second);
   log_change(ref.resource, kube::WatchEvent::Type::modified, it->second);

@@ -18,11 +18,15 @@ struct RecordedCall {
   std::string resource;  ///< plural: pods, services, pytorchjobs, events, leases
   std::string ns;
   std::string name;
+  std::string field_manager = {};  ///< apply patches: WriteOptions::field_manager
+  bool force = false;              ///< apply patches: WriteOptions::force
 };
 
 /// An in-memory ApiClient that stores objects, assigns uid/resourceVersion, enforces
 /// AlreadyExists/NotFound/Conflict, matches equality label selectors, records every call and
-/// can fail the next calls of a verb with a given HTTP status (fault injection).
+/// can fail the next calls of a verb with a given HTTP status (fault injection). Patches are merge
+/// patches; an apply patch is one too, and creates a missing object (as the embedded API server's
+/// server-side apply: a whole-object merge without managed fields).
 /// Thread-safe. Watches replay the change log after the given resourceVersion and then
 /// wait for new changes until cancelled or timed out.
 class FakeApiClient final : public kube::ApiClient {

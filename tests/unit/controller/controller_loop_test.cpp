@@ -257,5 +257,28 @@ TEST(ControllerKinds, AKindNamedWithKindsThatIsNotServedIsAnError) {
   EXPECT_FALSE(parse_kinds("pytorchjob"));
 }
 
+TEST(ViaJobSet, NeedsTrainJobsAndAServedJobSetAndNamesTheFixOtherwise) {
+  const ControllerKinds both;
+  EXPECT_TRUE(check_via_jobset(both, true, true, "v0.12.0"));
+  auto r = check_via_jobset(both, true, false, "v0.12.0");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, ErrorCode::usage);
+  EXPECT_EQ(
+      r.error().message,
+      "the API server does not serve jobsets.jobset.x-k8s.io, which --via-jobset creates: install JobSet "
+      "(kubectl apply --server-side -f https://github.com/kubernetes-sigs/jobset/releases/download/"
+      "v0.12.0/manifests.yaml) or run without --via-jobset to create the pods directly");
+  r = check_via_jobset(both, false, true, "v0.12.0");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "the API server does not serve trainjobs.trainer.kubeflow.org, which --via-jobset reconciles: "
+            "install the Trainer CRDs (kubectl pytorch controller manifests --trainer --via-jobset) or drop "
+            "--via-jobset");
+  r = check_via_jobset(*parse_kinds("pytorchjobs"), true, true, "v0.12.0");
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().message,
+            "--via-jobset reconciles TrainJobs: add trainjobs to --kinds or drop --via-jobset");
+}
+
 }  // namespace
 }  // namespace kpt::controller

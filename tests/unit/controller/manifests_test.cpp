@@ -60,6 +60,16 @@ TEST(ControllerManifests, TheTrainerDeployFileIsExactlyWhatTheCommandPrints) {
          "deploy/kubectl-pytorch-controller-trainer.yaml";
 }
 
+TEST(ControllerManifests, TheViaJobSetDeployFileIsExactlyWhatTheCommandPrints) {
+  int code = -1;
+  const auto printed = run_plugin({"kubectl-pytorch", "controller", "manifests", "--via-jobset"}, code);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(printed,
+            read_file(std::string(KPT_SOURCE_DIR) + "/deploy/kubectl-pytorch-controller-via-jobset.yaml"))
+      << "regenerate with: kubectl-pytorch controller manifests --via-jobset > "
+         "deploy/kubectl-pytorch-controller-via-jobset.yaml";
+}
+
 std::vector<yaml::Document> documents(const std::string& text) {
   auto r = yaml::read_manifests("manifests.yaml", std::make_shared<const std::string>(text));
   EXPECT_TRUE(r.findings.empty());
@@ -92,6 +102,22 @@ TEST(ControllerManifests, RbacHasNoWildcardsAndCoversWhatTheControllerDoes) {
   EXPECT_EQ(grants["kubeflow.org/pytorchjobs/status"], "get,update,");
   EXPECT_EQ(grants["/pods"], "get,list,watch,create,delete,");
   EXPECT_EQ(grants["coordination.k8s.io/leases"], "get,create,update,");
+}
+
+TEST(ControllerManifests, ViaJobSetGrantsTheTrainJobRulesAndExactlyTheJobSetVerbsItUses) {
+  ManifestOptions options;
+  options.via_jobset = true;
+  auto grants = grants_of(options);
+  EXPECT_EQ(grants["jobset.x-k8s.io/jobsets"], "list,watch,create,patch,delete,");
+  EXPECT_EQ(grants["trainer.kubeflow.org/trainjobs/status"], "get,update,");
+  EXPECT_EQ(grants["/configmaps"], "get,create,");
+  EXPECT_EQ(grants["/pods"], "get,list,watch,create,delete,");  // for PyTorchJobs, as before
+  EXPECT_EQ(grants_of({}).count("jobset.x-k8s.io/jobsets"), 0u);
+  const auto text = controller_manifests(options);
+  EXPECT_NE(text.find("        - --log-format=json\n        - --via-jobset\n"), std::string::npos);
+  EXPECT_EQ(controller_manifests({}).find("--via-jobset"), std::string::npos);
+  // No Trainer CRDs unless --trainer.
+  EXPECT_EQ(text.find("trainjobs.trainer.kubeflow.org"), std::string::npos);
 }
 
 TEST(ControllerManifests, TheCrdIsStructuralAndAcceptsAJobAndRejectsAnUnknownField) {

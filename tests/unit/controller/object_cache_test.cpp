@@ -79,6 +79,50 @@ nlohmann::json job_with_rv(const std::string& rv, const std::string& state) {
       {"status", {{"state", state}}}};
 }
 
+nlohmann::json jobset(const std::string& rv, bool suspend, const std::string& owner_uid = "tj-uid") {
+  return {{"metadata",
+           {{"name", "tj"},
+            {"namespace", "ns"},
+            {"resourceVersion", rv},
+            {"ownerReferences",
+             {{{"kind", "TrainJob"}, {"name", "tj"}, {"uid", owner_uid}, {"controller", true}}}}}},
+          {"spec", {{"suspend", suspend}}},
+          {"status", {{"replicatedJobsStatus", {{{"name", "node"}, {"active", suspend ? 0 : 1}}}}}}};
+}
+
+TEST(ChildCache, KeepsWhatTrainerReadsOfAJobSetUnderItsTrainJob) {
+  ChildCache jobsets(ChildCache::Kind::trainjob_jobsets);
+  const auto change = jobsets.apply(Type::added, jobset("5", false));
+  EXPECT_EQ(change.job_key, "ns/tj");
+  EXPECT_TRUE(change.created);
+  const auto cached = jobsets.of_job("ns/tj");
+  ASSERT_EQ(cached.size(), 1u);
+  EXPECT_EQ(cached[0].owner_uid, "tj-uid");
+  EXPECT_EQ(cached[0].pod.name, "tj");
+  EXPECT_TRUE(cached[0].jobset.exists);
+  EXPECT_FALSE(cached[0].jobset.suspended);
+  ASSERT_EQ(cached[0].jobset.status.replicated_jobs_status.size(), 1u);
+  EXPECT_EQ(cached[0].jobset.status.replicated_jobs_status[0].active, 1);
+}
+
+TEST(ChildCache, TheAnswerOfOurOwnApplyIsNotUndoneByAnOlderWatchEvent) {
+  ChildCache jobsets(ChildCache::Kind::trainjob_jobsets);
+  jobsets.put_newer(jobset("4", true));  // not cached yet: the informer's event must add it
+  EXPECT_TRUE(jobsets.of_job("ns/tj").empty());
+  EXPECT_TRUE(jobsets.apply(Type::added, jobset("5", false)).created);
+  jobsets.put_newer(jobset("7", true));  // our apply suspended it
+  EXPECT_TRUE(jobsets.of_job("ns/tj")[0].jobset.suspended);
+  const auto late = jobsets.apply(Type::modified, jobset("6", false));  // the watch catching up
+  EXPECT_FALSE(late.created);
+  EXPECT_TRUE(jobsets.of_job("ns/tj")[0].jobset.suspended);
+  jobsets.put_newer(jobset("6", false));
+  EXPECT_TRUE(jobsets.of_job("ns/tj")[0].jobset.suspended);
+  (void)jobsets.apply(Type::modified, jobset("8", false));
+  EXPECT_FALSE(jobsets.of_job("ns/tj")[0].jobset.suspended);
+  EXPECT_TRUE(jobsets.apply(Type::deleted, jobset("9", false)).deleted);
+  EXPECT_TRUE(jobsets.of_job("ns/tj").empty());
+}
+
 TEST(JobCache, AnOlderResourceVersionNeverReplacesANewerOne) {
   JobCache jobs;
   EXPECT_EQ(jobs.apply(Type::added, job_with_rv("5", "first")), "ns/j");

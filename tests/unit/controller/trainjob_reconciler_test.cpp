@@ -65,9 +65,10 @@ class TrainJobReconcilerTest : public ::testing::Test {
   JobCache trainjobs;
   ChildCache pods{ChildCache::Kind::trainjob_pods};
   ChildCache services{ChildCache::Kind::trainjob_services};
+  ChildCache jobsets{ChildCache::Kind::trainjob_jobsets};
   Expectations expectations{clock};
   TrainJobReconciler reconciler{api, clock, TrainJobOptions{.emit_events = false},
-                                TrainJobCaches{trainjobs, pods, services, expectations}};
+                                TrainJobCaches{trainjobs, pods, services, jobsets, expectations}};
 };
 
 TEST_F(TrainJobReconcilerTest, CreatesTheSnapshotTheHeadlessServiceAndOnePodPerNodeAsJobSetNamesThem) {
