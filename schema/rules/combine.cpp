@@ -14,7 +14,7 @@ const std::vector<std::string> k_lint_ids{
     "lint.clean-pod-policy-none",     "lint.zero-workers",         "lint.long-name",
     "lint.image-placeholder",         "lint.image-unpinned",       "lint.nproc-per-node",
     "lint.nproc-rank-is-node-rank",   "lint.trainjob-name-length", "lint.trainjob-no-torchrun",
-    "lint.trainjob-nproc-gpus",       "lint.trainjob-runtime-gpu",
+    "lint.trainjob-nproc-gpus",       "lint.trainjob-runtime-gpu", "lint.trainjob-num-nodes",
 };
 
 bool same_place(const Diagnostic& a, const Diagnostic& b) {

@@ -74,6 +74,20 @@ TEST(TrainerLints, ANameTheCrdAdmitsButJobSetRejectsIsAnError) {
   EXPECT_TRUE(lint(std::string(64, 'a'), "    numNodes: 1\n").empty());
 }
 
+TEST(TrainerLints, NumNodesBelowOneRunsNoNodePod) {
+  EXPECT_EQ(
+      lint("tj", "    numNodes: 0\n"),
+      (std::vector<std::string>{
+          "9:15 error spec.trainer.numNodes [lint.trainjob-num-nodes]: numNodes 0 is admitted (no CRD rule "
+          "or webhook bounds it), but Trainer makes it the node Job's parallelism and completions and "
+          "PET_NNODES: no node pod runs | hint: set numNodes to 1 or more, or remove it to take the "
+          "runtime's mlPolicy.numNodes"}));
+  EXPECT_EQ(lint("tj", "    numNodes: -2\n").size(), 1U);
+  EXPECT_TRUE(lint("tj", "    numNodes: 1\n").empty());
+  // Past int64 the reader flags the literal and the schema reports it; no lint on top.
+  EXPECT_TRUE(lint("tj", "    numNodes: -99999999999999999999\n").empty());
+}
+
 TEST(TrainerLints, ATorchCommandWithoutTorchrunGetsNoRankOrWorldSize) {
   EXPECT_EQ(
       lint("tj", "    command: [python, train.py]\n"),
