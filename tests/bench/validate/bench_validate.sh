@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
-# The `validate` benchmark: one run times `kubectl-pytorch validate -o json DIR` and Debian's
-# python3-jsonschema (Draft 7, same generated schema JSON, same corpus), counts which mistake kinds
-# each caught, and times one small file validated cold. Prints a Markdown report for BENCHMARKS.md.
+# The `validate` benchmark: on a generated PyTorchJob corpus and a generated Trainer v2.3.0 TrainJob
+# corpus, one run times `kubectl-pytorch validate --offline -o json DIR`, kubeconform (when given) on
+# the same CRDs converted with its own openapi2jsonschema.py, and, for PyTorchJobs, Debian's
+# python3-jsonschema (Draft 7, same generated schema JSON); counts which mistake kinds each caught;
+# times one small file validated cold. Prints a Markdown report for BENCHMARKS.md.
 #
 # Usage: tests/bench/validate/bench_validate.sh [BUILD_DIR]     (default: build)
 #   or:  cmake --build BUILD_DIR --target bench_validate
-#   env KPT_BIN (default BUILD_DIR/bin/kubectl-pytorch), JOBS=1250 (corpus size), RUNS=50 (cold runs),
-#       REPEAT=7 (timed corpus runs of kubectl-pytorch), PY_REPEAT=3 (of python3-jsonschema; the two
-#       alternate, so a busy moment hits both; each figure is the median), KEEP=1 (keep the work directory)
+#   env KPT_BIN (default BUILD_DIR/bin/kubectl-pytorch), JOBS=1250 (jobs per corpus), RUNS=50 (cold runs),
+#       REPEAT=7 (timed runs of kubectl-pytorch and kubeconform on each corpus), PY_REPEAT=3 (of
+#       python3-jsonschema; all alternate, so a busy moment hits each; each figure is the median),
+#       KEEP=1 (keep the work directory),
+#       KUBECONFORM (a kubeconform binary) and OPENAPI2JSONSCHEMA (the scripts/openapi2jsonschema.py of
+#       its source, run with Debian's python3-yaml on the CRDs `controller manifests --trainer` prints);
+#       without both, kubeconform's rows are left out. Nothing here fetches or builds kubeconform, and
+#       it is pointed at the converted schemas only (no network).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,40 +32,70 @@ done
 work=$(mktemp -d "${TMPDIR:-/tmp}/kpt-bench-validate.XXXXXX")
 if [ "${KEEP:-0}" = 1 ]; then echo "bench_validate: work directory $work" >&2; else trap 'rm -rf "$work"' EXIT; fi
 
-python3 "$here/gen_corpus.py" "$work" --jobs "$jobs"
+python3 "$here/gen_corpus.py" "$work/pytorchjob" --jobs "$jobs"
+python3 "$here/gen_trainjob_corpus.py" "$work/trainjob" --jobs "$jobs"
+
+kc=""
+kc_note="not measured (KUBECONFORM and OPENAPI2JSONSCHEMA not given)"
+if [ -n "${KUBECONFORM:-}" ] && [ -n "${OPENAPI2JSONSCHEMA:-}" ]; then
+  [ -x "$KUBECONFORM" ] || { echo "bench_validate: KUBECONFORM '$KUBECONFORM' is not executable" >&2; exit 2; }
+  [ -f "$OPENAPI2JSONSCHEMA" ] || { echo "bench_validate: no OPENAPI2JSONSCHEMA '$OPENAPI2JSONSCHEMA'" >&2; exit 2; }
+  # The PyTorchJob CRD (our carried schema) and Trainer v2.3.0's TrainJob, TrainingRuntime and
+  # ClusterTrainingRuntime CRDs, converted the way kubeconform's README says, into files named
+  # {kind}_{version}.json (its default FILENAME_FORMAT); DENY_ROOT_ADDITIONAL_PROPERTIES makes an
+  # unknown top-level field an error too, as -strict users want.
+  mkdir "$work/schemas"
+  "$kpt" controller manifests --trainer >"$work/crds.yaml"
+  (cd "$work/schemas" && DENY_ROOT_ADDITIONAL_PROPERTIES=1 /usr/bin/python3 "$OPENAPI2JSONSCHEMA" "$work/crds.yaml" >/dev/null)
+  for f in pytorchjob_v1 trainjob_v1alpha1; do
+    [ -s "$work/schemas/$f.json" ] || { echo "bench_validate: openapi2jsonschema wrote no $f.json" >&2; exit 1; }
+  done
+  kc="$KUBECONFORM"
+  kc_note="$("$kc" -v) ($KUBECONFORM), schemas from $(basename "$OPENAPI2JSONSCHEMA")"
+else
+  echo "bench_validate: KUBECONFORM and OPENAPI2JSONSCHEMA not both given: kubeconform's rows are skipped" >&2
+fi
 
 now() { date +%s.%N; }
 
-median() { sort -g | awk '{v[NR]=$1} END {print (NR % 2) ? v[(NR+1)/2] : (v[NR/2] + v[NR/2+1]) / 2}'; }
-
-# 1. kubectl-pytorch, every core (validate's default -j), and 2. python3-jsonschema, one process
-# (Debian's interpreter and package, not a virtualenv's), alternating.
-repeat=${REPEAT:-7}
-py_repeat=${PY_REPEAT:-3}
-: >"$work/kpt.times"
-: >"$work/py.times"
-for i in $(seq "$repeat"); do
+# timed RC TIMES OUT CMD...: runs CMD with stdout in OUT, fails unless it exits RC, appends its wall time.
+timed() {
+  local want=$1 times=$2 out=$3 rc=0 t0 t1
+  shift 3
   t0=$(now)
-  rc=0
-  "$kpt" validate --offline -o json "$work/corpus" >"$work/kpt.json" 2>"$work/kpt.err" || rc=$?
+  "$@" >"$out" 2>"$work/stderr" || rc=$?
   t1=$(now)
-  if [ "$rc" -ne 1 ]; then
-    echo "bench_validate: expected exit 1 (findings) from kubectl-pytorch, got $rc" >&2
-    head -20 "$work/kpt.err" >&2
+  if [ "$rc" -ne "$want" ]; then
+    echo "bench_validate: expected exit $want from $1, got $rc" >&2
+    head -20 "$work/stderr" >&2
     exit 1
   fi
-  awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >>"$work/kpt.times"
+  awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }' >>"$times"
+}
+
+# Every validator in turn on each corpus, REPEAT times (python3-jsonschema, the slowest by far, on the
+# PyTorchJob corpus in the first PY_REPEAT rounds only). Exit 1: each corpus has findings.
+repeat=${REPEAT:-7}
+py_repeat=${PY_REPEAT:-3}
+read -r l1 l5 l15 _ </proc/loadavg
+load_before="$l1 $l5 $l15"
+for i in $(seq "$repeat"); do
+  for c in pytorchjob trainjob; do
+    timed 1 "$work/$c/kpt.times" "$work/$c/kpt.json" "$kpt" validate --offline -o json "$work/$c/corpus"
+    if [ -n "$kc" ]; then
+      timed 1 "$work/$c/kc.times" "$work/$c/kc.json" "$kc" -strict -n 2 -output json -summary \
+        -schema-location "$work/schemas/{{ .ResourceKind }}_{{ .ResourceAPIVersion }}.json" "$work/$c/corpus"
+    fi
+  done
   if [ "$i" -le "$py_repeat" ]; then
-    t2=$(now)
-    /usr/bin/python3 "$here/jsonschema_validate.py" "$schema" "$work/corpus" "$work/py.json"
-    t3=$(now)
-    awk -v a="$t2" -v b="$t3" 'BEGIN { print b - a }' >>"$work/py.times"
+    timed 0 "$work/pytorchjob/py.times" /dev/null \
+      /usr/bin/python3 "$here/jsonschema_validate.py" "$schema" "$work/pytorchjob/corpus" "$work/pytorchjob/py.json"
   fi
 done
-kpt_median=$(median <"$work/kpt.times")
-py_median=$(median <"$work/py.times")
+read -r l1 l5 l15 _ </proc/loadavg
+load_after="$l1 $l5 $l15"
 
-# 3. One small file, cold (process start included).
+# One small file, cold (process start included).
 cat >"$work/small.yaml" <<'YAML'
 apiVersion: kubeflow.org/v1
 kind: PyTorchJob
@@ -102,10 +139,9 @@ fi
 
 rss=""
 if [ -x /usr/bin/time ]; then
-  /usr/bin/time -f '%M' -o "$work/rss.txt" "$kpt" validate --offline -o json "$work/corpus" >/dev/null 2>&1 || true
+  /usr/bin/time -f '%M' -o "$work/rss.txt" "$kpt" validate --offline -o json "$work/pytorchjob/corpus" >/dev/null 2>&1 || true
   rss=$(tail -1 "$work/rss.txt")
 fi
 
-python3 "$here/summarise.py" --work "$work" --kpt-span 0 "$kpt_median" --py-span 0 "$py_median" \
-  --runs "$(wc -l <"$work/kpt.times")" "$(wc -l <"$work/py.times")" --cold-tool "$cold_tool" --kpt-rss-kb "$rss" \
-  --kpt-version "$("$kpt" version 2>/dev/null | head -1)"
+python3 "$here/summarise.py" --work "$work" --cold-tool "$cold_tool" --kpt-rss-kb "$rss" \
+  --kpt-version "$("$kpt" version 2>/dev/null | head -1)" --kubeconform "$kc_note" --load "$load_before" "$load_after"

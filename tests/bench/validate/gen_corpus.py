@@ -237,14 +237,11 @@ def break_job(lines, mistake):
         raise AssertionError(mistake)
 
 
-def main(argv):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out")
-    parser.add_argument("--jobs", type=int, default=1250)
-    parser.add_argument("--seed", type=int, default=2)
-    args = parser.parse_args(argv)
-    rng = random.Random(args.seed)
-    corpus = os.path.join(args.out, "corpus")
+def write_corpus(out, jobs, rng, make_job, break_job, mistakes, prefix="jobs"):
+    """Writes OUT/corpus/*.yaml and OUT/expected.json: jobs from make_job(rng, index) (a list of
+    lines), clean ones two to a file, every fifth broken by break_job(lines, kind) alone in a file,
+    the mistake kinds in turn."""
+    corpus = os.path.join(out, "corpus")
     os.makedirs(corpus, exist_ok=True)
     expected = {"files": {}, "jobs": 0, "broken_jobs": 0}
     pending = []
@@ -252,17 +249,17 @@ def main(argv):
     def flush():
         if not pending:
             return
-        name = f"jobs-{len(expected['files']):05d}.yaml"
+        name = f"{prefix}-{len(expected['files']):05d}.yaml"
         with open(os.path.join(corpus, name), "w", encoding="utf-8") as f:
             f.write("---\n".join("\n".join(doc) + "\n" for doc in pending))
         expected["files"][name] = "clean"
         pending.clear()
 
-    for index in range(args.jobs):
-        lines = job(rng, index)
+    for index in range(jobs):
+        lines = make_job(rng, index)
         expected["jobs"] += 1
         if index % 5 == 4:  # a fifth broken, the mistakes in turn
-            mistake = MISTAKES[(index // 5) % len(MISTAKES)]
+            mistake = mistakes[(index // 5) % len(mistakes)]
             break_job(lines, mistake)
             name = f"broken-{len(expected['files']):05d}-{mistake}.yaml"
             with open(os.path.join(corpus, name), "w", encoding="utf-8") as f:
@@ -274,11 +271,24 @@ def main(argv):
             if len(pending) == 2:
                 flush()
     flush()
-    expected["mistakes"] = MISTAKES
-    with open(os.path.join(args.out, "expected.json"), "w", encoding="utf-8") as f:
+    expected["mistakes"] = mistakes
+    with open(os.path.join(out, "expected.json"), "w", encoding="utf-8") as f:
         json.dump(expected, f, indent=1, sort_keys=True)
     print(f"{len(expected['files'])} files, {expected['jobs']} jobs, {expected['broken_jobs']} broken "
           f"in {corpus}", file=sys.stderr)
+
+
+def parse_args(argv, doc):
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("out")
+    parser.add_argument("--jobs", type=int, default=1250)
+    parser.add_argument("--seed", type=int, default=2)
+    return parser.parse_args(argv)
+
+
+def main(argv):
+    args = parse_args(argv, __doc__)
+    write_corpus(args.out, args.jobs, random.Random(args.seed), job, break_job, MISTAKES)
     return 0
 
 

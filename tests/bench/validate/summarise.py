@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Turns one run of bench_validate.sh into the Markdown report for BENCHMARKS.md.
 
-Reads WORK/expected.json (gen_corpus.py), WORK/kpt.json (`kubectl-pytorch validate -o json`),
-WORK/py.json (jsonschema_validate.py) and WORK/cold.json (hyperfine) or WORK/cold.txt (loop).
-A mistake kind counts as caught by a validator when every broken file of that kind got at least
-one error from it; clean files with an error are counted as false positives.
+Reads, for each corpus WORK/pytorchjob and WORK/trainjob: expected.json (the generator's),
+kpt.json (`kubectl-pytorch validate -o json`), kc.json (`kubeconform -output json`, when it ran),
+py.json (jsonschema_validate.py, PyTorchJobs only), and {kpt,kc,py}.times (one wall time a line);
+then WORK/cold.json (hyperfine) or WORK/cold.txt (loop). Times are medians. A mistake kind counts
+as caught by a validator when every broken file of that kind got at least one error from it; clean
+files with an error are false positives.
 """
 
 import argparse
@@ -14,13 +16,34 @@ import platform
 import statistics
 import sys
 
+KC_FLAGGED = ("statusInvalid", "statusError")
+NAMES = {"kpt": "kubectl-pytorch", "kc": "kubeconform", "py": "python3-jsonschema"}
 
-def kpt_errors_by_file(kpt):
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def kpt_errors(path):
+    """{file: sorted rule ids of its errors}."""
     out = {}
-    for d in kpt.get("diagnostics", []):
+    for d in load(path).get("diagnostics", []):
         if d.get("severity") == "error":
-            out.setdefault(os.path.basename(d.get("file", "")), []).append(d)
+            out.setdefault(os.path.basename(d.get("file", "")), set()).add(d.get("rule", "?"))
+    return {name: sorted(rules) for name, rules in out.items()}
+
+
+def kc_errors(path):
+    out = {}
+    for r in load(path).get("resources", []):
+        if r.get("status") in KC_FLAGGED:
+            out.setdefault(os.path.basename(r["filename"]), []).append(r.get("msg", ""))
     return out
+
+
+def py_errors(path):
+    return {name: errors for name, errors in load(path)["files"].items() if errors}
 
 
 def caught(expected, errors_by_file):
@@ -37,11 +60,21 @@ def caught(expected, errors_by_file):
     return per_kind, false_positives
 
 
+def fmt_kind(result):
+    got, total = result
+    return "yes" if got == total else ("no" if got == 0 else f"{got}/{total}")
+
+
+def median_of(path):
+    with open(path, encoding="utf-8") as f:
+        times = [float(line) for line in f if line.strip()]
+    return statistics.median(times), len(times)
+
+
 def cold_stats(work):
     path = os.path.join(work, "cold.json")
     if os.path.exists(path):
-        with open(path, encoding="utf-8") as f:
-            times = json.load(f)["results"][0]["times"]
+        times = load(path)["results"][0]["times"]
     else:
         with open(os.path.join(work, "cold.txt"), encoding="utf-8") as f:
             times = [float(e) - float(s) for s, e in (line.split() for line in f if line.strip())]
@@ -49,64 +82,69 @@ def cold_stats(work):
     return statistics.mean(times), statistics.median(times), times[0], times[-1]
 
 
+def corpus_report(work, corpus, generator, labels):
+    """The throughput table and the mistake-kind table of one corpus, for the validators that ran."""
+    d = os.path.join(work, corpus)
+    expected = load(os.path.join(d, "expected.json"))
+    files, jobs, kinds = len(expected["files"]), expected["jobs"], expected["mistakes"]
+    readers = {"kpt": kpt_errors, "kc": kc_errors, "py": py_errors}
+    ran = [v for v in ("kpt", "kc", "py") if os.path.exists(os.path.join(d, f"{v}.times"))]
+    out = [f"{corpus} corpus: {files} files, {jobs} jobs ({expected['broken_jobs']} broken, one mistake each, "
+           f"{len(kinds)} kinds), `{generator} --jobs {jobs}`.", "",
+           "| validator | wall s | files/s | jobs/s | kinds caught | clean files flagged |",
+           "|---|---:|---:|---:|---:|---:|"]
+    results, seconds = {}, {}
+    for v in ran:
+        errors = readers[v](os.path.join(d, f"{v}.json"))
+        results[v] = caught(expected, errors) + (errors,)
+        seconds[v], runs = median_of(os.path.join(d, f"{v}.times"))
+        per_kind, fp, _ = results[v]
+        n = sum(1 for k in kinds if fmt_kind(per_kind[k]) == "yes")
+        label = labels[v].format(runs=runs)
+        if v == "py":
+            py = load(os.path.join(d, "py.json"))["seconds"]
+            label += f"; parse {py['parse']:.2f} s + validate {py['validate']:.2f} s"
+        out.append(f"| {label} | {seconds[v]:.3f} | {files / seconds[v]:.0f} | {jobs / seconds[v]:.0f} | "
+                   f"{n}/{len(kinds)} | {fp} |")
+    out.append("")
+    ratios = [f"{NAMES[v]} {seconds[v] / seconds['kpt']:.1f}x" for v in ran if v != "kpt"]
+    if ratios:
+        out += [f"kubectl-pytorch's throughput over {', '.join(ratios)}.", ""]
+    out.append("| mistake kind | " + " | ".join(NAMES[v] for v in ran) + " | kubectl-pytorch's rules |")
+    out.append("|---|" + "---|" * len(ran) + "---|")
+    for kind in kinds:
+        rules = sorted({r for name, k in expected["files"].items() if k == kind
+                        for r in results["kpt"][2].get(name, [])})
+        cells = " | ".join(fmt_kind(results[v][0][kind]) for v in ran)
+        out.append(f"| {kind} | {cells} | {', '.join(f'`{r}`' for r in rules)} |")
+    return out
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--work", required=True)
-    p.add_argument("--kpt-span", nargs=2, type=float, required=True)
-    p.add_argument("--py-span", nargs=2, type=float, required=True)
-    p.add_argument("--runs", nargs=2, type=int, default=[1, 1], help="timed runs of each; spans are medians")
     p.add_argument("--cold-tool", default="")
     p.add_argument("--kpt-rss-kb", default="")
     p.add_argument("--kpt-version", default="")
+    p.add_argument("--kubeconform", default="", help="what was measured, or why it was not")
+    p.add_argument("--load", nargs=2, default=["", ""], help="/proc/loadavg before and after")
     a = p.parse_args(argv)
 
-    def load(name):
-        with open(os.path.join(a.work, name), encoding="utf-8") as f:
-            return json.load(f)
-
-    expected, kpt, py = load("expected.json"), load("kpt.json"), load("py.json")
-    files, jobs = len(expected["files"]), expected["jobs"]
-    kpt_s = a.kpt_span[1] - a.kpt_span[0]
-    py_s = a.py_span[1] - a.py_span[0]
-    kpt_kinds, kpt_fp = caught(expected, kpt_errors_by_file(kpt))
-    py_kinds, py_fp = caught(expected, {n: e for n, e in py["files"].items() if e})
-    mean, median, low, high = cold_stats(a.work)
-
-    def fmt_kind(result):
-        got, total = result
-        if total == 0:
-            return "n/a"
-        return "yes" if got == total else ("no" if got == 0 else f"{got}/{total}")
-
-    out = []
-    out.append(f"Corpus: {files} files, {jobs} jobs ({expected['broken_jobs']} broken, one mistake each), "
-               f"`gen_corpus.py --jobs {jobs}`; {os.cpu_count()} cores, {platform.python_version()}.")
-    if a.kpt_version:
-        out.append(f"Binary: `{a.kpt_version}`.")
+    labels = {
+        "kpt": "kubectl-pytorch validate --offline -o json (all cores; median of {runs})",
+        "kc": "kubeconform -strict -n 2 -output json (median of {runs})",
+        "py": "python3-jsonschema Draft7 (1 process, median of {runs})",
+    }
+    out = [f"{os.cpu_count()} cores, Python {platform.python_version()}; binary `{a.kpt_version}`; "
+           f"kubeconform: {a.kubeconform}.",
+           f"Load average (1, 5, 15 min) before the timed runs: {a.load[0]}; after: {a.load[1]}.", ""]
+    out += corpus_report(a.work, "pytorchjob", "gen_corpus.py", labels)
     out.append("")
-    out.append("| validator | wall s | files/s | jobs/s | kinds caught | clean files flagged |")
-    out.append("|---|---:|---:|---:|---:|---:|")
-    n_kinds = len(expected["mistakes"])
-    kpt_n = sum(1 for k in expected["mistakes"] if kpt_kinds.get(k, (0, 1))[0] == kpt_kinds.get(k, (0, 1))[1])
-    py_n = sum(1 for k in expected["mistakes"] if py_kinds.get(k, (0, 1))[0] == py_kinds.get(k, (0, 1))[1])
-    kpt_runs, py_runs = a.runs
-    out.append(f"| kubectl-pytorch validate -o json (all cores; median of {kpt_runs}) | {kpt_s:.3f} | {files / kpt_s:.0f} | "
-               f"{jobs / kpt_s:.0f} | {kpt_n}/{n_kinds} | {kpt_fp} |")
-    out.append(f"| python3-jsonschema Draft7 (1 process, median of {py_runs}; parse {py['seconds']['parse']:.2f} s + validate "
-               f"{py['seconds']['validate']:.2f} s) | {py_s:.3f} | {files / py_s:.0f} | {jobs / py_s:.0f} | "
-               f"{py_n}/{n_kinds} | {py_fp} |")
-    out.append(f"| kubeconform, 2 workers (its quoted figure, NOT measured here: not installable offline) | | | "
-               f"~3100 | 3/11 | |")
+    out += corpus_report(a.work, "trainjob", "gen_trainjob_corpus.py", labels)
     out.append("")
-    out.append(f"Throughput ratio kubectl-pytorch / python3-jsonschema: {py_s / kpt_s:.1f}x (target >= 20x).")
     if a.kpt_rss_kb:
-        out.append(f"kubectl-pytorch peak RSS on the corpus: {int(a.kpt_rss_kb) / 1024:.1f} MiB.")
-    out.append("")
-    out.append("| mistake kind | kubectl-pytorch | python3-jsonschema |")
-    out.append("|---|---|---|")
-    for kind in expected["mistakes"]:
-        out.append(f"| {kind} | {fmt_kind(kpt_kinds.get(kind, (0, 0)))} | {fmt_kind(py_kinds.get(kind, (0, 0)))} |")
-    out.append("")
+        out.append(f"kubectl-pytorch peak RSS on the PyTorchJob corpus: {int(a.kpt_rss_kb) / 1024:.1f} MiB.")
+    mean, median, low, high = cold_stats(a.work)
     out.append(f"One small file cold ({a.cold_tool}, process start included): mean {mean:.1f} ms, "
                f"median {median:.1f} ms, min {low:.1f} ms, max {high:.1f} ms (target <= 20 ms).")
     print("\n".join(out))
