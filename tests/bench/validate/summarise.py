@@ -62,6 +62,8 @@ def caught(expected, errors_by_file):
 
 def fmt_kind(result):
     got, total = result
+    if total == 0:
+        return "n/a"
     return "yes" if got == total else ("no" if got == 0 else f"{got}/{total}")
 
 
@@ -99,7 +101,7 @@ def corpus_report(work, corpus, generator, labels):
         results[v] = caught(expected, errors) + (errors,)
         seconds[v], runs = median_of(os.path.join(d, f"{v}.times"))
         per_kind, fp, _ = results[v]
-        n = sum(1 for k in kinds if fmt_kind(per_kind[k]) == "yes")
+        n = sum(1 for k in kinds if fmt_kind(per_kind.get(k, (0, 0))) == "yes")
         label = labels[v].format(runs=runs)
         if v == "py":
             py = load(os.path.join(d, "py.json"))["seconds"]
@@ -115,7 +117,7 @@ def corpus_report(work, corpus, generator, labels):
     for kind in kinds:
         rules = sorted({r for name, k in expected["files"].items() if k == kind
                         for r in results["kpt"][2].get(name, [])})
-        cells = " | ".join(fmt_kind(results[v][0][kind]) for v in ran)
+        cells = " | ".join(fmt_kind(results[v][0].get(kind, (0, 0))) for v in ran)
         out.append(f"| {kind} | {cells} | {', '.join(f'`{r}`' for r in rules)} |")
     return out
 
