@@ -27,6 +27,9 @@ struct Node {
   bool quoted = false;        ///< scalar was single- or double-quoted (always a string)
   bool int_overflow = false;  ///< integer literal outside int64
   bool boolean = false;
+  /// A `<<` key go-yaml v2 merges: plain and untagged, or tagged !!merge; `"<<"` and `!!str <<`
+  /// are ordinary keys (go-yaml's isMerge).
+  bool merge_key = false;
   std::int64_t integer = 0;
   double number = 0;
   std::string text;                     ///< scalar source text (strings: the value)

@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::size_t k_index_threshold = 16;  // linear key search below, hashing above
 
-bool is_merge_key(const Node& key) { return key.kind == NodeKind::string && !key.quoted && key.text == "<<"; }
+bool is_merge_key(const Node& key) { return key.kind == NodeKind::string && key.merge_key; }
 
 // sigs.k8s.io/yaml turns non-string keys into JSON object keys like this.
 std::string key_text(Node&& key) {
@@ -126,6 +126,8 @@ void TreeBuilder::scalar(std::string&& text, Position pos, const ScalarStyle& st
   Node n;
   n.pos = pos;
   n.text = std::move(text);
+  n.merge_key =
+      n.text == "<<" && !style.quoted && (style.tag.empty() || style.tag == "tag:yaml.org,2002:merge");
   if (resolve_scalar(n, style) == ScalarProblem::tag_mismatch) {
     report(pos, "yaml.bad-tag", "cannot decode " + util::quote(n.text) + " as " + short_tag(style.tag),
            current_path(), "remove the tag or change the value");

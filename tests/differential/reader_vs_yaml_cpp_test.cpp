@@ -104,8 +104,17 @@ const std::set<std::string>& documented() {
       "tree: !!binary stays base64 text",
       "ours rejects, yaml-cpp hangs",
       "tree: a byte order mark past the start",
+      "tree: a lone CR as a line break",
   };
   return known;
+}
+
+/// A CR not followed by LF: a line break to libyaml (and go-yaml), not always to yaml-cpp 0.7.
+bool has_lone_cr(const std::string& text) {
+  for (std::size_t i = text.find('\r'); i != std::string::npos; i = text.find('\r', i + 1)) {
+    if (i + 1 == text.size() || text[i + 1] != '\n') return true;
+  }
+  return false;
 }
 
 void compare_one(const std::string& text, Verdicts& v) {
@@ -137,6 +146,8 @@ void compare_one(const std::string& text, Verdicts& v) {
     v.note("tree: integer beyond uint64", text);
   } else if (text.find("\xEF\xBB\xBF", 1) != std::string::npos) {
     v.note("tree: a byte order mark past the start", text);
+  } else if (has_lone_cr(text)) {
+    v.note("tree: a lone CR as a line break", text);
   } else if (text.find("!!binary") != std::string::npos) {
     v.note("tree: !!binary stays base64 text", text);
   } else {

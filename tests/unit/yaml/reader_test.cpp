@@ -144,6 +144,23 @@ TEST(ManifestReader, MergesMergeKeysWithExplicitKeysWinning) {
   expect_at(c.key_positions[2], {2, 14});
 }
 
+// The differential test against yaml-cpp with go-yaml's rules found a tagged '<<' merged.
+TEST(ManifestReader, OnlyAPlainOrMergeTaggedKeyMerges) {
+  const auto result = read_text(
+      "a: &a {p: 1}\n"
+      "plain: {<<: *a}\n"
+      "merge: {!!merge <<: *a}\n"
+      "str: {!!str <<: *a}\n"
+      "quoted: {\"<<\": *a}\n");
+  ASSERT_TRUE(result.findings.empty()) << describe(result.findings.front());
+  const auto& root = result.documents.at(0).root;
+  EXPECT_EQ(root.find("plain")->keys, (std::vector<std::string>{"p"}));
+  EXPECT_EQ(root.find("merge")->keys, (std::vector<std::string>{"p"}));
+  EXPECT_EQ(root.find("str")->keys, (std::vector<std::string>{"<<"}));
+  EXPECT_EQ(root.find("quoted")->keys, (std::vector<std::string>{"<<"}));
+  EXPECT_EQ(root.find("str")->find("<<")->find("p")->integer, 1);
+}
+
 TEST(ManifestReader, KeepsFirstValueOfADuplicateKey) {
   const auto result = read_text("replicas: 1\nreplicas: 2\n");
   ASSERT_EQ(result.documents.size(), 1u);
