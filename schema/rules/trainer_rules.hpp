@@ -17,6 +17,9 @@ struct TrainerRuleOptions {
   /// Runtimes a TrainJob may name beyond the ones the release ships: those of the same input (and
   /// the cluster's, when the caller has them). Null: only the shipped ones.
   const model::trainjob::AvailableRuntimes* runtimes = nullptr;
+  /// Whether `runtimes` already holds the release's shipped runtimes (with_carried_runtimes): a run
+  /// over many TrainJobs then builds that catalog once, not once per TrainJob.
+  bool runtimes_include_carried = false;
 };
 
 /// True for the kinds these rules check: TrainJob, TrainingRuntime, ClusterTrainingRuntime.

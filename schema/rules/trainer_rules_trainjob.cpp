@@ -172,9 +172,14 @@ Diagnostics check_trainjob_rules(const yaml::Document& doc, const TrainerRuleOpt
   Diagnostics out;
   const json trainjob = yaml::to_json(doc.root);
   if (!trainjob.is_object()) return out;
-  const auto available = tj::with_carried_runtimes(
-      opts.runtimes != nullptr ? *opts.runtimes : tj::AvailableRuntimes{}, opts.release);
-  const auto runtime = tj::resolve_runtime(trainjob, available, tj::LookupBy::webhook);
+  tj::AvailableRuntimes built;
+  const tj::AvailableRuntimes* available = opts.runtimes;
+  if (available == nullptr || !opts.runtimes_include_carried) {
+    built = tj::with_carried_runtimes(opts.runtimes != nullptr ? *opts.runtimes : tj::AvailableRuntimes{},
+                                      opts.release);
+    available = &built;
+  }
+  const auto runtime = tj::resolve_runtime(trainjob, *available, tj::LookupBy::webhook);
   check_runtime_ref(doc, runtime, opts, out);
   if (!runtime) return out;  // the webhook stops at a missing runtime
   check_initializers(doc, *runtime, out);
