@@ -81,6 +81,8 @@ bool needs_quotes(const std::string& s) {
   if (std::string_view("-?:,[]{}#&*!|>'\"%@`").find(s.front()) != std::string_view::npos) return true;
   // "..." (and "---", caught above by its '-') at the start of a line ends (or starts) a document.
   if (s.rfind("...", 0) == 0) return true;
+  // A plain << is YAML's merge key; the string "<<" must be quoted to stay a string.
+  if (s == "<<") return true;
   if (s.find(": ") != std::string::npos || s.find(" #") != std::string::npos || s.back() == ':') return true;
   for (const char c : s) {
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;

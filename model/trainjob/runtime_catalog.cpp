@@ -136,7 +136,7 @@ json mpi_distributed_v20(TrainerRelease release) {
                    {"args", {"/home/mpiuser/pi"}}};
   json runtime = mpi_runtime(release, "mpi-distributed", "mpi", image, "");
   runtime["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
-         ["containers"] = {launcher};
+         ["containers"] = json::array({launcher});  // not {launcher}: clang reads that as a copy
   // This runtime never had a framework label.
   runtime["metadata"].erase("labels");
   return runtime;

@@ -169,6 +169,16 @@ TEST(ToYaml, UnprintableUnicodeIsEscapedAndReadsBack) {
 
 // Found by fuzz_manifest_reader in CI (corpus regression-document-end-key): the flow key "... 'd'" was
 // written plain, and "..." at the start of a line ends the document, so it did not read back.
+// Found by the manifest reader's fuzz target once the reader stopped merging a '!!str <<' key.
+TEST(ToYaml, AMergeKeySpelledAsAStringIsQuoted) {
+  const json value = {{"<<", json::array({{{"x", 1}}})}, {"k", "<<"}};
+  const std::string text = to_yaml(value);
+  EXPECT_EQ(text, "\"<<\":\n- x: 1\nk: \"<<\"\n");
+  const auto read = read_manifests("again.yaml", std::make_shared<const std::string>(text));
+  ASSERT_TRUE(read.findings.empty()) << read.findings.front().message;
+  EXPECT_EQ(to_json(read.documents.front().root), value);
+}
+
 TEST(ToYaml, AStringStartingWithTheDocumentEndMarkerIsQuoted) {
   const json value = {{"... 'd'", "e"}, {"k", "..."}, {"l", json::array({"...x", "a..."})}};
   const std::string text = to_yaml(value);

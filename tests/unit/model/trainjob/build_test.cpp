@@ -138,8 +138,9 @@ TEST(BuildJobSet, V22PatchesMergeOnlyIntoJobsTheRuntimeHas) {
 TEST(BuildJobSet, V23PatchesMergeOverTheWholeSpecAndRestoreTheJobOrder) {
   const json runtime = load_fixture("dataset-init.yaml", 0);
   json tj = load_fixture("dataset-init.yaml", 1);
-  tj["spec"]["runtimePatches"] = {patch_with_jobs(json::parse(R"([{"name": "extra"}, {"name": "node",
-      "template": {"spec": {"template": {"spec": {"schedulingGates": [{"name": "wait"}]}}}}}])"))};
+  tj["spec"]["runtimePatches"] =
+      json::array({patch_with_jobs(json::parse(R"([{"name": "extra"}, {"name": "node",
+      "template": {"spec": {"template": {"spec": {"schedulingGates": [{"name": "wait"}]}}}}}])"))});
   const json js = build(tj, runtime, {2, 3, 0});
   std::vector<std::string> order;
   for (const auto& job : js["spec"]["replicatedJobs"]) order.push_back(job["name"]);

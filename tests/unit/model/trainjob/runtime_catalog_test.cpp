@@ -108,6 +108,12 @@ TEST(CarriedRuntimes, MpiRuntimesPutTheLauncherFirstUntilV23) {
   EXPECT_EQ(testing::carried("deepspeed-distributed", {2, 0, 1})["spec"]["mlPolicy"]["mpi"]["numProcPerNode"],
             1);
   EXPECT_FALSE(testing::carried("mpi-distributed", {2, 0, 1})["metadata"].contains("labels"));
+  // Under clang `x = {launcher}` copied the object instead of making a list of it.
+  const json mpi = testing::carried("mpi-distributed", {2, 0, 1});
+  const json& mpi_containers = mpi["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]
+                                  ["template"]["spec"]["containers"];
+  ASSERT_TRUE(mpi_containers.is_array());
+  EXPECT_EQ(mpi_containers[0]["command"], json::array({"mpirun"}));
 }
 
 TEST(CarriedRuntimes, TorchtuneRuntimesOrderTheirInitializersAndStorage) {
