@@ -145,8 +145,8 @@ int run(Context& ctx, const ControllerFlags& f) {
 
 void add_controller_command(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<ControllerFlags>();
-  auto* cmd = app.add_subcommand("controller",
-                                 "Run the lightweight PyTorchJob controller (reconciles jobs into Pods)");
+  auto* cmd = app.add_subcommand(
+      "controller", "Run the lightweight controller: PyTorchJobs and TrainJobs into Pods (or JobSets)");
   cmd->add_option("--env-style", flags->env_style,
                   "Env of the pods: worker-only, torchrun, legacy, operator@vX.Y.Z")
       ->capture_default_str();

@@ -80,8 +80,10 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
   ctx.self_path = argv.empty() ? "kubectl-pytorch" : argv.front();
 
   try {
-    CLI::App app{"Validate, explain, run and follow Kubeflow PyTorchJobs; run them locally with no cluster",
-                 ctx.program};
+    CLI::App app{
+        "Validate, explain, run and follow Kubeflow PyTorchJobs and TrainJobs; run them locally with no "
+        "cluster",
+        ctx.program};
     app.require_subcommand(1);
     app.fallthrough(true);  // connection flags may follow the command, as with kubectl
     app.footer(k_exit_codes);

@@ -76,7 +76,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
   unpack
   run chroot --userspec=65532:65532 "$KPT_WORK/rootfs" /usr/local/bin/kubectl-pytorch controller --help
   [ "$status" -eq 0 ]
-  [[ "$output" == "Run the lightweight PyTorchJob controller"* ]]
+  [[ "$output" == "Run the lightweight controller: PyTorchJobs and TrainJobs"* ]]
 }
 
 @test "in-cluster: the image's controller, read-only root, service account token and CA, makes a job's pods" {
