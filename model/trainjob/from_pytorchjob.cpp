@@ -1,32 +1,51 @@
-// PyTorchJob (kubeflow.org/v1, Training Operator) to TrainJob (trainer.kubeflow.org/v1alpha1):
-// what carries over, what changes meaning and what Trainer has no field for.
+// PyTorchJob (kubeflow.org/v1, Training Operator) to TrainJob (trainer.kubeflow.org/v1alpha1), and
+// a TrainingRuntime when torch-distributed cannot hold the job: what carries over, what changes
+// meaning and what Trainer has no field for. The run policy's part is from_pytorchjob_policy.cpp.
 #include "model/trainjob/from_pytorchjob.hpp"
 
+#include "model/trainjob/constants.hpp"
+#include "model/trainjob/convert_detail.hpp"
+#include "model/trainjob/convert_policy.hpp"
 #include "model/trainjob/json_access.hpp"
 
 #include <algorithm>
-#include <array>
 
 namespace kpt::model::trainjob {
+
+namespace detail {
+
+void Converter::note(Kind kind, std::string field, std::string text) {
+  pending.push_back({kind, std::move(field), text, std::move(text)});
+}
+
+void Converter::note_runtime_only(Kind kind, std::string field, const std::string& where) {
+  pending.push_back({kind, std::move(field), in_runtime(where), ""});
+}
+
+void Converter::note_overridable(std::string field, const std::string& where, bool overridable) {
+  pending.push_back({Kind::carried, std::move(field), in_runtime(where),
+                     overridable ? override_name(release) + " on " + where : ""});
+}
+
+std::string Converter::in_runtime(const std::string& where) const {
+  return "runtime " + runtime_name + ", " + where;
+}
+
+bool Converter::needs_runtime() const {
+  return std::any_of(pending.begin(), pending.end(),
+                     [](const PendingNote& n) { return n.elsewhere.empty(); });
+}
+
+}  // namespace detail
 
 namespace {
 
 using nlohmann::json;
 using Kind = ConvertNote::Kind;
+using detail::Converter;
 
-constexpr const char* k_patch_manager = "kubectl-pytorch.kubeflow.org/convert";
-// Pod-level fields a runtime patch can carry (PodSpecPatch, kubeflow/trainer v2.3.0).
-constexpr std::array<const char*, 6> k_patchable = {"serviceAccountName", "nodeSelector", "tolerations",
-                                                    "affinity",           "volumes",      "imagePullSecrets"};
-
-struct Converter {
-  const json& job;
-  Conversion out;
-
-  void note(Kind kind, std::string field, std::string text) {
-    out.notes.push_back({kind, std::move(field), std::move(text)});
-  }
-};
+constexpr const char* k_operator_port_name = "pytorchjob-port";
+constexpr int k_operator_port = 23456;
 
 const json* pytorch_container(const json& pod_spec) {
   const json* c = detail::find_by(detail::array_at(pod_spec, "containers"), "name", "pytorch");
@@ -50,84 +69,125 @@ json torchrun_command(Converter& c, const json& command, const std::string& fiel
   return out;
 }
 
-void convert_container(Converter& c, const json& container, const std::string& path, json& trainer,
-                       json& patch) {
-  for (const char* key : {"image", "args", "env", "resources"}) {
-    const json* v = detail::child(container, key);
-    if (v == nullptr) continue;
-    const std::string to = std::string(key) == "resources" ? "resourcesPerNode" : key;
-    trainer[to] = *v;
-    c.note(Kind::carried, path + "." + key, "spec.trainer." + to);
+/// The operator's rendezvous port, whose meaning the `port 23456` note gives: Trainer adds 29500.
+bool operator_port(const json& port) {
+  return detail::string_at(port, "name") == k_operator_port_name ||
+         (port.is_object() && port.value("containerPort", json()) == k_operator_port);
+}
+
+void carry_ports(Converter& c, const json& ports, const std::string& field) {
+  json kept = json::array();
+  bool unnamed = false;
+  for (const auto& port : ports.is_array() ? ports : json::array()) {
+    if (operator_port(port)) continue;
+    unnamed = unnamed || detail::string_at(port, "name").empty();
+    kept.push_back(port);
   }
-  if (const json* cmd = detail::child(container, "command")) {
-    trainer["command"] = torchrun_command(c, *cmd, path + ".command");
-    c.note(Kind::carried, path + ".command", "spec.trainer.command");
+  if (ports.is_array() && kept.size() < ports.size())
+    c.note(Kind::changed, field, "the operator's port 23456 is left out: Trainer adds port 29500 to node");
+  if (kept.empty()) return;
+  c.carry.node_container["ports"] = kept;
+  // Trainer upserts its unnamed port 29500 by containerPort or by name, and two missing names match.
+  c.note_runtime_only(Kind::carried, field,
+                      unnamed ? "container node (name the unnamed port: Trainer's unnamed port 29500 "
+                                "replaces it)"
+                              : "container node");
+}
+
+void convert_trainer_field(Converter& c, const std::string& key, const json& value,
+                           const std::string& field) {
+  if (key == "command") {
+    c.trainer["command"] = torchrun_command(c, value, field);
+    c.note(Kind::carried, field, "spec.trainer.command");
+    return;
   }
-  if (const json* mounts = detail::child(container, "volumeMounts")) {
-    patch["containers"] = json::array({{{"name", "node"}, {"volumeMounts", *mounts}}});
-    c.note(Kind::carried, path + ".volumeMounts", "a runtime patch on container node");
-  }
+  const std::string to = key == "resources" ? "resourcesPerNode" : key;
+  c.trainer[to] = value;
+  c.note(Kind::carried, field, "spec.trainer." + to);
+}
+
+void convert_container(Converter& c, const json& container, const std::string& path) {
   for (const auto& [key, value] : container.items()) {
-    if (key == "name" || key == "image" || key == "args" || key == "env" || key == "resources" ||
-        key == "command" || key == "volumeMounts")
-      continue;
-    c.note(Kind::dropped, path + "." + key, "the runtime's container node defines it");
+    const std::string field = path + "." + key;
+    switch (container_field_carrier(key, c.release)) {
+      case Carrier::trainer:
+        convert_trainer_field(c, key, value, field);
+        break;
+      case Carrier::trainjob_override:
+        c.carry.node_container[key] = value;
+        c.note_overridable(field, "container node", true);
+        break;
+      case Carrier::runtime:
+        if (key == "ports") {
+          carry_ports(c, value, field);
+        } else {
+          c.carry.node_container[key] = value;
+          c.note_runtime_only(Kind::carried, field, "container node");
+        }
+        break;
+      case Carrier::not_carried:
+        break;
+    }
+  }
+  if (!container.contains("command") && !c.release.at_least(1)) {
+    // v2.0's torch-distributed gives `node` a command that prints its env, which would run instead.
+    c.carry.image_entrypoint = true;
+    c.note_runtime_only(Kind::carried, path + ".command",
+                        "container node without torch-distributed's echo command: the image's entrypoint "
+                        "runs");
   }
 }
 
-void convert_pod(Converter& c, const json& replica, const std::string& path, json& trainer, json& patch) {
+void convert_pod_metadata(Converter& c, const json& replica, const std::string& path) {
+  for (const char* key : {"labels", "annotations"}) {
+    const json* value = detail::at_path(replica, std::string("template.metadata.") + key);
+    if (value == nullptr || !value->is_object() || value->empty()) continue;
+    c.carry.pod_metadata[key] = *value;
+    c.note_overridable(path + ".template.metadata." + key, "the node pods",
+                       pod_metadata_overridable(c.release));
+  }
+}
+
+void not_carried_pod_field(Converter& c, const std::string& key, const std::string& field) {
+  if (key == "restartPolicy") {
+    c.note(Kind::dropped, field, "the replica's restartPolicy decides, as in the operator");
+  } else {
+    c.note(Kind::changed, field,
+           "JobSet sets it: hostname <job>-node-0-<i>, subdomain <job> (the headless Service)");
+  }
+}
+
+void convert_pod(Converter& c, const json& replica, const std::string& path) {
+  convert_pod_metadata(c, replica, path);
   const json& pod_spec = detail::object_at(replica, "template.spec");
-  const json* container = pytorch_container(pod_spec);
-  if (container != nullptr)
-    convert_container(c, *container, path + ".template.spec.containers[pytorch]", trainer, patch);
-  for (const char* key : k_patchable) {
-    if (const json* v = detail::child(pod_spec, key)) {
-      patch[key] = *v;
-      c.note(Kind::carried, path + ".template.spec." + key, "a runtime patch on the node pods");
+  const json* primary = pytorch_container(pod_spec);
+  for (const auto& container : detail::array_at(pod_spec, "containers")) {
+    if (&container == primary) continue;
+    c.carry.sidecars.push_back(container);
+    c.note_runtime_only(Kind::carried,
+                        path + ".template.spec.containers[" + detail::string_at(container, "name") + "]",
+                        "a container of the node pods beside node (Trainer sets PET_* only in node; the "
+                        "operator set its env in every container)");
+  }
+  if (primary != nullptr) convert_container(c, *primary, path + ".template.spec.containers[pytorch]");
+  for (const auto& [key, value] : pod_spec.items()) {
+    if (key == "containers") continue;
+    const std::string field = path + ".template.spec." + key;
+    switch (pod_field_carrier(key, c.release)) {
+      case Carrier::trainjob_override:
+        c.carry.pod_spec[key] = value;
+        c.note_overridable(field, "the node pods", true);
+        break;
+      case Carrier::runtime:
+      case Carrier::trainer:  // never for a pod field
+        c.carry.pod_spec[key] = value;
+        c.note_runtime_only(Kind::carried, field, "the node pods");
+        break;
+      case Carrier::not_carried:
+        not_carried_pod_field(c, key, field);
+        break;
     }
   }
-  for (const auto& item : pod_spec.items()) {
-    // A named copy: clang 14 does not let a lambda capture a structured binding.
-    const std::string& key = item.key();
-    if (key == "containers" || std::find_if(k_patchable.begin(), k_patchable.end(),
-                                            [&](const char* k) { return key == k; }) != k_patchable.end())
-      continue;
-    c.note(Kind::dropped, path + ".template.spec." + key,
-           "no runtime patch field; set it in a TrainingRuntime");
-  }
-  if (detail::child(replica, "restartPolicy") != nullptr) {
-    c.note(Kind::dropped, path + ".restartPolicy",
-           "JobSet's Jobs restart pods OnFailure up to backoffLimit; set failurePolicy in a TrainingRuntime");
-  }
-}
-
-void convert_run_policy(Converter& c, json& spec) {
-  const json& run = detail::object_at(c.job, "spec.runPolicy");
-  for (const auto& [key, value] : run.items()) {
-    const std::string field = "spec.runPolicy." + key;
-    if (key == "activeDeadlineSeconds") {
-      spec["activeDeadlineSeconds"] = value;
-      c.note(Kind::changed, field,
-             "spec.activeDeadlineSeconds (Trainer v2.2+): counted from creation or resume");
-    } else if (key == "suspend") {
-      spec["suspend"] = value;
-      c.note(Kind::carried, field, "spec.suspend");
-    } else {
-      c.note(Kind::dropped, field,
-             key == "cleanPodPolicy"
-                 ? "JobSet keeps finished pods until its ttlSecondsAfterFinished (runtime)"
-                 : "set it in a TrainingRuntime's JobSet template");
-    }
-  }
-}
-
-/// A runtime patch that applies `pod_spec` to the trainer job's pods.
-json node_patch(const json& pod_spec) {
-  json job = {{"name", "node"}};
-  job["template"]["spec"]["template"]["spec"] = pod_spec;
-  json patch = {{"manager", k_patch_manager}};
-  patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"] = json::array({job});
-  return patch;
 }
 
 void meaning_notes(Converter& c, std::int64_t nodes, bool had_master) {
@@ -141,6 +201,24 @@ void meaning_notes(Converter& c, std::int64_t nodes, bool had_master) {
   c.note(Kind::changed, "port 23456", "the rendezvous port is 29500 (PET_MASTER_PORT)");
   c.note(Kind::changed, "WORLD_SIZE, RANK",
          "not set by Trainer: torchrun computes them (world size = numNodes x numProcPerNode)");
+}
+
+std::optional<std::int64_t> numeric_nproc(Converter& c) {
+  const json* nproc = detail::at_path(c.job, "spec.nprocPerNode");
+  if (nproc == nullptr || !nproc->is_string()) return std::nullopt;
+  const std::string n = nproc->get<std::string>();
+  if (!n.empty() && n.size() < 10 &&
+      std::all_of(n.begin(), n.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+    c.note(Kind::carried, "spec.nprocPerNode", "spec.trainer.numProcPerNode");
+    return std::stoll(n);
+  }
+  c.note(Kind::changed, "spec.nprocPerNode",
+         "'" + n + "' is left unset: Trainer's auto counts GPUs, else the CPU requests");
+  return std::nullopt;
+}
+
+ConvertNote resolved(const detail::PendingNote& n, bool runtime) {
+  return {n.kind, n.field, runtime ? n.in_runtime : n.elsewhere};
 }
 
 }  // namespace
@@ -157,8 +235,7 @@ std::string to_string(ConvertNote::Kind kind) {
   return "carried";
 }
 
-Expected<Conversion> convert_pytorchjob(const json& job) {
-  Converter c{job, {}};
+Expected<Conversion> convert_pytorchjob(const json& job, TrainerRelease release) {
   const json& replicas = detail::object_at(job, "spec.pytorchReplicaSpecs");
   if (replicas.empty()) return make_error(ErrorCode::invalid, "spec.pytorchReplicaSpecs: required");
   std::int64_t nodes = 0;
@@ -168,46 +245,46 @@ Expected<Conversion> convert_pytorchjob(const json& job) {
     const json* r = detail::child(spec, "replicas");
     nodes += r != nullptr && r->is_number_integer() ? r->get<std::int64_t>() : 1;
   }
+  Converter c{job, release, detail::name_of(job) + "-runtime"};
+  c.trainer = {{"numNodes", nodes}};
   json meta = {{"name", detail::name_of(job)}};
   for (const char* key : {"namespace", "labels", "annotations"}) {
     if (const json* v = detail::at_path(job, std::string("metadata.") + key)) meta[key] = *v;
   }
-  json trainer = {{"numNodes", nodes}};
-  json patch = json::object();
   const bool master = replicas.contains("Master");
   const std::string from = replicas.contains("Worker") ? "Worker" : "Master";
-  convert_pod(c, replicas[from], "spec.pytorchReplicaSpecs." + from, trainer, patch);
+  convert_pod(c, replicas[from], "spec.pytorchReplicaSpecs." + from);
   if (master && replicas.contains("Worker") &&
       detail::object_at(replicas["Master"], "template") !=
           detail::object_at(replicas["Worker"], "template")) {
     c.note(Kind::changed, "spec.pytorchReplicaSpecs.Master.template",
            "differs from Worker's; a TrainJob has one node template, Worker's is used");
   }
-  if (const json* nproc = detail::at_path(job, "spec.nprocPerNode"); nproc != nullptr && nproc->is_string()) {
-    const std::string n = nproc->get<std::string>();
-    if (!n.empty() && std::all_of(n.begin(), n.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
-      trainer["numProcPerNode"] = std::stoll(n);
-      c.note(Kind::carried, "spec.nprocPerNode", "spec.trainer.numProcPerNode");
-    } else {
-      c.note(Kind::changed, "spec.nprocPerNode",
-             "'" + n + "' is left unset: Trainer's auto counts GPUs, else the CPU requests");
-    }
-  }
-  json spec = {{"runtimeRef", {{"name", "torch-distributed"}}}, {"trainer", trainer}};
-  convert_run_policy(c, spec);
+  const std::optional<std::int64_t> nproc = numeric_nproc(c);
+  if (nproc) c.trainer["numProcPerNode"] = *nproc;
+  json spec = {{"trainer", c.trainer}};
+  detail::convert_run_policy(c, replicas[from], "spec.pytorchReplicaSpecs." + from, spec);
   for (const auto& [key, value] : detail::object_at(job, "spec").items()) {
     if (key == "pytorchReplicaSpecs" || key == "runPolicy" || key == "nprocPerNode") continue;
     c.note(Kind::dropped, "spec." + key,
            key == "elasticPolicy" ? "Trainer has no elastic training; numNodes is fixed"
                                   : "not a field the conversion knows; left out");
   }
-  if (!patch.empty()) spec["runtimePatches"] = json::array({node_patch(patch)});
   meaning_notes(c, nodes, master);
-  c.out.trainjob = {{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
-                    {"kind", "TrainJob"},
-                    {"metadata", meta},
-                    {"spec", spec}};
-  return std::move(c.out);
+  Conversion out;
+  const bool runtime = c.needs_runtime();
+  if (runtime) {
+    spec["runtimeRef"] = {{"name", c.runtime_name}, {"kind", k_kind_training_runtime}};
+    out.runtime = training_runtime(c.runtime_name, detail::string_at(meta, "namespace"), c.carry, nodes,
+                                   nproc, release);
+  } else {
+    spec["runtimeRef"] = {{"name", "torch-distributed"}};
+    if (json o = node_override(c.carry, release); !o.is_null()) spec[override_field(release)] = std::move(o);
+  }
+  out.trainjob = {
+      {"apiVersion", k_api_version}, {"kind", k_kind_trainjob}, {"metadata", meta}, {"spec", spec}};
+  for (const auto& n : c.pending) out.notes.push_back(resolved(n, runtime));
+  return out;
 }
 
 }  // namespace kpt::model::trainjob
