@@ -9,10 +9,9 @@
 #
 #   scripts/sanitize.sh [SECONDS_PER_TARGET] [--quick]   (default 20; KPT_ASAN_DIR overrides build-asan)
 #
-# --quick (what .ci/run runs) builds the fuzz targets and the differential tests alone, and the
-# libraries they link (all but local/ and plugin/), and runs those: the unit and integration tests
-# under the sanitizers do not fit CI's budget yet (README). KPT_FUZZ_TARGETS="manifest_reader crd ..."
-# limits the fuzz targets. Each stage prints its wall and CPU
+# .ci/run runs it whole. --quick builds the fuzz targets and the differential tests alone, and the
+# libraries they link (all but local/ and plugin/), and runs those: a faster check while working on
+# a parser. KPT_FUZZ_TARGETS="manifest_reader crd ..." limits the fuzz targets. Each stage prints its wall and CPU
 # seconds (README, "Fuzzing, sanitizers and CI's budget", records them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
