@@ -183,6 +183,10 @@ void add_controller_command(CLI::App& app, Context& ctx) {
   cmd->add_option("--resync", flags->resync, "Re-list everything this often")->capture_default_str();
   cmd->add_flag("--no-events", flags->no_events, "Do not record Events");
   cmd->footer(
+      "Examples:\n"
+      "  kubectl pytorch controller                            # both kinds, with the current kubeconfig\n"
+      "  kubectl pytorch controller --leader-elect --log-format json\n"
+      "  kubectl pytorch controller --kinds trainjobs --via-jobset   # where the JobSet controller runs\n"
       "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 the controller cannot run (a Training Operator "
       "reconciles\n"
       "the same jobs, the kinds it is asked for or JobSets with --via-jobset are not served, its lease is\n"

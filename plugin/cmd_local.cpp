@@ -114,6 +114,12 @@ void add_local_command(CLI::App& app, Context& ctx) {
   cmd->require_subcommand(1);
   // Set before the subcommands are added: CLI11 copies a parent's footer into each child it creates.
   cmd->footer(
+      "Examples:\n"
+      "  kubectl pytorch local up           # prints the kubeconfig the real kubectl uses\n"
+      "  kubectl --kubeconfig ~/.kube/kubectl-pytorch-local.yaml get pods\n"
+      "  kubectl pytorch local status\n"
+      "  kubectl pytorch local down         # every object stays in the state directory\n"
+      "  kubectl pytorch local reset        # stops it and removes every object\n"
       "Exit codes: 0 done (local status: it runs); 1 the server did not answer or stop in time (local "
       "status:\n"
       "it does not run); 2 usage or I/O error (a bad flag, the state directory or kubeconfig cannot be\n"

@@ -36,7 +36,7 @@ teardown() { teardown_workdir; }
   [[ "$output" == *"124  run: --timeout reached"* ]]
 }
 
-@test "every command's help states its own exit codes once (124 and 130 only for run and logs), no parser artefacts" {
+@test "every command's help has examples and states its own exit codes once (124 and 130 only for run and logs), no parser artefacts" {
   commands=(validate env doctor run logs status convert completion version controller "controller manifests"
     local "local up" "local down" "local reset" "local status")
   for c in "${commands[@]}"; do
@@ -45,9 +45,11 @@ teardown() { teardown_workdir; }
     [ "$status" -eq 0 ] || { echo "$c: rc $status"; false; }
     count=$(grep -c '^Exit code' <<<"$output" || true)
     [ "$count" -eq 1 ] || { echo "$c: $count exit-code sections"; false; }
+    [[ "$output" == *$'\nExamples:\n  kubectl pytorch '* ]] || { echo "$c: no Examples section"; false; }
     [[ "$output" != *"124  run: --timeout reached"* ]] || { echo "$c shows the whole table"; false; }
     # No parser artefacts: CLI11's range and negated-flag decorations.
-    [[ "$output" != *":UINT in ["* && "$output" != *":INT in ["* && "$output" != *"{false}"* ]] ||
+    [[ "$output" != *":UINT in ["* && "$output" != *":INT in ["* && "$output" != *"{false}"* &&
+      "$output" != *"TEXT:{"* ]] ||
       { echo "$c: parser artefacts in its help"; false; }
     case "$c" in
       run) [[ "$output" == *"124 --timeout"* && "$output" == *"130 interrupted"* ]] ;;
