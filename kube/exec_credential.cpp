@@ -1,6 +1,7 @@
 #include "kube/exec_credential.hpp"
 
 #include "kube/base64.hpp"
+#include "kube/json_fields.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -43,9 +44,9 @@ Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::
   const auto doc = nlohmann::json::parse(out, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
     return fail("decoding stdout: the exec plugin did not print JSON");
-  const std::string api_version = doc.value("apiVersion", "");
-  if (doc.value("kind", "") != "ExecCredential")
-    return fail("decoding stdout: expected kind 'ExecCredential', got '" + doc.value("kind", "") + "'");
+  const std::string api_version = string_field(doc, "apiVersion");
+  if (string_field(doc, "kind") != "ExecCredential")
+    return fail("decoding stdout: expected kind 'ExecCredential', got '" + string_field(doc, "kind") + "'");
   if (api_version != config.api_version)
     return fail("exec plugin is configured to use API version " + config.api_version +
                 ", plugin returned version " + api_version);
@@ -53,9 +54,9 @@ Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::
     return fail("exec plugin didn't return a status field");
   const auto& st = doc["status"];
   ExecCredential cred;
-  cred.token = st.value("token", "");
-  cred.client_certificate_pem = st.value("clientCertificateData", "");
-  cred.client_key_pem = st.value("clientKeyData", "");
+  cred.token = string_field(st, "token");
+  cred.client_certificate_pem = string_field(st, "clientCertificateData");
+  cred.client_key_pem = string_field(st, "clientKeyData");
   if (cred.client_certificate_pem.empty() != cred.client_key_pem.empty())
     return fail("exec plugin returned only certificate or key, not both");
   if (cred.token.empty() && cred.client_certificate_pem.empty())

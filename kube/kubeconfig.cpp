@@ -1,6 +1,7 @@
 #include "kube/kubeconfig.hpp"
 
 #include "kube/base64.hpp"
+#include "kube/json_fields.hpp"
 #include "yaml/node_json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -79,9 +80,11 @@ class FieldReader {
  private:
   const json* find(const char* key) const {
     if (!m_obj.is_object()) return nullptr;
-    auto it = m_obj.find(key);
-    if (it == m_obj.end() || it->is_null()) return nullptr;
-    return &*it;
+    // Through the std::map: nlohmann's iterator here trips GCC 12's -Wnull-dereference.
+    const auto& members = m_obj.get_ref<const json::object_t&>();
+    const auto it = members.find(key);
+    if (it == members.end() || it->second.is_null()) return nullptr;
+    return &it->second;
   }
   void fail(const char* key, const char* expected) {
     if (m_error->empty()) *m_error = m_path + "." + key + ": expected " + expected;
@@ -123,7 +126,7 @@ KubeconfigCluster parse_cluster(FieldReader& r, const std::string& dir, const st
   c.disable_compression = r.boolean("disable-compression");
   if (const json* exts = r.list("extensions")) {
     for (const auto& ext : *exts) {
-      if (ext.is_object() && ext.value("name", "") == "client.authentication.k8s.io/exec" &&
+      if (ext.is_object() && string_field(ext, "name") == "client.authentication.k8s.io/exec" &&
           ext.contains("extension"))
         c.exec_extension_json = ext["extension"].dump();
     }
@@ -153,7 +156,10 @@ KubeconfigUser parse_user(FieldReader& r, const std::string& dir, const std::str
     }
   }
   if (const json* exec = r.object("exec")) u.exec = parse_exec(r, *exec, dir, error);
-  if (const json* ap = r.object("auth-provider")) u.auth_provider = ap->value("name", std::string("unnamed"));
+  if (const json* ap = r.object("auth-provider")) {
+    const std::string name = string_field(*ap, "name");
+    u.auth_provider = name.empty() ? "unnamed" : name;
+  }
   return u;
 }
 

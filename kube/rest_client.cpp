@@ -2,6 +2,7 @@
 
 #include "kube/base64.hpp"
 #include "kube/file_system.hpp"
+#include "kube/json_fields.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -93,13 +94,6 @@ const nlohmann::json& object_at(const nlohmann::json& j, const char* key) {
   if (!j.is_object()) return empty;
   const auto it = j.find(key);
   return it != j.end() && it->is_object() ? *it : empty;
-}
-
-/// `j[key]` when `j` is an object and it is a string, else "".
-std::string string_at(const nlohmann::json& j, const char* key) {
-  if (!j.is_object()) return "";
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 }  // namespace
@@ -339,8 +333,8 @@ Expected<ListResult> RestClient::list(const ResourceRef& ref, const std::string&
     if (page->contains("items") && (*page)["items"].is_array())
       for (auto& item : (*page)["items"]) result.items.push_back(std::move(item));
     const auto& meta = object_at(*page, "metadata");
-    result.resource_version = string_at(meta, "resourceVersion");
-    continue_token = string_at(meta, "continue");
+    result.resource_version = string_field(meta, "resourceVersion");
+    continue_token = string_field(meta, "continue");
     if (opts.limit > 0 || continue_token.empty()) {
       result.continue_token = continue_token;
       return result;
@@ -370,7 +364,7 @@ Expected<void> RestClient::watch(const ResourceRef& ref, const std::string& ns, 
         return false;
       }
       WatchEvent ev;
-      ev.type = event_type(string_at(doc, "type"));
+      ev.type = event_type(string_field(doc, "type"));
       ev.object = doc.value("object", nlohmann::json::object());
       if (ev.type == WatchEvent::Type::error) {
         const auto c = ev.object.is_object() ? ev.object.find("code") : ev.object.end();

@@ -130,11 +130,14 @@ std::string quoted(const std::string& s) {
 }
 
 /// Multi-line text that a literal block keeps byte for byte: no control characters but newline
-/// and tab, no line with trailing blanks, not starting with a blank (that needs an indent marker).
+/// and tab, no line with trailing blanks, its first content line not starting with a blank (the
+/// block's indentation is read from that line, so its blanks would need an indent marker).
 bool fits_literal_block(const std::string& s) {
-  if (s.find('\n') == std::string::npos || s.front() == ' ' || s.front() == '\t') return false;
+  if (s.find('\n') == std::string::npos) return false;
   // Only line breaks: a literal block with no content line reads back as "" (libyaml).
-  if (s.find_first_not_of('\n') == std::string::npos) return false;
+  const std::size_t first_content = s.find_first_not_of('\n');
+  if (first_content == std::string::npos) return false;
+  if (s[first_content] == ' ' || s[first_content] == '\t') return false;
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     if ((static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') || c == 0x7f) return false;

@@ -179,6 +179,19 @@ TEST(ToYaml, AMergeKeySpelledAsAStringIsQuoted) {
   EXPECT_EQ(to_json(read.documents.front().root), value);
 }
 
+// Found by the manifest reader's fuzz target in CI: "\n  a" was a literal block whose indentation
+// libyaml takes from its first content line, so the two blanks were lost.
+TEST(ToYaml, TextWhoseFirstContentLineStartsWithABlankIsQuoted) {
+  for (const std::string text : {"\n  runPolicy: ?", "\n\n\tx\ny", " a\nb"}) {
+    SCOPED_TRACE(text);
+    const std::string yaml = to_yaml(json{{"k", text}}) + to_yaml(json(text));
+    EXPECT_EQ(yaml.find('|'), std::string::npos);
+    const auto read = read_manifests("again.yaml", std::make_shared<const std::string>(to_yaml(json(text))));
+    ASSERT_TRUE(read.findings.empty()) << read.findings.front().message;
+    EXPECT_EQ(to_json(read.documents.front().root), json(text));
+  }
+}
+
 TEST(ToYaml, AStringStartingWithTheDocumentEndMarkerIsQuoted) {
   const json value = {{"... 'd'", "e"}, {"k", "..."}, {"l", json::array({"...x", "a..."})}};
   const std::string text = to_yaml(value);
