@@ -1,6 +1,7 @@
 // The validator of the built-in kinds: the project's structural validator on the schemas generated
 // from the Kubernetes definitions (schema/builtin/), its findings told as kube-apiserver tells them.
 #include "apiserver/go_decode_error.hpp"
+#include "apiserver/kind_rules.hpp"
 #include "apiserver/object_meta_validation.hpp"
 #include "apiserver/validator.hpp"
 #include "schema/builtin/builtin_schema.hpp"
@@ -107,7 +108,14 @@ class BuiltinValidator final : public ObjectValidator {
     auto out = validate_object_meta(object, name_rule_of(m_group, m_kind), m_namespaced);
     auto rules = validate_kind_rules(m_group, m_kind, object);
     out.insert(out.end(), rules.begin(), rules.end());
+    auto values = validate_value_sets(m_group, m_kind, object);
+    out.insert(out.end(), values.begin(), values.end());
     return out;
+  }
+
+  [[nodiscard]] std::vector<StatusCause> validate_update(const json& old_object,
+                                                         const json& object) const override {
+    return validate_update_rules(m_group, m_kind, old_object, object);
   }
 
  private:

@@ -13,22 +13,6 @@ namespace {
 
 using json = nlohmann::json;
 
-/// Drops strategic-merge directives ($patch, $setElementOrder/..., $retainKeys, ...).
-void strip_directives(json& j) {
-  if (j.is_object()) {
-    for (auto it = j.begin(); it != j.end();) {
-      if (!it.key().empty() && it.key().front() == '$') {
-        it = j.erase(it);
-      } else {
-        strip_directives(it.value());
-        ++it;
-      }
-    }
-  } else if (j.is_array()) {
-    for (auto& item : j) strip_directives(item);
-  }
-}
-
 Expected<json> parse_yaml(const std::string& body) {
   auto text = std::make_shared<const std::string>(body);
   auto read = yaml::read_manifests("<request>", text);
@@ -63,7 +47,8 @@ Expected<json> parse_patch_body(PatchKind kind, const std::string& body) {
   return parsed;
 }
 
-Expected<json> apply_patch(PatchKind kind, const json& base, const json& patch) {
+Expected<json> apply_patch(PatchKind kind, const json& base, const json& patch,
+                           const PatchStrategies* strategies) {
   json out = base;
   switch (kind) {
     case PatchKind::json:
@@ -75,10 +60,8 @@ Expected<json> apply_patch(PatchKind kind, const json& base, const json& patch) 
             std::string("the server rejected our request due to an error in our request: ") + e.what());
       }
     case PatchKind::strategic: {
-      json p = patch;
-      strip_directives(p);
-      out.merge_patch(p);
-      return out;
+      static const PatchStrategies k_none;
+      return strategic_merge(base, patch, strategies != nullptr ? *strategies : k_none);
     }
     case PatchKind::merge:
     case PatchKind::apply:

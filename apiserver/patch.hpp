@@ -1,6 +1,7 @@
 #pragma once
 
 #include "apiserver/status.hpp"
+#include "apiserver/strategic_merge.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -17,7 +18,9 @@ std::optional<PatchKind> patch_kind_of(const std::string& content_type);
 Expected<nlohmann::json> parse_patch_body(PatchKind kind, const std::string& body);
 
 /// Applies a decoded patch to `base`. Merge (RFC 7386) and apply replace lists; a strategic
-/// merge patch is treated as a merge patch with its `$` directives dropped; JSON patch is RFC 6902.
-Expected<nlohmann::json> apply_patch(PatchKind kind, const nlohmann::json& base, const nlohmann::json& patch);
+/// merge patch merges the lists `strategies` names (a built-in kind's) and replaces the others;
+/// JSON patch is RFC 6902.
+Expected<nlohmann::json> apply_patch(PatchKind kind, const nlohmann::json& base, const nlohmann::json& patch,
+                                     const PatchStrategies* strategies = nullptr);
 
 }  // namespace kpt::apiserver

@@ -219,7 +219,7 @@ std::optional<Error> ResourceOps::decode_builtin(const ResourceInfo& res, json& 
 
 std::optional<Error> ResourceOps::validate(const ResourceInfo& res, const json& obj,
                                            std::vector<std::string>& warnings, const WriteFlags& flags,
-                                           std::vector<StatusCause> causes) const {
+                                           std::vector<StatusCause> causes, const json* old_object) const {
   const std::string name = meta_string(obj, "name");
   if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io") {
     const auto crd_causes = crd_problems(obj);
@@ -229,6 +229,10 @@ std::optional<Error> ResourceOps::validate(const ResourceInfo& res, const json& 
     if (!res.validator) return std::nullopt;
     auto stored = res.validator->validate_stored(obj);
     stored.insert(stored.end(), causes.begin(), causes.end());
+    if (old_object != nullptr) {
+      auto changes = res.validator->validate_update(*old_object, obj);
+      stored.insert(stored.end(), changes.begin(), changes.end());
+    }
     if (!stored.empty()) return invalid(res.group, res.kind, name, stored);
     return std::nullopt;
   }
@@ -350,7 +354,9 @@ Expected<json> ResourceOps::merge_update(const ResourceInfo& res, const json& cu
   if (flags.subresource != "status") {
     if (auto err = prepare_builtin(res, out)) return *err;
   }
-  if (auto err = validate(res, out, warnings, flags, std::move(schema_causes))) return *err;
+  // A status write keeps the spec, and the node's writes must not trip over the spec rules.
+  const json* old_object = flags.subresource == "status" ? nullptr : &current;
+  if (auto err = validate(res, out, warnings, flags, std::move(schema_causes), old_object)) return *err;
   return out;
 }
 
@@ -456,7 +462,8 @@ Expected<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::str
         }
         json base = *cur;
         if (flags.subresource == "scale") base = scale_of(res, *cur);
-        auto patched = apply_patch(kind, base, parsed.value());
+        auto patched =
+            apply_patch(kind, base, parsed.value(), builtin_patch_strategies(res.group_version(), res.kind));
         if (!patched) return patched.error();
         const std::string rv = meta_string(patched.value(), "resourceVersion");
         if (!rv.empty() && rv != meta_string(*cur, "resourceVersion")) {

@@ -94,7 +94,8 @@ class ResourceOps {
                                       std::vector<StatusCause>& causes) const;
   std::optional<Error> validate(const ResourceInfo& res, const nlohmann::json& obj,
                                 std::vector<std::string>& warnings, const WriteFlags& flags,
-                                std::vector<StatusCause> causes = {}) const;
+                                std::vector<StatusCause> causes = {},
+                                const nlohmann::json* old_object = nullptr) const;
   Expected<WriteResult> finish_write(const ResourceInfo& res, const std::string& ns, const std::string& name,
                                      Expected<nlohmann::json> stored, std::vector<std::string> warnings,
                                      bool created, bool dry_run);

@@ -41,6 +41,14 @@ class ObjectValidator {
     (void)object;
     return {};
   }
+  /// Built-in kinds: what the kind's update validation refuses in the change from `old_object`
+  /// (a Pod's fixed spec, an immutable ConfigMap's data, a Job's template).
+  [[nodiscard]] virtual std::vector<StatusCause> validate_update(const nlohmann::json& old_object,
+                                                                 const nlohmann::json& object) const {
+    (void)old_object;
+    (void)object;
+    return {};
+  }
 };
 
 /// Builds a validator from an openAPIV3Schema; the server calls it once per CRD version.

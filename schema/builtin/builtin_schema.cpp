@@ -6,9 +6,10 @@
 namespace kpt::schema {
 
 // Defined in the build-generated builtin_schema_data.cpp (kpt_schema_compile) and
-// builtin_go_types_data.cpp (embed_text.py).
+// builtin_go_types_data.cpp and builtin_patch_keys_data.cpp (embed_text.py).
 std::string_view k_builtin_kinds();
 std::string_view builtin_go_types_text();
+std::string_view builtin_patch_keys_text();
 
 namespace {
 
@@ -26,5 +27,7 @@ const SchemaSet& builtin_schemas() {
 }
 
 std::string_view builtin_go_types_json() { return builtin_go_types_text(); }
+
+std::string_view builtin_patch_keys_json() { return builtin_patch_keys_text(); }
 
 }  // namespace kpt::schema

@@ -16,4 +16,9 @@ const SchemaSet& builtin_schemas();
 /// definition its Go struct name and, per JSON field, [Go type as decode errors print it, shape].
 std::string_view builtin_go_types_json();
 
+/// The strategic-merge-patch strategies of those kinds' lists, from the swagger's
+/// x-kubernetes-patch-* extensions: {"v1/Pod": {"spec.containers": {"key": "name", "strategy":
+/// "merge"}, ...}}, a list's items transparent in the path.
+std::string_view builtin_patch_keys_json();
+
 }  // namespace kpt::schema

@@ -149,6 +149,28 @@ class Generator:
             raise SystemExit(f"{owner}.{field}: format {old['format']} in the swagger, {out['format']} now")
         return out
 
+    def patch_keys(self, name, prefix, out, stack=()):
+        """The strategic-merge-patch strategies of the lists under struct `name`, as
+        {"spec.containers.env": {"key": "name", "strategy": "merge"}} (a list's items are transparent
+        in the path), from the swagger's x-kubernetes-patch-* extensions: the lists v1.13 did not
+        have are replaced whole by a patch, as atomic lists are."""
+        if name in stack:
+            return
+        stack = stack + (name,)
+        old_props = (self.swagger_definition(name) or {}).get("properties", {})
+        for field, (_, shape) in sorted(self.go[name]["fields"].items()):
+            path = prefix + field
+            old = old_props.get(field, {})
+            if "x-kubernetes-patch-strategy" in old:
+                entry = {"strategy": old["x-kubernetes-patch-strategy"]}
+                if "x-kubernetes-patch-merge-key" in old:
+                    entry["key"] = old["x-kubernetes-patch-merge-key"]
+                out[path] = entry
+            while shape.startswith("[]") or shape.startswith("map[]"):
+                shape = shape[2:] if shape.startswith("[]") else shape[5:]
+            if shape.startswith("@"):
+                self.patch_keys(shape[1:], path + ".", out, stack)
+
     def kind(self, api_version, kind):
         group, _, version = api_version.rpartition("/")
         schema = self.struct(self.kinds[api_version + "/" + kind], False)
@@ -160,6 +182,7 @@ def main(argv):
     parser.add_argument("--swagger", required=True)
     parser.add_argument("--go-types", required=True)
     parser.add_argument("--out", required=True)
+    parser.add_argument("--patch-keys-out", help="also write each kind's strategic-merge-patch list keys")
     args = parser.parse_args(argv)
     swagger = load_swagger_definitions(args.swagger, "gen_builtin_schemas")
     if swagger is None:
@@ -173,6 +196,13 @@ def main(argv):
         kinds.append(gen.kind(api_version, kind))
     with open(args.out, "w", encoding="utf-8") as f:
         f.write(json.dumps(kinds, sort_keys=True, separators=(",", ":")) + "\n")
+    if args.patch_keys_out:
+        keys = {}
+        for key in sorted(go_types["kinds"]):
+            keys[key] = {}
+            gen.patch_keys(go_types["kinds"][key], "", keys[key])
+        with open(args.patch_keys_out, "w", encoding="utf-8") as f:
+            f.write(json.dumps(keys, sort_keys=True, indent=1) + "\n")
     return 0
 
 

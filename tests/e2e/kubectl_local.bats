@@ -133,3 +133,41 @@ YAML
   [[ "${lines[0]}" =~ ^LAST\ SEEN\ +TYPE\ +REASON\ +OBJECT\ +MESSAGE$ ]]
   [[ "${lines[1]}" =~ \ +Normal\ +Started\ +pod/sleeper\ +Started\ container\ main$ ]]
 }
+
+@test "kubectl apply changes a pod where a real server lets it, merging its lists by key, and is refused elsewhere" {
+  pod() {
+    cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: applied}
+spec:
+  containers:
+  - name: main
+    image: $1
+    command: ["sleep", "$2"]
+    env: [{name: A, value: "1"}]
+YAML
+  }
+  pod busybox:1 600 | kubectl apply -f - >/dev/null
+  run kubectl apply -f - < <(pod busybox:2 600)
+  [ "$status" -eq 0 ]
+  [ "$output" = "pod/applied configured" ]
+  run kubectl get pod applied -o jsonpath='{.spec.containers[0].image} {.spec.containers[0].command[1]} {.spec.containers[0].env[0].name}'
+  [ "$output" = "busybox:2 600 A" ]
+  run kubectl apply -f - < <(pod busybox:2 700)
+  [ "$status" -eq 1 ]
+  [[ "$output" == 'The Pod "applied" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,'* ]]
+  [[ "$output" == *"changed: spec.containers[0].command[1]"* ]]
+  kubectl delete pod applied --wait=false >/dev/null
+}
+
+@test "kubectl set image patches one container of a Deployment and keeps the others' fields" {
+  kubectl create deployment web --image=nginx:1 >/dev/null
+  kubectl patch deployment web --patch '{"spec":{"template":{"spec":{"containers":[{"name":"side","image":"busybox","command":["sleep","1"]}]}}}}' >/dev/null
+  run kubectl set image deployment/web nginx=nginx:2
+  [ "$status" -eq 0 ]
+  run kubectl get deployment web -o jsonpath='{range .spec.template.spec.containers[*]}{.name}={.image} {.command}{"\n"}{end}'
+  [ "$output" = 'nginx=nginx:2 
+side=busybox ["sleep","1"]' ]
+  kubectl delete deployment web >/dev/null
+}

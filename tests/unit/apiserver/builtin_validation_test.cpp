@@ -186,7 +186,7 @@ TEST_F(BuiltinValidation, EachKindChecksNamesByItsOwnRule) {
     if (c.collection.find("services") != std::string::npos) obj["spec"] = {{"clusterIP", "None"}};
     if (c.collection.find("cronjobs") != std::string::npos) {
       obj["spec"] = json::parse(R"({"schedule":"* * * * *","jobTemplate":{"spec":{"template":{"spec":{
-          "containers":[{"name":"c","image":"i"}]}}}}})");
+          "restartPolicy":"OnFailure","containers":[{"name":"c","image":"i"}]}}}}})");
     }
     const auto r = create(c.collection, obj);
     if (c.message.empty()) {
@@ -262,7 +262,8 @@ TEST_F(BuiltinValidation, FieldsNewerThanTheV113DefinitionsAreAcceptedUnderStric
           "containers":[{"name":"c","image":"i"}]}}}})"},
       {"/apis/batch/v1/namespaces/default/cronjobs",
        R"({"metadata":{"name":"cj"},"spec":{"schedule":"@hourly",
-          "timeZone":"Etc/UTC","jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"i"}]}}}}}})"},
+          "timeZone":"Etc/UTC","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"Never",
+          "containers":[{"name":"c","image":"i"}]}}}}}})"},
       {"/apis/coordination.k8s.io/v1/namespaces/default/leases", R"({"metadata":{"name":"l"},"spec":{
           "holderIdentity":"h","leaseDurationSeconds":15,"renewTime":"2026-01-01T00:00:00.000000Z",
           "strategy":"OldestEmulationVersion","preferredHolder":"p"}})"},
@@ -312,6 +313,169 @@ TEST_F(BuiltinValidation, APatchWhoseResultDoesNotDecodeIsInvalidOnTheFieldPatch
       "\": json: cannot unmarshal number into Go struct field ConfigMap.data of type string";
   EXPECT_EQ(message.substr(message.size() - tail.size()), tail);
   EXPECT_EQ(status_of(r)["details"]["causes"][0]["field"], "patch");
+}
+
+TEST_F(BuiltinValidation, ValuesOutsideTheFixedSetsAreUnsupportedInTheRealServersWords) {
+  struct Case {
+    const char* name;
+    std::string collection;
+    json object;
+    std::string field;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"a pod's restartPolicy", k_ns + "pods",
+       json::parse(R"({"metadata":{"name":"p"},"spec":{"restartPolicy":"Sometimes",
+                       "containers":[{"name":"c","image":"i"}]}})"),
+       "spec.restartPolicy",
+       R"(Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never")"},
+      {"a container's imagePullPolicy", k_ns + "pods",
+       pod(json::parse(R"([{"name":"c","image":"i","imagePullPolicy":"Maybe"}])")),
+       "spec.containers[0].imagePullPolicy",
+       R"(Unsupported value: "Maybe": supported values: "Always", "IfNotPresent", "Never")"},
+      {"a port's protocol", k_ns + "pods",
+       pod(json::parse(R"([{"name":"c","image":"i","ports":[{"containerPort":80,"protocol":"tcp"}]}])")),
+       "spec.containers[0].ports[0].protocol",
+       R"(Unsupported value: "tcp": supported values: "SCTP", "TCP", "UDP")"},
+      {"a Service's type", k_ns + "services",
+       json::parse(R"({"metadata":{"name":"s"},"spec":{"type":"Headless","ports":[{"port":80}]}})"),
+       "spec.type",
+       R"(Unsupported value: "Headless": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort")"},
+      {"a Job's completionMode", "/apis/batch/v1/namespaces/default/jobs",
+       json::parse(R"({"metadata":{"name":"j"},"spec":{"completionMode":"indexed","template":{"spec":{
+                       "restartPolicy":"Never","containers":[{"name":"c","image":"i"}]}}}})"),
+       "spec.completionMode", R"(Unsupported value: "indexed": supported values: "NonIndexed", "Indexed")"},
+      {"a Job's pods default to Always, which a Job refuses", "/apis/batch/v1/namespaces/default/jobs",
+       json::parse(R"({"metadata":{"name":"j"},"spec":{"template":{"spec":{
+                       "containers":[{"name":"c","image":"i"}]}}}})"),
+       "spec.template.spec.restartPolicy",
+       R"(Unsupported value: "Always": supported values: "OnFailure", "Never")"},
+      {"a Deployment's template", "/apis/apps/v1/namespaces/default/deployments",
+       json::parse(R"({"metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{
+                       "metadata":{"labels":{"a":"b"}},"spec":{"dnsPolicy":"Google",
+                       "containers":[{"name":"c","image":"i"}]}}}})"),
+       "spec.template.spec.dnsPolicy",
+       R"(Unsupported value: "Google": supported values: "ClusterFirst", "ClusterFirstWithHostNet", "Default", "None")"},
+  };
+  for (const auto& c : cases) {
+    const auto r = create(c.collection, c.object);
+    ASSERT_EQ(r.status, 422) << c.name << ": " << r.body;
+    const auto causes = status_of(r)["details"]["causes"];
+    ASSERT_EQ(causes.size(), 1u) << c.name << ": " << r.body;
+    EXPECT_EQ(causes[0]["reason"], "FieldValueNotSupported") << c.name;
+    EXPECT_EQ(causes[0]["field"], c.field) << c.name;
+    EXPECT_EQ(causes[0]["message"], c.message) << c.name;
+  }
+  EXPECT_EQ(create(k_ns + "pods", json::parse(R"({"metadata":{"name":"ok"},"spec":{"restartPolicy":"Never",
+      "containers":[{"name":"c","image":"i","imagePullPolicy":"IfNotPresent"}]}})"))
+                .status,
+            201);
+}
+
+TEST_F(BuiltinValidation, APodsSpecChangesOnlyWhereTheRealServerLetsItChange) {
+  ASSERT_EQ(create(k_ns + "pods", json::parse(R"({"metadata":{"name":"p","labels":{"a":"1"}},"spec":{
+      "activeDeadlineSeconds":100,"tolerations":[{"key":"k","operator":"Exists"}],
+      "containers":[{"name":"c","image":"i:1","command":["sleep","1"]}]}})"))
+                .status,
+            201);
+  const auto patch = [&](const std::string& body) {
+    return call("PATCH", k_ns + "pods/p", body, "Strict", "application/merge-patch+json");
+  };
+  EXPECT_EQ(patch(R"({"metadata":{"labels":{"a":"2"}}})").status, 200);
+  EXPECT_EQ(call("PATCH", k_ns + "pods/p", R"({"spec":{"containers":[{"name":"c","image":"i:2"}]}})",
+                 "Strict", "application/strategic-merge-patch+json")
+                .status,
+            200);
+  EXPECT_EQ(patch(R"({"spec":{"activeDeadlineSeconds":50}})").status, 200);
+  EXPECT_EQ(
+      patch(R"({"spec":{"tolerations":[{"key":"k","operator":"Exists"},{"key":"n","operator":"Exists"}]}})")
+          .status,
+      200);
+
+  const auto changed =
+      call("PATCH", k_ns + "pods/p", R"({"spec":{"containers":[{"name":"c","command":["sleep","2"]}]}})",
+           "Strict", "application/strategic-merge-patch+json");
+  ASSERT_EQ(changed.status, 422) << changed.body;
+  const auto cause = status_of(changed)["details"]["causes"][0];
+  EXPECT_EQ(cause["reason"], "FieldValueForbidden");
+  EXPECT_EQ(cause["field"], "spec");
+  EXPECT_EQ(
+      cause["message"],
+      "Forbidden: pod updates may not change fields other than `spec.containers[*].image`,"
+      "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to "
+      "existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was "
+      "previously negative)\n  changed: spec.containers[0].command[1]");
+  EXPECT_EQ(status_of(changed)["message"].get<std::string>().rfind(
+                "Pod \"p\" is invalid: spec: Forbidden: pod updates", 0),
+            0u);
+
+  const auto raised = patch(R"({"spec":{"activeDeadlineSeconds":60}})");
+  ASSERT_EQ(raised.status, 422);
+  EXPECT_EQ(status_of(raised)["details"]["causes"][0]["message"],
+            "Invalid value: 60: must be less than or equal to previous value");
+  const auto removed = patch(R"({"spec":{"tolerations":[{"key":"n","operator":"Exists"}]}})");
+  ASSERT_EQ(removed.status, 422);
+  EXPECT_EQ(status_of(removed)["details"]["causes"][0]["message"].get<std::string>().substr(0, 60),
+            "Forbidden: pod updates may not change fields other than `spe");
+  // The node's status writes are not spec updates.
+  EXPECT_EQ(call("PATCH", k_ns + "pods/p/status", R"({"status":{"phase":"Running"}})", "",
+                 "application/merge-patch+json")
+                .status,
+            200);
+}
+
+TEST_F(BuiltinValidation, AnImmutableConfigMapOrSecretKeepsItsDataAndASecretItsType) {
+  ASSERT_EQ(create(k_ns + "configmaps",
+                   json::parse(R"({"metadata":{"name":"c"},"data":{"k":"v"},"immutable":true})"))
+                .status,
+            201);
+  const auto cm = call("PATCH", k_ns + "configmaps/c", R"({"data":{"k":"w"},"immutable":false})", "Strict",
+                       "application/merge-patch+json");
+  ASSERT_EQ(cm.status, 422) << cm.body;
+  EXPECT_EQ(
+      status_of(cm)["message"],
+      "ConfigMap \"c\" is invalid: [immutable: Forbidden: field is immutable when `immutable` is set, data: "
+      "Forbidden: field is immutable when `immutable` is set]");
+  EXPECT_EQ(call("PATCH", k_ns + "configmaps/c", R"({"metadata":{"labels":{"a":"b"}}})", "Strict",
+                 "application/merge-patch+json")
+                .status,
+            200);
+
+  ASSERT_EQ(
+      create(k_ns + "secrets", json::parse(R"({"metadata":{"name":"s"},"stringData":{"k":"v"}})")).status,
+      201);
+  const auto typed = call("PATCH", k_ns + "secrets/s", R"({"type":"kubernetes.io/tls"})", "Strict",
+                          "application/merge-patch+json");
+  ASSERT_EQ(typed.status, 422) << typed.body;
+  EXPECT_EQ(status_of(typed)["details"]["causes"][0]["message"],
+            "Invalid value: \"kubernetes.io/tls\": field is immutable");
+}
+
+TEST_F(BuiltinValidation, AJobsTemplateIsFixedUnlessItIsSuspendedAndThenOnlyItsSchedulingDirectives) {
+  const std::string jobs = "/apis/batch/v1/namespaces/default/jobs";
+  const auto job = [](const char* name, bool suspend) {
+    json j = json::parse(R"({"spec":{"template":{"spec":{"restartPolicy":"Never",
+                             "containers":[{"name":"c","image":"i"}]}}}})");
+    j["metadata"]["name"] = name;
+    j["spec"]["suspend"] = suspend;
+    return j;
+  };
+  ASSERT_EQ(create(jobs, job("run", false)).status, 201);
+  ASSERT_EQ(create(jobs, job("held", true)).status, 201);
+  const auto patch = [&](const std::string& name, const std::string& body) {
+    return call("PATCH", jobs + "/" + name, body, "Strict", "application/merge-patch+json");
+  };
+  const std::string node_selector = R"({"spec":{"template":{"spec":{"nodeSelector":{"zone":"a"}}}}})";
+  const auto running = patch("run", node_selector);
+  ASSERT_EQ(running.status, 422) << running.body;
+  EXPECT_EQ(status_of(running)["details"]["causes"][0]["field"], "spec.template");
+  EXPECT_EQ(patch("held", node_selector).status, 200);
+  EXPECT_EQ(patch("held", R"({"spec":{"template":{"spec":{"restartPolicy":"OnFailure"}}}})").status, 422);
+  const auto mode = patch("held", R"({"spec":{"completionMode":"Indexed"}})");
+  ASSERT_EQ(mode.status, 422);
+  EXPECT_EQ(status_of(mode)["details"]["causes"][0]["message"],
+            "Invalid value: \"Indexed\": field is immutable");
+  EXPECT_EQ(patch("run", R"({"spec":{"parallelism":3}})").status, 200);
 }
 
 TEST(GoTypes, AMapKeyWithDotsIsOneKey) {
