@@ -1,14 +1,17 @@
 #include "model/k8s/quantity.hpp"
+#include "schema/cel/regex.hpp"
 #include "schema/structural_schema_impl.hpp"
-
-#include <regex>
 
 namespace kpt::schema {
 
+// The API server matches OpenAPI patterns with Go's regexp (RE2 syntax), as CEL's matches() does,
+// so both run on the project's RE2 engine: it refuses what Go refuses (backreferences, counts over
+// 1000), matches in linear time, and never hands a hostile pattern to std::regex, whose parser
+// overflows on numbers such as `\88888888888888888888` (found by fuzzing).
 struct CompiledPattern {
   bool quantity = false;
   bool bad = false;
-  std::regex regex;
+  std::shared_ptr<const cel::regex::Regex> regex;
 };
 
 namespace {
@@ -28,9 +31,10 @@ void compile_pattern(StructuralSchema& schema) {
   if (is_quantity_pattern(schema.pattern)) {
     compiled->quantity = true;
   } else {
-    try {
-      compiled->regex = std::regex(schema.pattern, std::regex::ECMAScript | std::regex::optimize);
-    } catch (const std::regex_error&) {
+    auto regex = cel::regex::Regex::compile(schema.pattern);
+    if (auto* ok = std::get_if<std::shared_ptr<const cel::regex::Regex>>(&regex)) {
+      compiled->regex = std::move(*ok);
+    } else {
       compiled->bad = true;
     }
   }
@@ -42,13 +46,8 @@ PatternResult match_pattern(const CompiledPattern& pattern, std::string_view val
     return model::k8s::is_valid_quantity(value) ? PatternResult::match : PatternResult::no_match;
   if (pattern.bad) return PatternResult::bad_pattern;
   if (value.size() > k_max_regex_input) return PatternResult::too_long;
-  try {
-    // OpenAPI patterns are unanchored: search, as the API server's Go regexp does.
-    return std::regex_search(value.begin(), value.end(), pattern.regex) ? PatternResult::match
-                                                                        : PatternResult::no_match;
-  } catch (const std::regex_error&) {
-    return PatternResult::too_long;  // complexity or stack limit hit inside the matcher
-  }
+  // OpenAPI patterns are unanchored: search, as the API server's Go regexp does.
+  return pattern.regex->search(value) ? PatternResult::match : PatternResult::no_match;
 }
 
 }  // namespace kpt::schema

@@ -44,7 +44,8 @@ struct CelRule {
 void compile_cel_rule(CelRule& rule);
 
 /// A `pattern` prepared once: the Kubernetes quantity pattern runs through the hand-written
-/// parser, any other through std::regex (nullptr when the pattern does not compile).
+/// parser, any other through the RE2-syntax engine of schema/cel (nullptr when the pattern does
+/// not compile).
 struct CompiledPattern;
 
 struct SchemaProperty {
@@ -98,8 +99,8 @@ bool is_quantity_pattern(std::string_view pattern);
 
 enum class PatternResult : std::uint8_t { match, no_match, too_long, bad_pattern };
 
-/// Matches a string against a compiled pattern; values over 4096 characters are not run
-/// through std::regex (libstdc++ recurses per character and can overflow the stack).
+/// Matches a string against a compiled pattern; values over 4096 characters are not matched, which
+/// keeps one value's cost (characters x program size) bounded.
 PatternResult match_pattern(const CompiledPattern& pattern, std::string_view value);
 
 /// One kind at one group/version.

@@ -34,5 +34,23 @@ TEST(Pattern, AnUncompilablePatternIsReportedNotThrown) {
   EXPECT_EQ(match_pattern(*s.compiled_pattern, "abc"), PatternResult::bad_pattern);
 }
 
+TEST(Pattern, PatternsAreGoRegexpSyntaxAndWhatGoRefusesIsNotCompiled) {
+  const auto result = [](const std::string& pattern, const std::string& value) {
+    StructuralSchema s;
+    s.pattern = pattern;
+    compile_pattern(s);
+    return match_pattern(*s.compiled_pattern, value);
+  };
+  // RE2 syntax that ECMAScript does not have.
+  EXPECT_EQ(result("(?i)^abc$", "ABC"), PatternResult::match);
+  EXPECT_EQ(result(R"(^\Qa.b\E$)", "a.b"), PatternResult::match);
+  EXPECT_EQ(result(R"(^\Qa.b\E$)", "axb"), PatternResult::no_match);
+  // Go refuses backreferences and counts over 1000. Found by fuzzing: std::regex's parser
+  // overflowed a signed integer on the number after the backslash.
+  EXPECT_EQ(result(R"((a)\1)", "aa"), PatternResult::bad_pattern);
+  EXPECT_EQ(result(std::string("\\") + std::string(60, '8'), "8"), PatternResult::bad_pattern);
+  EXPECT_EQ(result("a{1001}", "a"), PatternResult::bad_pattern);
+}
+
 }  // namespace
 }  // namespace kpt::schema
