@@ -7,15 +7,28 @@
 #include <nlohmann/json.hpp>
 
 #include <ctime>
-#include <regex>
 
 namespace kpt::kube {
 
 namespace {
 
+/// Drops the terminal escapes ESC [ digits-and-semicolons letter. By hand: the text is the plugin's
+/// output, and std::regex recurses per character (a long escape overflowed the stack).
 std::string strip_ansi(const std::string& s) {
-  static const std::regex k_ansi("\x1b\\[[0-9;]*[A-Za-z]");
-  return std::regex_replace(s, k_ansi, "");
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
+      std::size_t end = i + 2;
+      while (end < s.size() && ((s[end] >= '0' && s[end] <= '9') || s[end] == ';')) ++end;
+      if (end < s.size() && ((s[end] >= 'A' && s[end] <= 'Z') || (s[end] >= 'a' && s[end] <= 'z'))) {
+        i = end;
+        continue;
+      }
+    }
+    out += s[i];
+  }
+  return out;
 }
 
 }  // namespace

@@ -9,8 +9,8 @@
 #include "util/strings.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <set>
+#include <string_view>
 
 namespace kpt::schema::rules {
 
@@ -29,10 +29,15 @@ std::string manager_error(std::string_view manager) {
     return "must be a domain-prefixed path (such as \"acme.io/foo\")";
   const auto host_errors = dns1123_subdomain_errors(manager.substr(0, slash));
   if (!host_errors.empty()) return host_errors.front();
-  static const std::regex path_re(std::string("^") + k_http_path_fmt + "$");
-  const std::string path(manager.substr(slash));
-  if (!std::regex_match(path, path_re))
-    return std::string("Invalid path (regex used for validation is '") + k_http_path_fmt + "')";
+  // The format is one character class repeated: checked character by character, since
+  // std::regex recurses per character and a long value would overflow the stack.
+  constexpr std::string_view k_path_chars = "/-._~%!$&'()*+,;=:";
+  const auto path = manager.substr(slash);
+  const bool ok = std::all_of(path.begin(), path.end(), [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           k_path_chars.find(c) != std::string_view::npos;
+  });
+  if (!ok) return std::string("Invalid path (regex used for validation is '") + k_http_path_fmt + "')";
   return "";
 }
 

@@ -170,6 +170,19 @@ TEST(ExecCredential, FailuresAreReportedAsClientGoWordsThem) {
   }
 }
 
+TEST(ExecCredential, ALongTerminalEscapeInTheInstallHintIsDroppedWithoutRecursion) {
+  ScriptedRunner runner;
+  runner.missing = true;
+  ExecConfig cfg = v1_config();
+  cfg.install_hint = "get \x1b[" + std::string(300'000, '1') + "mhelper\x1b[ and \x1b[0";
+  ExecCredentialProvider p(cfg, {}, runner, {}, false);
+  auto r = p.get();
+  ASSERT_FALSE(r);
+  const std::string tail = "get helper\x1b[ and \x1b[0";
+  ASSERT_GE(r.error().message.size(), tail.size());
+  EXPECT_EQ(r.error().message.substr(r.error().message.size() - tail.size()), tail);
+}
+
 TEST(ExecCredential, RealRunnerRunsAProgramWithTheGivenEnvironment) {
   RealProcessRunner runner;
   auto r = runner.run("sh", {"-c", "printf '%s' \"$GREETING\""},

@@ -269,6 +269,19 @@ TEST(ServerDryRun, StatusMessagesAreSplitIntoCausesWithTheirFields) {
   }
 }
 
+TEST(ServerDryRun, AHostileServersLongMessageIsSplitWithoutRecursingPerCharacter) {
+  // std::regex overflowed the stack on a field name of 200,000 characters.
+  const std::string name = "spec." + std::string(300'000, 'a');
+  const auto causes = causes_from_status_message("strict decoding error: unknown field \"" + name + "\", " +
+                                                 name + "[" + std::string(50, '9') + "]: bad");
+  ASSERT_EQ(causes.size(), 2u);
+  EXPECT_EQ(causes[0].field, name);
+  EXPECT_EQ(causes[1].field, name + "[" + std::string(50, '9') + "]");
+  EXPECT_EQ(causes[1].message, "bad");
+  const auto doc = parse("spec:\n  a: [1]\n");
+  EXPECT_EQ(location_of_field(doc, "spec.a[" + std::string(50, '9') + "]").line, 2);
+}
+
 TEST(ServerDryRun, FieldPathsMapToTheirPositionOrTheDeepestPartThatExists) {
   const auto doc = parse(
       "apiVersion: kubeflow.org/v1\n"
