@@ -3,6 +3,7 @@
 #include "apiserver/kind_rules.hpp"
 
 #include "apiserver/go_decode_error.hpp"
+#include "apiserver/json_member.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,13 +16,6 @@ namespace kpt::apiserver {
 namespace {
 
 using json = nlohmann::json;
-
-const json& member(const json& object, const char* field) {
-  static const json k_null;
-  if (!object.is_object()) return k_null;
-  const auto it = object.find(field);
-  return it == object.end() ? k_null : *it;
-}
 
 /// field.NotSupported: the values are listed in the order the Go code passes them (sorted where
 /// it passes a set).

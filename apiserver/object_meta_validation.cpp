@@ -1,6 +1,7 @@
 #include "apiserver/object_meta_validation.hpp"
 
 #include "apiserver/go_decode_error.hpp"
+#include "apiserver/json_member.hpp"
 #include "schema/k8s_names.hpp"
 
 #include <nlohmann/json.hpp>
@@ -22,13 +23,6 @@ constexpr std::size_t k_max_cronjob_name = 63 - 11;
 std::string text_of(const json& object, const char* field) {
   const auto it = object.find(field);
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-const json& member(const json& object, const char* field) {
-  static const json k_null;
-  if (!object.is_object()) return k_null;
-  const auto it = object.find(field);
-  return it == object.end() ? k_null : *it;
 }
 
 StatusCause required(const std::string& field, const std::string& detail = {}) {

@@ -55,16 +55,22 @@ Carrier container_field_carrier(std::string_view key, TrainerRelease release) {
 
 bool pod_metadata_overridable(TrainerRelease release) { return release.at_least(1); }
 
-std::string override_name(TrainerRelease release) {
+std::string override_field(TrainerRelease release) {
   switch (features_of(release).overrides) {
     case OverrideApi::pod_spec_overrides:
-      return "spec.podSpecOverrides";
+      return "podSpecOverrides";
     case OverrideApi::pod_template_overrides:
-      return "spec.podTemplateOverrides";
+      return "podTemplateOverrides";
     case OverrideApi::runtime_patches:
       break;
   }
-  return "a runtime patch";
+  return "runtimePatches";
+}
+
+std::string override_name(TrainerRelease release) {
+  // A runtime patch is one item of a list, so notes name it rather than the field.
+  if (features_of(release).overrides == OverrideApi::runtime_patches) return "a runtime patch";
+  return "spec." + override_field(release);
 }
 
 RestartPlan restart_plan(std::string_view restart_policy, std::optional<std::int64_t> backoff_limit) {

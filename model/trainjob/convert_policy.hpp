@@ -38,6 +38,10 @@ Carrier container_field_carrier(std::string_view key, TrainerRelease release);
 /// v2.2+ the patch's pod template metadata); v2.0's podSpecOverrides has no metadata.
 bool pod_metadata_overridable(TrainerRelease release);
 
+/// The TrainJob spec field the release overrides the runtime's pod template with:
+/// "podSpecOverrides" (v2.0), "podTemplateOverrides" (v2.1) or "runtimePatches" (v2.2+).
+std::string override_field(TrainerRelease release);
+
 /// How the TrainJob field that overrides the runtime reads in notes: "spec.podSpecOverrides",
 /// "spec.podTemplateOverrides" or "a runtime patch".
 std::string override_name(TrainerRelease release);

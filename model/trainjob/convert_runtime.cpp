@@ -42,18 +42,6 @@ bool NodeCarry::empty() const {
          job_spec.empty() && jobset_spec.empty() && !image_entrypoint;
 }
 
-std::string override_field(TrainerRelease release) {
-  switch (features_of(release).overrides) {
-    case OverrideApi::pod_spec_overrides:
-      return "podSpecOverrides";
-    case OverrideApi::pod_template_overrides:
-      return "podTemplateOverrides";
-    case OverrideApi::runtime_patches:
-      break;
-  }
-  return "runtimePatches";
-}
-
 json node_override(const NodeCarry& carry, TrainerRelease release) {
   const json spec = override_pod_spec(carry);
   const OverrideApi api = features_of(release).overrides;

@@ -4,6 +4,7 @@
 // override of torch-distributed, or a TrainingRuntime of its own built on the release's
 // torch-distributed. Pure builders behind convert_pytorchjob.
 
+#include "model/trainjob/convert_policy.hpp"  // override_field
 #include "model/trainjob/release.hpp"
 
 #include <nlohmann/json.hpp>
@@ -27,10 +28,6 @@ struct NodeCarry {
   /// Whether none of it is set.
   [[nodiscard]] bool empty() const;
 };
-
-/// The TrainJob spec field the release overrides the runtime's pod template with:
-/// "podSpecOverrides" (v2.0), "podTemplateOverrides" (v2.1) or "runtimePatches" (v2.2+).
-std::string override_field(TrainerRelease release);
 
 /// The value of override_field(release) that gives the `node` job's pods what `carry` holds
 /// (its pod metadata, pod spec and container `node` fields; the caller keeps the rest out), as
