@@ -232,11 +232,16 @@ Expected<void> Reconciler::sync_gang(Pass& p) {
 }
 
 Expected<void> Reconciler::record_recreations(Pass& p) {
-  // Recorded before deleting, so a crash in between over-counts rather than under-counts.
+  // Recorded before deleting, with the pods counted: a crash in between leaves pods that the next
+  // pass recognises as counted, so it deletes them without counting them again. A count that did not
+  // change is not written, even if counted pods have gone since: that list is trimmed on the next write.
   if (p.d.recreations == p.policy.recreations) return {};
+  namespace pj = model::pytorchjob;
   const nlohmann::json patch = {
       {"metadata",
-       {{"annotations", {{model::pytorchjob::k_recreations_annotation, std::to_string(p.d.recreations)}}}}}};
+       {{"annotations",
+         {{pj::k_recreations_annotation, std::to_string(p.d.recreations)},
+          {pj::k_counted_pods_annotation, pj::join_counted_pods(p.d.counted_pods)}}}}}};
   auto patched =
       m_client.patch(kube::resources::pytorchjobs(), p.ns, p.name, kube::PatchType::merge, patch.dump());
   if (!patched) return patched.error().context("recording re-creations of '" + p.key + "'");

@@ -27,6 +27,9 @@ class Pass {
       : m_job(job), m_pods(pods), m_services(services), m_now(now) {
     m_d.status = old_status;
     m_d.recreations = job.recreations;
+    for (const auto& p : pods) {  // a counted pod that is gone needs no remembering
+      if (job.counted_pods.count(p.uid) != 0) m_d.counted_pods.insert(p.uid);
+    }
   }
 
   LifecycleDecision run() {
@@ -201,13 +204,16 @@ class Pass {
         ++permanent[p.replica_type];
         continue;
       }
+      ++restarting[p.replica_type];
+      restart.push_back(&p);
+      if (m_job.counted_pods.count(p.uid) != 0) continue;  // counted by a pass that did not finish
       if (m_job.backoff_limit && retries + 1 > *m_job.backoff_limit) {
         finish("Failed", k_reason_failed, backoff_message);
         return true;
       }
       ++retries;
-      ++restarting[p.replica_type];
-      restart.push_back(&p);
+      ++m_d.recreations;
+      m_d.counted_pods.insert(p.uid);
     }
     if (!permanent.empty()) {
       const auto& [rtype, k] = *permanent.begin();
@@ -216,10 +222,7 @@ class Pass {
       return true;
     }
     if (restarting.empty()) return false;
-    for (const auto* p : restart) {
-      delete_pod(*p);
-      ++m_d.recreations;
-    }
+    for (const auto* p : restart) delete_pod(*p);
     const auto& [rtype, k] = *restarting.begin();
     const auto msg =
         job_text() + " is restarting because " + std::to_string(k) + " " + rtype + " replica(s) failed.";

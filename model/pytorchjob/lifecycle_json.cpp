@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace kpt::model::pytorchjob {
 
 namespace {
@@ -46,6 +48,27 @@ CleanPodPolicy parse_clean_pod_policy(const std::string& text) {
   return CleanPodPolicy::none;
 }
 
+std::string join_counted_pods(const std::set<std::string>& uids) {
+  std::string out;
+  for (const auto& uid : uids) {
+    if (uid.empty()) continue;
+    if (!out.empty()) out += ',';
+    out += uid;
+  }
+  return out;
+}
+
+std::set<std::string> split_counted_pods(const std::string& text) {
+  std::set<std::string> out;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const auto comma = std::min(text.find(',', start), text.size());
+    if (comma > start) out.insert(text.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
 JobPolicy job_policy_from_json(const nlohmann::json& job) {
   JobPolicy p;
   const auto& meta = child(job, "metadata");
@@ -73,6 +96,7 @@ JobPolicy job_policy_from_json(const nlohmann::json& job) {
       p.recreations = 0;
     }
   }
+  p.counted_pods = split_counted_pods(str(child(meta, "annotations"), k_counted_pods_annotation));
   return p;
 }
 
@@ -126,6 +150,7 @@ PodObservation pod_observation_from_json(const nlohmann::json& pod) {
   PodObservation o;
   const auto& meta = child(pod, "metadata");
   o.name = str(meta, "name");
+  o.uid = str(meta, "uid");
   const auto& labels = child(meta, "labels");
   // v1.3-style pods carry only the old keys (replica-type, replica-index).
   auto rtype = str(labels, "training.kubeflow.org/replica-type");

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -59,11 +60,16 @@ struct JobPolicy {
   CleanPodPolicy clean_pod_policy = CleanPodPolicy::none;
   bool suspend = false;
   int recreations = 0;  ///< pods re-created after a failure so far (our annotation)
+  /// UIDs of failed pods already in `recreations` whose deletion may not have happened yet (our
+  /// annotation, written with the count): a controller killed between recording a re-creation and
+  /// deleting the pod must not count that pod again when it restarts.
+  std::set<std::string> counted_pods;
 };
 
 /// One existing pod of the job, as the lifecycle sees it.
 struct PodObservation {
   std::string name;
+  std::string uid;
   std::string replica_type;  ///< "Master" / "Worker"
   int index = 0;
   std::string phase;             ///< Pending, Running, Succeeded, Failed, Unknown
@@ -86,6 +92,7 @@ struct LifecycleDecision {
   std::vector<std::string> delete_pods;  ///< pod names (their Services have the same names)
   std::vector<std::string> delete_services;
   int recreations = 0;                        ///< new value for the job's recreation count
+  std::set<std::string> counted_pods;         ///< new value: counted pods that still exist
   bool delete_job = false;                    ///< ttlSecondsAfterFinished expired
   std::optional<long> requeue_after_seconds;  ///< next deadline or TTL check
   std::vector<EventRecord> events;

@@ -30,6 +30,7 @@ PYTORCHJOBS = ("kubeflow.org", "v1", "pytorchjobs")
 TRAINJOBS = ("trainer.kubeflow.org", "v1alpha1", "trainjobs")
 EXIT_ANNOTATION = "chaos.kubectl-pytorch.dev/exit-codes"
 JOB_LABEL = "training.kubeflow.org/job-name"
+RECREATIONS = "kubectl-pytorch.dev/recreations"
 OWNER_KINDS = ("PyTorchJob", "TrainJob")
 TRAINJOB_NODES = 2
 
@@ -392,8 +393,17 @@ def main():
                 problems.append(f"{name}: missing")
                 continue
             got = condition(listed[name])
+            recorded = int((listed[name]["metadata"].get("annotations") or {}).get(RECREATIONS, "0"))
+            starts = {k: n for k, n in kubelet.incarnations.items() if pod_key(k, kind) in expected_pods(name, kind)}
             if got != KINDS[kind][3]:
-                problems.append(f"{name} ({kind}): ended {got}, expected {KINDS[kind][3]}")
+                problems.append(f"{name} ({kind}): ended {got}, expected {KINDS[kind][3]}; pods started "
+                                f"{dict(sorted(starts.items()))}, re-creations recorded {recorded}, conditions "
+                                f"{[(c.get('type'), c.get('message')) for c in (listed[name].get('status') or {}).get('conditions') or []]}")
+            # Every re-creation is counted once against backoffLimit, however often the controller died
+            # between counting it and deleting the failed pod.
+            if kind != "trainjob" and recorded != sum(starts.values()) - len(starts):
+                problems.append(f"{name} ({kind}): {recorded} re-creations recorded, pods started "
+                                f"{dict(sorted(starts.items()))}")
             want = expected_pods(name, kind)
             mine = [x for x in pods if (owner_job(x.metadata) or x.metadata).name == name]
             have_pods = {pod_key(x.metadata.name, kind) for x in mine}
@@ -455,6 +465,13 @@ def main():
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for p_ in problems[:50]:
         print(p_)
+    if problems:  # kept for reading: the next run starts by clearing WORK
+        kept = f"{args.work.rstrip('/')}-failed-seed{args.seed}-{int(time.time())}"
+        try:
+            shutil.copytree(args.work, kept, ignore=shutil.ignore_patterns("*.sock"), dirs_exist_ok=True)
+            print(f"controller and API server logs kept in {kept}")
+        except OSError as e:
+            print(f"could not keep the logs: {e}")
     return 1 if problems else 0
 
 

@@ -147,6 +147,47 @@ TEST_F(ReconcilerTest, AFailedPodIsRecreatedAndTheRecreationIsRecordedOnTheJob) 
   EXPECT_EQ(api.object("pods", "ns", "mnist-worker-0")["status"], nullptr);
 }
 
+// SIGKILL between recording two re-creations and deleting the pods: the restarted controller (fresh
+// caches and expectations) deletes and re-creates them without counting them again, so a backoff
+// limit of two still allows these two retries.
+TEST(ReconcilerRestart, AKillBetweenRecordingAndDeletingDoesNotSpendTheBackoffLimitTwice) {
+  FakeApiClient api;
+  util::FakeClock clock(std::chrono::sys_days{std::chrono::year{2026} / 11 / 29});
+  api.put(kube::resources::pytorchjobs(), job_json(R"({"backoffLimit": 2})", "ExitCode", false));
+  auto controller_pass = [&] {  // a new controller process each time
+    Metrics metrics;
+    JobCache jobs;
+    ChildCache pods{ChildCache::Kind::pods};
+    ChildCache services{ChildCache::Kind::services};
+    Expectations expectations{clock};
+    Reconciler reconciler{api, clock, ReconcilerOptions{},
+                          ReconcilerCaches{jobs, pods, services, expectations}, &metrics};
+    replay_informers(api, pods, services, jobs, expectations, "pytorchjobs", "mnist");
+    return reconciler.reconcile("ns/mnist");
+  };
+  ASSERT_FALSE(controller_pass().error.has_value());
+  for (const auto* w : {"mnist-worker-0", "mnist-worker-1"}) {
+    api.merge("pods", "ns", w,
+              {{"status",
+                {{"phase", "Failed"},
+                 {"containerStatuses",
+                  {{{"name", "pytorch"}, {"state", {{"terminated", {{"exitCode", 137}}}}}}}}}}});
+  }
+  api.fail_next("delete", 500, "InternalError");  // the process dies here: nothing after the patch
+  ASSERT_TRUE(controller_pass().error.has_value());
+  const auto recorded = api.object("pytorchjobs", "ns", "mnist")["metadata"]["annotations"];
+  EXPECT_EQ(recorded["kubectl-pytorch.dev/recreations"], "2");
+  EXPECT_EQ(api.names("pods", "ns").size(), 2u);
+
+  ASSERT_FALSE(controller_pass().error.has_value());
+  const auto job = api.object("pytorchjobs", "ns", "mnist");
+  EXPECT_EQ(job["status"]["conditions"].back()["type"], "Restarting");
+  EXPECT_EQ(job["metadata"]["annotations"]["kubectl-pytorch.dev/recreations"], "2");
+  ASSERT_FALSE(controller_pass().error.has_value());  // the deleted pods come back
+  EXPECT_EQ(api.names("pods", "ns"), (std::vector<std::string>{"mnist-worker-0", "mnist-worker-1"}));
+  EXPECT_EQ(api.object("pods", "ns", "mnist-worker-0")["status"], nullptr);
+}
+
 // The garbage collector's pod deletion can reach the pod cache before the job's deletion reaches
 // the job cache: the stale job must not get its pods back.
 class StaleJobCacheTest : public ReconcilerTest {

@@ -27,7 +27,14 @@ JobPolicy workers(int n, RestartPolicy rp = RestartPolicy::on_failure) { return 
 PodObservation pod(const std::string& rtype, int index, const std::string& phase,
                    std::optional<int> exit = {}) {
   std::string lower = rtype == "Master" ? "master" : "worker";
-  return {"mnist-" + lower + "-" + std::to_string(index), rtype, index, phase, exit, 0, false};
+  PodObservation o;
+  o.name = "mnist-" + lower + "-" + std::to_string(index);
+  o.uid = "uid-" + o.name;
+  o.replica_type = rtype;
+  o.index = index;
+  o.phase = phase;
+  o.exit_code = exit;
+  return o;
 }
 
 /// A status the job has after its first pass at `k_now - 60s`.
@@ -176,6 +183,35 @@ TEST(Lifecycle, BackoffLimitCountsRecreationsAndInPlaceRestarts) {
   }
 }
 
+// A controller killed after recording a re-creation and before deleting the pod leaves the count
+// written and the failed pod in place: the next pass deletes it without counting it again, so a crash
+// cannot spend the backoff limit (the chaos test's "retried" job once ended Failed this way).
+TEST(Lifecycle, AFailedPodCountedByAnUnfinishedPassIsNotCountedAgain) {
+  auto j = workers(2, RestartPolicy::exit_code);
+  j.backoff_limit = 2;
+  const std::vector<PodObservation> pods{pod("Worker", 0, "Failed", 137), pod("Worker", 1, "Failed", 137)};
+  const auto first = decide_lifecycle(j, started(), pods, {}, k_now);
+  EXPECT_EQ(first.recreations, 2);
+  EXPECT_EQ(first.counted_pods, (std::set<std::string>{"uid-mnist-worker-0", "uid-mnist-worker-1"}));
+  EXPECT_EQ(first.delete_pods, (std::vector<std::string>{"mnist-worker-0", "mnist-worker-1"}));
+
+  j.recreations = first.recreations;  // written; the deletes never happened
+  j.counted_pods = first.counted_pods;
+  const auto replay = decide_lifecycle(j, first.status, pods, {}, k_now + seconds{1});
+  EXPECT_FALSE(has_true_condition(replay.status, "Failed"));
+  EXPECT_EQ(replay.recreations, 2);
+  EXPECT_EQ(replay.delete_pods, first.delete_pods);
+  EXPECT_TRUE(replay.events.empty());  // the Restarting event is not repeated
+
+  // Once the counted pods are gone, their new incarnations failing is new: the limit of two is spent.
+  auto w0 = pod("Worker", 0, "Failed", 137);
+  w0.uid = "uid-second-incarnation";
+  const auto later =
+      decide_lifecycle(j, replay.status, {w0, pod("Worker", 1, "Running")}, {}, k_now + seconds{9});
+  EXPECT_TRUE(has_true_condition(later.status, "Failed"));
+  EXPECT_EQ(later.counted_pods, std::set<std::string>{"uid-mnist-worker-1"});  // gone ones are forgotten
+}
+
 TEST(Lifecycle, ActiveDeadlineFailsOnTimeAndOtherwiseAsksToBeCalledAtTheDeadline) {
   auto j = master_worker();
   j.active_deadline_seconds = 100;
@@ -272,13 +308,16 @@ TEST(Lifecycle, OnceFailedNothingElseChanges) {
 
 TEST(LifecycleJson, ReadsPolicyStatusAndPods) {
   const auto job_json = nlohmann::json::parse(R"({
-    "metadata": {"name": "mnist", "namespace": "ns", "annotations": {"kubectl-pytorch.dev/recreations": "3"}},
+    "metadata": {"name": "mnist", "namespace": "ns", "annotations": {"kubectl-pytorch.dev/recreations": "3",
+                 "kubectl-pytorch.dev/recreated-pod-uids": "u1,,u2"}},
     "spec": {"elasticPolicy": {}, "runPolicy": {"backoffLimit": 4, "cleanPodPolicy": "All", "suspend": true,
              "activeDeadlineSeconds": 60, "ttlSecondsAfterFinished": 5},
              "pytorchReplicaSpecs": {"Worker": {"replicas": 3, "restartPolicy": "ExitCode"}}}})");
   const auto p = job_policy_from_json(job_json);
   EXPECT_EQ(p.name, "mnist");
   EXPECT_EQ(p.recreations, 3);
+  EXPECT_EQ(p.counted_pods, (std::set<std::string>{"u1", "u2"}));
+  EXPECT_EQ(join_counted_pods(p.counted_pods), "u1,u2");
   EXPECT_EQ(p.backoff_limit, 4);
   EXPECT_EQ(p.active_deadline_seconds, 60);
   EXPECT_EQ(p.ttl_seconds_after_finished, 5);
@@ -289,12 +328,13 @@ TEST(LifecycleJson, ReadsPolicyStatusAndPods) {
   EXPECT_EQ(p.replicas.at("Worker").restart_policy, RestartPolicy::exit_code);
 
   const auto pod_json = nlohmann::json::parse(R"({
-    "metadata": {"name": "mnist-worker-2", "deletionTimestamp": "2026-11-29T12:00:00Z",
+    "metadata": {"name": "mnist-worker-2", "uid": "pod-uid", "deletionTimestamp": "2026-11-29T12:00:00Z",
                  "labels": {"training.kubeflow.org/replica-type": "worker", "training.kubeflow.org/replica-index": "2"}},
     "status": {"phase": "Failed", "initContainerStatuses": [{"name": "init", "restartCount": 1}],
                "containerStatuses": [{"name": "sidecar", "restartCount": 2, "state": {"terminated": {"exitCode": 9}}},
                                      {"name": "pytorch", "restartCount": 1, "state": {"terminated": {"exitCode": 137}}}]}})");
   const auto o = pod_observation_from_json(pod_json);
+  EXPECT_EQ(o.uid, "pod-uid");
   EXPECT_EQ(o.replica_type, "Worker");
   EXPECT_EQ(o.index, 2);
   EXPECT_EQ(o.exit_code, 137);
