@@ -1,9 +1,11 @@
 """Chaos for the controller: `kubectl-pytorch controller` is killed with SIGKILL at random points, and
 restarted each time, while JOBS PyTorchJobs and TrainJobs are created, run and (some) deleted on the
 embedded API server. This script is the cluster's kubelet: it runs each pod through Running to the exit code its
-template's annotation names, and finishes pods the controller deletes. At the end, with the controller
-left alone, every job must reach its right end state with exactly its Pods and Services, nothing
-orphaned, no pod or service created twice, and the controller's writes per job bounded.
+template's annotation names, and finishes pods the controller deletes; and Volcano: it admits each PodGroup
+(phase Inqueue) a moment after the controller creates it, which is when the controller makes the gang's pods.
+At the end, with the controller left alone, every job must reach its right end state with exactly its Pods
+and Services, each gang job's PodGroup made once and deleted at its end, nothing orphaned, no pod or service
+created twice, every re-creation counted once, and the controller's writes per job bounded.
 
     controller_chaos.py KPT_BIN WORK_DIR [--jobs N] [--seed S] [--kills K]
 
@@ -28,6 +30,9 @@ from kubernetes import client, config, watch
 NS = "default"
 PYTORCHJOBS = ("kubeflow.org", "v1", "pytorchjobs")
 TRAINJOBS = ("trainer.kubeflow.org", "v1alpha1", "trainjobs")
+PODGROUPS = ("scheduling.volcano.sh", "v1beta1", "podgroups")
+PODGROUP_CRD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "testdata", "controller",
+                            "podgroup-crd-volcano.yaml")
 EXIT_ANNOTATION = "chaos.kubectl-pytorch.dev/exit-codes"
 JOB_LABEL = "training.kubeflow.org/job-name"
 RECREATIONS = "kubectl-pytorch.dev/recreations"
@@ -40,10 +45,13 @@ KINDS = {
     "worker-only": ({"Worker": 2}, "Never", {"Worker": "0"}, "Succeeded"),
     "retried": ({"Worker": 2}, "ExitCode", {"Worker": "137,0"}, "Succeeded"),
     "failing": ({"Master": 1, "Worker": 1}, "Never", {"Master": "1", "Worker": "0"}, "Failed"),
+    # runPolicy.schedulingPolicy: a Volcano PodGroup owned by the job, its pods made once Volcano admits it.
+    "gang": ({"Master": 1, "Worker": 1}, "Never", {"Master": "0", "Worker": "0"}, "Succeeded"),
     # A TrainJob on torch-distributed: its pods (named <job>-node-0-<i>-<random>) belong to it directly.
     "trainjob": ({"node": TRAINJOB_NODES}, None, {}, "Complete"),
 }
-WEIGHTS = [("master-worker", 30), ("worker-only", 20), ("retried", 15), ("failing", 10), ("trainjob", 25)]
+WEIGHTS = [("master-worker", 25), ("worker-only", 15), ("retried", 15), ("failing", 10), ("gang", 10),
+           ("trainjob", 25)]
 
 
 def resource_of(kind):
@@ -68,9 +76,12 @@ def job_manifest(name, kind):
                                          "command": ["python3", "-c", "pass"]}]},
             },
         }
+    run_policy = {"backoffLimit": 3}
+    if kind == "gang":
+        run_policy["schedulingPolicy"] = {"minAvailable": sum(replicas.values())}
     return {"apiVersion": "/".join(PYTORCHJOBS[:2]), "kind": "PyTorchJob",
             "metadata": {"name": name, "labels": {"chaos-kind": kind}},
-            "spec": {"runPolicy": {"backoffLimit": 3}, "pytorchReplicaSpecs": specs}}
+            "spec": {"runPolicy": run_policy, "pytorchReplicaSpecs": specs}}
 
 
 def expected_pods(name, kind):
@@ -175,6 +186,30 @@ class Kubelet:
                 time.sleep(0.01)
 
 
+class Volcano:
+    """Admits each new PodGroup after a short while, as the Volcano scheduler moves it to Inqueue."""
+
+    def __init__(self, custom, kubelet, rng):
+        self.custom, self.kubelet, self.rng = custom, kubelet, rng
+        self.seen_uids = set()
+
+    def on_pod_group(self, kind, obj):
+        meta = obj["metadata"]
+        if kind != "ADDED" or meta["uid"] in self.seen_uids:
+            return
+        self.seen_uids.add(meta["uid"])
+        name = meta["name"]
+        self.kubelet.at(self.rng.uniform(0.05, 0.5), lambda: self.admit(name))
+
+    def admit(self, name):
+        try:
+            self.custom.patch_namespaced_custom_object_status(
+                PODGROUPS[0], PODGROUPS[1], NS, PODGROUPS[2], name, {"status": {"phase": "Inqueue"}})
+        except client.ApiException as e:
+            if e.status != 404:
+                self.kubelet.errors.append(f"volcano: admit {name}: {e.status}")
+
+
 class Observer:
     """Counts what reaches the API server, from watches: creates of each Pod and Service name, and the
     controller's writes per job (status changes, pod and service creates and deletes, Events)."""
@@ -200,7 +235,9 @@ class Observer:
                     self.writes[involved.name] += 1
                     self.by_kind[involved.name]["event " + (obj.reason or "")] += 1
                 return
-            owner = owner_job(meta)
+            owner = owner_job(meta) if not isinstance(meta, dict) else next(
+                (argparse.Namespace(**o) for o in meta.get("ownerReferences") or [] if o.get("kind") in OWNER_KINDS),
+                None)
             if kind == "ADDED":
                 key = pod_key(name, "trainjob" if owner and owner.kind == "TrainJob" else "")
                 self.added[(resource, key if resource == "pods" else name, owner.name if owner else "")] += 1
@@ -298,10 +335,12 @@ def main():
         manifests = subprocess.run([args.binary, "controller", "manifests", "--trainer"], check=True,
                                    capture_output=True, text=True).stdout
         docs = [d for d in yaml.safe_load_all(manifests) if d]
+        with open(PODGROUP_CRD) as f:
+            docs.append(yaml.safe_load(f))  # the gang scheduler's CRD: gang jobs get a PodGroup
         for doc in docs:
             if doc["kind"] == "CustomResourceDefinition":
                 ext.create_custom_resource_definition(doc)
-        for resource in (PYTORCHJOBS, TRAINJOBS):  # a CRD is served once it is Established
+        for resource in (PYTORCHJOBS, TRAINJOBS, PODGROUPS):  # a CRD is served once it is Established
             for _ in range(100):
                 try:
                     custom.list_namespaced_custom_object(resource[0], resource[1], NS, resource[2])
@@ -313,6 +352,7 @@ def main():
                 custom.create_cluster_custom_object("trainer.kubeflow.org", "v1alpha1", "clustertrainingruntimes", doc)
 
         kubelet = Kubelet(core, random.Random(rng.random()))
+        volcano = Volcano(custom, kubelet, random.Random(rng.random()))
         observer = Observer()
         watch_errors = []
         threads = [
@@ -335,6 +375,11 @@ def main():
                 lambda k, o, plural=r[2]: observer.record(plural, k, o), watch_errors),
                 kwargs={"group": r[0], "version": r[1], "namespace": NS, "plural": r[2]})
             for r in (PYTORCHJOBS, TRAINJOBS)
+        ] + [
+            threading.Thread(target=watch_forever, daemon=True, args=(
+                stop, custom.list_namespaced_custom_object,
+                lambda k, o: (volcano.on_pod_group(k, o), observer.record("podgroups", k, o)), watch_errors),
+                kwargs={"group": PODGROUPS[0], "version": PODGROUPS[1], "namespace": NS, "plural": PODGROUPS[2]})
         ]
         for t in threads:
             t.start()
@@ -383,6 +428,7 @@ def main():
         pods = core.list_namespaced_pod(NS).items
         services = [x for x in core.list_namespaced_service(NS).items if x.metadata.name != "kubernetes"]
         configmaps = [x for x in core.list_namespaced_config_map(NS).items if owner_job(x.metadata)]
+        pod_groups = custom.list_namespaced_custom_object(PODGROUPS[0], PODGROUPS[1], NS, PODGROUPS[2])["items"]
         never_made = collections.Counter()
         for name, kind in sorted(jobs.items()):
             if name in doomed:
@@ -413,6 +459,11 @@ def main():
             if kind == "trainjob" and {x.metadata.name for x in configmaps if owner_job(x.metadata).name == name} != {
                     f"{name}-runtime-snapshot"}:
                 problems.append(f"{name}: no runtime snapshot ConfigMap")
+            # A gang job's PodGroup is made once, before its pods, and deleted when the job ends.
+            if kind == "gang" and observer.added[("podgroups", name, name)] != 1:
+                problems.append(f"{name}: PodGroup created {observer.added[('podgroups', name, name)]} times")
+            if any(pg["metadata"]["name"] == name for pg in pod_groups):
+                problems.append(f"{name} ({kind}, {got}): its PodGroup is still there")
             # A job whose master ends before a kill-interrupted reconcile made its worker is finished
             # (the operator's rule: the master decides), so that worker is never made; anything else
             # missing was made and lost.
@@ -431,12 +482,16 @@ def main():
             owner = owner_job(x.metadata)
             if not owner or uids.get(owner.name) != owner.uid:
                 problems.append(f"{x.kind or type(x).__name__} {x.metadata.name}: orphaned")
+        for pg in pod_groups:
+            owners = [o for o in pg["metadata"].get("ownerReferences") or [] if o.get("kind") == "PyTorchJob"]
+            if not owners or uids.get(owners[0]["name"]) != owners[0]["uid"]:
+                problems.append(f"PodGroup {pg['metadata']['name']}: orphaned")
         incarnations = kubelet.incarnations
         for (resource, key, job), n in sorted(observer.added.items()):
             if job in doomed:
                 continue
             # A PyTorchJob pod is made again only after the kubelet failed it (retried); a TrainJob's
-            # replica, a Service and a ConfigMap once.
+            # replica, a Service, a ConfigMap and a PodGroup once.
             allowed = incarnations[key] if resource == "pods" and jobs.get(job) != "trainjob" else 1
             if n > max(allowed, 1):
                 problems.append(f"{resource} {key}: created {n} times, {allowed} expected")
@@ -444,11 +499,13 @@ def main():
         # Each pod incarnation costs the controller at most its create, its delete (a retry), a status
         # write for each of its two phase changes and their Events; a Service its create and Event; the
         # job its Created/Running/end conditions and Events. A restart may re-write what it had not yet
-        # seen written, never more: two per controller start. A write loop goes far past this.
+        # seen written, never more: two per controller start. A gang job adds its PodGroup's create and
+        # delete and their Events. A write loop goes far past this.
         for name in listed:
             want = expected_pods(name, jobs[name])
             started = sum(n for k, n in incarnations.items() if pod_key(k, jobs[name]) in want)
-            bound = 6 * started + 2 * len(expected_pods(name, jobs[name])) + 8 + 2 * controller.starts
+            bound = 6 * started + 2 * len(expected_pods(name, jobs[name])) + 8 + 2 * controller.starts + (
+                4 if jobs[name] == "gang" else 0)
             if observer.writes[name] > bound:
                 problems.append(f"{name}: {observer.writes[name]} writes, bound {bound}: "
                                 f"{dict(sorted(observer.by_kind[name].items()))}")
@@ -456,7 +513,8 @@ def main():
         print(f"seed {args.seed}: {len(jobs)} jobs ({len(doomed)} deleted), controller started "
               f"{controller.starts} times (SIGKILL {controller.starts - 1}), writes per job min "
               f"{min(writes) if writes else 0} median {sorted(writes)[len(writes) // 2] if writes else 0} "
-              f"max {max(writes) if writes else 0}, {never_made['pods']} pods and {never_made['services']} services "
+              f"max {max(writes) if writes else 0}, {sum(1 for k in jobs.values() if k == 'gang')} gang jobs, "
+              f"{never_made['pods']} pods and {never_made['services']} services "
               f"never needed (their job ended first), {len(problems)} problems")
     finally:
         stop.set()
