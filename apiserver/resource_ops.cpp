@@ -456,7 +456,9 @@ Expected<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::str
           if (!may_create) return not_found(res.group, res.plural, name);
           json obj = parsed.value();
           if (!obj.is_object()) return bad_request("the body of the request must be a JSON or YAML object");
-          obj["metadata"]["name"] = name;
+          if (!obj.contains("metadata")) obj["metadata"] = json::object();
+          // A metadata that is not an object is prepare_create's to refuse (a built-in's decode error).
+          if (obj["metadata"].is_object()) obj["metadata"]["name"] = name;
           created = true;
           return prepare_create(res, ns, std::move(obj), warnings, patch_flags);
         }

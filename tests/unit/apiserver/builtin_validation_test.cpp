@@ -56,6 +56,38 @@ TEST_F(BuiltinValidation, AConfigMapWithANumberInDataIsRefusedAsTheDecoderRefuse
       "reason":"BadRequest","code":400})"));
 }
 
+// Found by fuzzing (apiserver_request, 90 s): an apply that creates a custom object whose metadata is
+// a string threw from the JSON library and ended the server. A built-in's is a decode error, as it was.
+TEST_F(BuiltinValidation, AnApplyThatCreatesAnObjectWithAStringMetadataIsAnErrorNotACrash) {
+  m_registry.apply_crd(json::parse(R"({
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "gadgets.example.org"},
+    "spec": {"group": "example.org", "scope": "Namespaced",
+      "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList"},
+      "versions": [{"name": "v1", "served": true, "storage": true,
+        "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}})"));
+  auto apply = [this](const std::string& path, const std::string& body) {
+    HttpRequest req;
+    req.method = "PATCH";
+    req.path = path;
+    req.body = body;
+    req.query.emplace("fieldManager", "test");
+    req.headers["content-type"] = "application/apply-patch+yaml";
+    return m_handler.handle(req);
+  };
+  const auto custom = apply("/apis/example.org/v1/namespaces/default/gadgets/g",
+                            R"({"apiVersion":"example.org/v1","kind":"Gadget","metadata":"x"})");
+  EXPECT_EQ(custom.status, 422) << custom.body;  // as the unstructured decoder leaves it: no name
+  EXPECT_EQ(status_of(custom)["details"]["causes"][0]["field"], "metadata.name");
+  const auto builtin =
+      apply(k_ns + "configmaps/x", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":"x"})");
+  EXPECT_EQ(builtin.status, 422);
+  EXPECT_EQ(
+      status_of(builtin)["message"],
+      R"( "" is invalid: patch: Invalid value: "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":\"x\"}": )"
+      R"(json: cannot unmarshal string into Go struct field ConfigMap.metadata of type v1.ObjectMeta)");
+}
+
 TEST_F(BuiltinValidation, ADecodeErrorNamesTheInnermostStructTheFieldPathAndTheGoType) {
   struct Case {
     const char* name;
