@@ -1,8 +1,10 @@
 #include "model/pytorchjob/lifecycle_json.hpp"
 
+#include "util/strings.hpp"
+
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
+#include <vector>
 
 namespace kpt::model::pytorchjob {
 
@@ -49,22 +51,17 @@ CleanPodPolicy parse_clean_pod_policy(const std::string& text) {
 }
 
 std::string join_counted_pods(const std::set<std::string>& uids) {
-  std::string out;
+  std::vector<std::string> kept;
   for (const auto& uid : uids) {
-    if (uid.empty()) continue;
-    if (!out.empty()) out += ',';
-    out += uid;
+    if (!uid.empty()) kept.push_back(uid);
   }
-  return out;
+  return util::join(kept, ",");
 }
 
 std::set<std::string> split_counted_pods(const std::string& text) {
   std::set<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto comma = std::min(text.find(',', start), text.size());
-    if (comma > start) out.insert(text.substr(start, comma - start));
-    start = comma + 1;
+  for (auto& uid : util::split(text, ',')) {
+    if (!uid.empty()) out.insert(std::move(uid));
   }
   return out;
 }

@@ -101,8 +101,14 @@ def pod_key(pod_name, kind):
     return pod_name.rsplit("-", 1)[0] if kind == "trainjob" else pod_name
 
 
+Owner = collections.namedtuple("Owner", "kind name uid")
+
+
 def owner_job(meta):
-    for o in meta.owner_references or []:
+    """The owning PyTorchJob or TrainJob of a typed object's metadata or a custom object's dict."""
+    refs = meta.get("ownerReferences") if isinstance(meta, dict) else meta.owner_references
+    for o in refs or []:
+        o = Owner(o["kind"], o["name"], o["uid"]) if isinstance(o, dict) else Owner(o.kind, o.name, o.uid)
         if o.kind in OWNER_KINDS:
             return o
     return None
@@ -235,9 +241,7 @@ class Observer:
                     self.writes[involved.name] += 1
                     self.by_kind[involved.name]["event " + (obj.reason or "")] += 1
                 return
-            owner = owner_job(meta) if not isinstance(meta, dict) else next(
-                (argparse.Namespace(**o) for o in meta.get("ownerReferences") or [] if o.get("kind") in OWNER_KINDS),
-                None)
+            owner = owner_job(meta)
             if kind == "ADDED":
                 key = pod_key(name, "trainjob" if owner and owner.kind == "TrainJob" else "")
                 self.added[(resource, key if resource == "pods" else name, owner.name if owner else "")] += 1
@@ -483,8 +487,8 @@ def main():
             if not owner or uids.get(owner.name) != owner.uid:
                 problems.append(f"{x.kind or type(x).__name__} {x.metadata.name}: orphaned")
         for pg in pod_groups:
-            owners = [o for o in pg["metadata"].get("ownerReferences") or [] if o.get("kind") == "PyTorchJob"]
-            if not owners or uids.get(owners[0]["name"]) != owners[0]["uid"]:
+            owner = owner_job(pg["metadata"])
+            if not owner or uids.get(owner.name) != owner.uid:
                 problems.append(f"PodGroup {pg['metadata']['name']}: orphaned")
         incarnations = kubelet.incarnations
         for (resource, key, job), n in sorted(observer.added.items()):
