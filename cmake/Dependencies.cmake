@@ -1,42 +1,49 @@
-# Every dependency is a Debian 12 package; a missing one fails with the line to run.
-set(KPT_APT_LINE "apt-get install -y cmake ninja-build g++ pkg-config libyaml-dev libcurl4-openssl-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev nlohmann-json3-dev libcpp-httplib-dev libspdlog-dev libbenchmark-dev libssl-dev zlib1g-dev libsqlite3-dev protobuf-compiler libprotobuf-dev")
+# Every dependency is a Debian 12 package; a missing one fails with the line to run. The product's
+# are in `scripts/dev.sh packages build`, the tests' in `scripts/dev.sh packages test`.
 
-macro(kpt_require_package name)
+# kpt_require_package(CMAKE_NAME DEBIAN_PACKAGE [find_package args...])
+macro(kpt_require_package name deb)
   find_package(${name} ${ARGN} QUIET)
   if(NOT ${name}_FOUND)
-    message(FATAL_ERROR "missing dependency '${name}': run\n  ${KPT_APT_LINE}")
+    message(FATAL_ERROR "missing dependency '${name}': run\n  apt-get install -y ${deb}\n"
+                        "(scripts/dev.sh installs every package the build needs)")
+  endif()
+endmacro()
+
+# kpt_require_pkg_config(PREFIX MODULE DEBIAN_PACKAGE): for libraries Debian ships with only a .pc file.
+macro(kpt_require_pkg_config prefix module deb)
+  pkg_check_modules(${prefix} QUIET IMPORTED_TARGET ${module})
+  if(NOT ${prefix}_FOUND)
+    message(FATAL_ERROR "missing dependency '${module}': run\n  apt-get install -y ${deb}\n"
+                        "(scripts/dev.sh installs every package the build needs)")
   endif()
 endmacro()
 
 find_package(PkgConfig QUIET)
 if(NOT PkgConfig_FOUND)
-  message(FATAL_ERROR "missing pkg-config: run\n  ${KPT_APT_LINE}")
+  message(FATAL_ERROR "missing pkg-config: run\n  apt-get install -y pkg-config")
 endif()
 
-kpt_require_package(nlohmann_json)
-kpt_require_package(fmt)
-kpt_require_package(CLI11)
-kpt_require_package(spdlog)
-kpt_require_package(CURL)
-kpt_require_package(OpenSSL)
-kpt_require_package(ZLIB)
-kpt_require_package(Threads)
-kpt_require_package(SQLite3)
-kpt_require_package(Protobuf)
-kpt_require_package(GTest)
-if(KPT_BENCHMARKS)
-  kpt_require_package(benchmark)
+kpt_require_package(nlohmann_json nlohmann-json3-dev)
+kpt_require_package(fmt libfmt-dev)
+kpt_require_package(CLI11 libcli11-dev)
+kpt_require_package(CURL libcurl4-openssl-dev)
+kpt_require_package(OpenSSL libssl-dev)
+kpt_require_package(ZLIB zlib1g-dev)
+kpt_require_package(Threads libc6-dev)
+kpt_require_package(SQLite3 libsqlite3-dev)
+kpt_require_package(Protobuf "protobuf-compiler libprotobuf-dev")
+# libyaml is the one manifest reader (see README, dependency notes).
+kpt_require_pkg_config(LIBYAML yaml-0.1 libyaml-dev)
+kpt_require_pkg_config(HTTPLIB cpp-httplib libcpp-httplib-dev)
+find_package(Python3 COMPONENTS Interpreter QUIET)
+if(NOT Python3_FOUND)
+  message(FATAL_ERROR "missing python3 (it generates the carried schemas): run\n  apt-get install -y python3")
 endif()
 
-# libyaml is the one manifest reader (see README, dependency notes); it ships only a .pc file.
-pkg_check_modules(LIBYAML QUIET IMPORTED_TARGET yaml-0.1)
-if(NOT LIBYAML_FOUND)
-  message(FATAL_ERROR "missing libyaml: run\n  ${KPT_APT_LINE}")
+if(KPT_TESTS)
+  kpt_require_package(GTest "libgtest-dev libgmock-dev")
+  if(KPT_BENCHMARKS)
+    kpt_require_package(benchmark libbenchmark-dev)
+  endif()
 endif()
-# Debian ships cpp-httplib as a compiled library with only a .pc file.
-pkg_check_modules(HTTPLIB QUIET IMPORTED_TARGET cpp-httplib)
-if(NOT HTTPLIB_FOUND)
-  message(FATAL_ERROR "missing cpp-httplib: run\n  ${KPT_APT_LINE}")
-endif()
-
-find_package(Python3 COMPONENTS Interpreter REQUIRED)

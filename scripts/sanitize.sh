@@ -31,7 +31,7 @@ if [ -n "${KPT_FUZZ_TARGETS:-}" ]; then read -r -a fuzz_targets <<<"$KPT_FUZZ_TA
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
   -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld \
-  -DKPT_WERROR=ON -DKPT_SANITIZE=ON -DKPT_FUZZ=ON -DKPT_BENCHMARKS=OFF -DKPT_IMAGE=OFF >/dev/null
+  -DKPT_WERROR=ON -DKPT_TESTS=ON -DKPT_SANITIZE=ON -DKPT_FUZZ=ON -DKPT_BENCHMARKS=OFF >/dev/null
 
 targets=(differential_tests)
 for t in "${fuzz_targets[@]}"; do targets+=("fuzz_$t"); done
