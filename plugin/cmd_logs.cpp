@@ -1,9 +1,9 @@
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
+#include "plugin/follow/job_follower.hpp"
+#include "plugin/follow/job_kind.hpp"
 #include "plugin/interrupt.hpp"
-#include "plugin/job_follower.hpp"
-#include "plugin/job_kind.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
 

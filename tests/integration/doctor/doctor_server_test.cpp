@@ -2,8 +2,8 @@
 // created through our REST client, then detected and compiled as a user's cluster would be.
 #include "apiserver/api_server.hpp"
 #include "kube/rest_client.hpp"
-#include "plugin/doctor_gather.hpp"
-#include "plugin/live_schema.hpp"
+#include "plugin/doctor/doctor_gather.hpp"
+#include "plugin/validate/live_schema.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 // write_json writes by hand the bytes nlohmann's dump(2) gives for the same values.
-#include "plugin/diagnostic_output.hpp"
+#include "plugin/validate/diagnostic_output.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

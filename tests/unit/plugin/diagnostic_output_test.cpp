@@ -1,4 +1,4 @@
-#include "plugin/diagnostic_output.hpp"
+#include "plugin/validate/diagnostic_output.hpp"
 
 #include <gtest/gtest.h>
 

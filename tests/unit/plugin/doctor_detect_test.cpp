@@ -1,4 +1,4 @@
-#include "plugin/doctor_detect.hpp"
+#include "plugin/doctor/doctor_detect.hpp"
 
 #include "schema/crd_fingerprint.hpp"
 

@@ -1,9 +1,9 @@
 // doctor's gathering, live schemas and server dry runs against a scripted ApiClient.
 #include "plugin/context.hpp"
-#include "plugin/doctor_gather.hpp"
-#include "plugin/live_schema.hpp"
-#include "plugin/live_validate.hpp"
-#include "plugin/server_dry_run.hpp"
+#include "plugin/doctor/doctor_gather.hpp"
+#include "plugin/validate/live_schema.hpp"
+#include "plugin/validate/live_validate.hpp"
+#include "plugin/validate/server_dry_run.hpp"
 #include "tests/unit/plugin/doctor_fake_client.hpp"
 #include "yaml/manifest_reader.hpp"
 

@@ -1,4 +1,4 @@
-#include "plugin/doctor_output.hpp"
+#include "plugin/doctor/doctor_output.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

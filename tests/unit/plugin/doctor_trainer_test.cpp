@@ -1,7 +1,7 @@
-#include "plugin/doctor_trainer.hpp"
+#include "plugin/doctor/doctor_trainer.hpp"
 
-#include "plugin/doctor_gather.hpp"
-#include "plugin/doctor_output.hpp"
+#include "plugin/doctor/doctor_gather.hpp"
+#include "plugin/doctor/doctor_output.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "plugin/env_live.hpp"
+#include "plugin/env/env_live.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,6 @@
-#include "plugin/job_follower.hpp"
+#include "plugin/follow/job_follower.hpp"
 
-#include "plugin/job_kind.hpp"
+#include "plugin/follow/job_kind.hpp"
 #include "tests/support/fake_api_client.hpp"
 #include "util/clock.hpp"
 

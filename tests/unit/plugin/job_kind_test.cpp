@@ -1,6 +1,6 @@
-#include "plugin/job_kind.hpp"
+#include "plugin/follow/job_kind.hpp"
 
-#include "plugin/job_builder.hpp"
+#include "plugin/run/job_builder.hpp"
 #include "tests/support/fake_api_client.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
-#include "plugin/job_view.hpp"
+#include "plugin/follow/job_view.hpp"
 
-#include "plugin/job_builder.hpp"
-#include "plugin/job_follower.hpp"
+#include "plugin/follow/job_follower.hpp"
+#include "plugin/run/job_builder.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

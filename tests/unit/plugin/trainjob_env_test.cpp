@@ -1,4 +1,4 @@
-#include "plugin/trainjob_env.hpp"
+#include "plugin/env/trainjob_env.hpp"
 
 #include "tests/unit/model/trainjob/fixtures.hpp"
 

@@ -1,6 +1,6 @@
 // The job view of a TrainJob: its pods as JobSet labels them, ranks from the completion index.
-#include "plugin/job_follower.hpp"
-#include "plugin/job_view.hpp"
+#include "plugin/follow/job_follower.hpp"
+#include "plugin/follow/job_view.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

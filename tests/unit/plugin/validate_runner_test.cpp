@@ -1,4 +1,4 @@
-#include "plugin/validate_runner.hpp"
+#include "plugin/validate/validate_runner.hpp"
 
 #include "schema/carried/carried_schema.hpp"
 

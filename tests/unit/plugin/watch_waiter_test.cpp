@@ -1,6 +1,6 @@
 // The follower's watch-based waiter against the fake client's real (blocking) watches. A wait
 // that should end and does not hangs the test, which ctest's timeout then fails.
-#include "plugin/watch_waiter.hpp"
+#include "plugin/follow/watch_waiter.hpp"
 
 #include "tests/support/fake_api_client.hpp"
 

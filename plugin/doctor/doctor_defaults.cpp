@@ -1,0 +1,58 @@
+#include "plugin/doctor/doctor_defaults.hpp"
+
+#include "kube/rest_client.hpp"
+#include "plugin/cluster_client.hpp"
+#include "plugin/context.hpp"
+#include "util/strings.hpp"
+
+#include <ostream>
+
+namespace kpt::plugin {
+
+ClusterDefaults consult_cluster(const Context& ctx) {
+  ClusterDefaults out;
+  auto api = connect_best_effort(ctx);
+  if (!api) {
+    if (ctx.verbosity > 0) ctx.err << "no cluster: " << api.error().message << "\n";
+    return out;
+  }
+  const auto* rest = dynamic_cast<const kube::RestClient*>(api->get());
+  out.server = rest != nullptr ? rest->config().server : std::string{};
+  auto detection = detect_release(**api);
+  if (!detection) {
+    out.unreachable = detection.error().message;
+    return out;
+  }
+  out.detection = std::move(*detection);
+  out.api = std::move(*api);
+  return out;
+}
+
+model::pytorchjob::Release default_release(const ClusterDefaults& cluster, Context& ctx) {
+  if (!cluster.unreachable.empty()) {
+    ctx.err << "warning: cannot reach the cluster at " << util::quote(cluster.server)
+            << ": using operator release " << model::pytorchjob::k_newest_release.to_string() << "\n";
+    return model::pytorchjob::k_newest_release;
+  }
+  if (cluster.detection && cluster.detection->verdict.ours) {
+    ctx.err << "using " << cluster.detection->verdict.summary << ", detected in the cluster\n";
+    return *cluster.detection->verdict.release;
+  }
+  if (cluster.detection && cluster.detection->verdict.release) {
+    const auto r = *cluster.detection->verdict.release;
+    ctx.err << "using operator release " << r.to_string() << " detected in the cluster\n";
+    return r;
+  }
+  return model::pytorchjob::k_newest_release;
+}
+
+model::trainjob::TrainerRelease default_trainer_release(const ClusterDefaults& cluster, Context& ctx) {
+  if (cluster.detection && cluster.detection->trainer) {
+    const auto r = *cluster.detection->trainer;
+    ctx.err << "using Trainer release " << r.to_string() << " detected in the cluster\n";
+    return r;
+  }
+  return model::trainjob::k_newest_trainer_release;
+}
+
+}  // namespace kpt::plugin

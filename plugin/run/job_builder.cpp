@@ -1,0 +1,53 @@
+#include "plugin/run/job_builder.hpp"
+
+#include "util/strings.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+
+namespace kpt::plugin {
+
+nlohmann::json build_job(const JobRequest& request) {
+  using nlohmann::json;
+  json container = {{"name", "pytorch"},
+                    {"image", request.image},
+                    {"command", request.command},
+                    {"ports", json::array({{{"name", "pytorchjob-port"}, {"containerPort", 23456}}})}};
+  json metadata = {{"name", request.name}};
+  if (!request.ns.empty()) metadata["namespace"] = request.ns;
+  json spec = {{"runPolicy", {{"cleanPodPolicy", "None"}}},
+               {"pytorchReplicaSpecs",
+                {{"Worker",
+                  {{"replicas", request.workers},
+                   {"restartPolicy", request.restart_policy},
+                   {"template", {{"spec", {{"containers", json::array({container})}}}}}}}}}};
+  if (!request.nproc_per_node.empty()) spec["nprocPerNode"] = request.nproc_per_node;
+  return {{"apiVersion", "kubeflow.org/v1"}, {"kind", "PyTorchJob"}, {"metadata", metadata}, {"spec", spec}};
+}
+
+Expected<nlohmann::json> build_trainjob(const JobRequest& request) {
+  using nlohmann::json;
+  if (request.workers < 1) return make_error(ErrorCode::usage, "--nodes must be at least 1");
+  json trainer = {{"image", request.image}, {"command", request.command}, {"numNodes", request.workers}};
+  if (!request.nproc_per_node.empty()) {
+    const std::string& text = request.nproc_per_node;
+    int n = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (ec != std::errc() || end != text.data() + text.size() || n < 1) {
+      return make_error(ErrorCode::usage, "--nproc-per-node must be a positive integer for a TrainJob (got " +
+                                              util::quote(request.nproc_per_node) + ")");
+    }
+    trainer["numProcPerNode"] = n;
+  }
+  json metadata = {{"name", request.name}};
+  if (!request.ns.empty()) metadata["namespace"] = request.ns;
+  return json{{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+              {"kind", "TrainJob"},
+              {"metadata", metadata},
+              {"spec",
+               {{"runtimeRef", {{"name", request.runtime}, {"kind", "ClusterTrainingRuntime"}}},
+                {"trainer", trainer}}}};
+}
+
+}  // namespace kpt::plugin

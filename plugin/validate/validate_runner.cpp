@@ -1,0 +1,191 @@
+#include "plugin/validate/validate_runner.hpp"
+
+#include "schema/release_fields.hpp"
+#include "util/strings.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <thread>
+
+namespace kpt::plugin {
+
+namespace {
+
+constexpr const char* k_pytorch_job = "PyTorchJob";
+
+Diagnostic finding(const yaml::Document& doc, yaml::Position pos, std::string field, std::string rule,
+                   std::string message, std::string hint) {
+  return Diagnostic{Severity::error,    Location{doc.file, pos.line, pos.col},
+                    std::move(field),   std::move(rule),
+                    std::move(message), std::move(hint)};
+}
+
+yaml::Position value_pos(const yaml::Node& map, std::string_view key, yaml::Position fallback) {
+  const yaml::Node* v = map.find(key);
+  return v != nullptr && v->pos.line != 0 ? v->pos : fallback;
+}
+
+/// The set that serves `kind`: the CRD's (or carried PyTorchJob) schemas first, then the fallback.
+const schema::SchemaSet* schemas_for(const ValidateSettings& s, std::string_view kind) {
+  for (const schema::SchemaSet* set : {s.schemas, s.fallback_schemas}) {
+    if (set != nullptr && !set->api_versions(kind).empty()) return set;
+  }
+  return nullptr;
+}
+
+DocumentReport validate_document(const yaml::Document& doc, const ValidateSettings& s) {
+  DocumentReport out;
+  out.index = doc.index;
+  out.line = doc.start.line;
+  const auto& root = doc.root;
+  const yaml::Node* kind = root.find("kind");
+  const yaml::Node* api_version = root.find("apiVersion");
+  if (const auto* name = root.at_path({"metadata", "name"}); name != nullptr && name->is_scalar())
+    out.name = name->text;
+  if (!root.is_map() || kind == nullptr || !kind->is_string() || api_version == nullptr ||
+      !api_version->is_string()) {
+    const bool no_version = api_version == nullptr || !api_version->is_string();
+    const bool no_kind = kind == nullptr || !kind->is_string();
+    const std::string missing =
+        no_version && no_kind ? "'apiVersion' or 'kind'" : (no_kind ? "'kind'" : "'apiVersion'");
+    out.findings.push_back(finding(
+        doc, root.pos.line != 0 ? root.pos : doc.start, "", "manifest.type", "document has no " + missing,
+        "a PyTorchJob starts with 'apiVersion: kubeflow.org/v1' and 'kind: PyTorchJob'"));
+    return out;
+  }
+  out.kind = kind->text;
+  const schema::SchemaSet* schemas = schemas_for(s, kind->text);
+  if (schemas == nullptr) {
+    out.skipped = true;
+    return out;
+  }
+  const auto served = schemas->api_versions(kind->text);
+  const schema::StructuralSchema* structural = schemas->find(api_version->text, kind->text);
+  if (structural == nullptr) {
+    out.findings.push_back(
+        finding(doc, value_pos(root, "apiVersion", doc.start), "apiVersion", "schema.api-version",
+                "apiVersion " + util::quote(api_version->text) + " of kind " + util::quote(kind->text) +
+                    " is not served by " + schemas->origin() + " (served: " + util::join(served, ", ") + ")",
+                "use apiVersion: " + served.front()));
+    return out;
+  }
+  schema::StructuralOptions sopts;
+  sopts.unknown_fields_are_errors = s.rules.strict;
+  auto found = schema::validate_structure(doc, *structural, sopts);
+  Diagnostics release_fields;
+  Diagnostics rules;
+  if (kind->text == k_pytorch_job) {
+    release_fields = schema::check_release_fields(doc, s.rules.release);
+    rules = schema::rules::check_rules(doc, s.rules);
+  } else if (schema::rules::is_trainer_kind(kind->text)) {
+    rules = schema::rules::check_trainer_rules(doc, s.trainer);
+  }
+  out.findings =
+      schema::rules::combine_findings(std::move(found), std::move(release_fields), std::move(rules), s.rules);
+  return out;
+}
+
+}  // namespace
+
+std::vector<yaml::Document> expand_lists(std::vector<yaml::Document> documents) {
+  std::vector<yaml::Document> out;
+  out.reserve(documents.size());
+  for (auto& doc : documents) {
+    const yaml::Node* kind = doc.root.find("kind");
+    const yaml::Node* items = doc.root.find("items");
+    if (kind == nullptr || !kind->is_string() || !util::ends_with(kind->text, "List") || items == nullptr ||
+        !items->is_seq()) {
+      out.push_back(std::move(doc));
+      continue;
+    }
+    for (const auto& item : items->items)
+      out.push_back(yaml::Document{doc.file, 0, item.pos, item, doc.source});
+  }
+  for (std::size_t i = 0; i < out.size(); ++i) out[i].index = i;
+  return out;
+}
+
+FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& settings) {
+  FileReport out;
+  out.name = input.name;
+  out.source = input.text;
+  auto read = yaml::read_manifests(input, settings.limits);
+  out.file_findings = std::move(read.findings);
+  const auto documents = expand_lists(std::move(read.documents));
+  out.documents.reserve(documents.size());
+  ValidateSettings own = settings;
+  model::trainjob::AvailableRuntimes runtimes;
+  if (settings.trainer.runtimes == nullptr) {  // called for this file alone: its own runtimes
+    for (const auto& doc : documents) schema::rules::collect_runtime(doc, runtimes);
+    own.trainer.runtimes = &runtimes;
+    own.trainer.runtimes_include_carried = false;
+  }
+  for (const auto& doc : documents) out.documents.push_back(validate_document(doc, own));
+  if (out.documents.empty() && out.file_findings.empty()) {
+    out.file_findings.push_back(Diagnostic{Severity::warning, Location{input.name, 0, 0}, "", "input.empty",
+                                           "holds no documents: nothing to validate", ""});
+  }
+  return out;
+}
+
+/// Every runtime of the inputs plus `given`. Only inputs that mention a runtime kind are read for it.
+model::trainjob::AvailableRuntimes input_runtimes(const std::vector<yaml::InputFile>& inputs,
+                                                  const ValidateSettings& settings) {
+  model::trainjob::AvailableRuntimes out;
+  if (settings.trainer.runtimes != nullptr) out = *settings.trainer.runtimes;
+  for (const auto& input : inputs) {
+    if (input.text == nullptr || input.text->find("TrainingRuntime") == std::string::npos) continue;
+    for (const auto& doc : expand_lists(yaml::read_manifests(input, settings.limits).documents))
+      schema::rules::collect_runtime(doc, out);
+  }
+  return out;
+}
+
+/// Whether any input may hold a TrainJob, whose rules look runtimes up.
+bool mentions_trainjob(const std::vector<yaml::InputFile>& inputs) {
+  return std::any_of(inputs.begin(), inputs.end(), [](const yaml::InputFile& input) {
+    return input.text != nullptr && input.text->find("TrainJob") != std::string::npos;
+  });
+}
+
+Report validate_inputs(const std::vector<yaml::InputFile>& inputs, const ValidateSettings& given) {
+  auto runtimes = input_runtimes(inputs, given);
+  ValidateSettings settings = given;
+  if (mentions_trainjob(inputs)) {
+    // The shipped catalog once for the run: rebuilt per TrainJob it was a third of the run's time.
+    runtimes = model::trainjob::with_carried_runtimes(std::move(runtimes), given.trainer.release);
+    settings.trainer.runtimes_include_carried = true;
+  }
+  settings.trainer.runtimes = &runtimes;
+  Report report;
+  report.files.resize(inputs.size());
+  const unsigned workers =
+      std::max(1u, std::min<unsigned>(settings.jobs, static_cast<unsigned>(inputs.size())));
+  if (workers <= 1) {
+    for (std::size_t i = 0; i < inputs.size(); ++i) report.files[i] = validate_file(inputs[i], settings);
+    return report;
+  }
+  // Each worker takes the next file; results land in their input slot, so order is fixed.
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (unsigned w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      for (std::size_t i = next++; i < inputs.size(); i = next++) {
+        try {
+          report.files[i] = validate_file(inputs[i], settings);
+        } catch (const std::exception& e) {  // a broken invariant: report it on its file, keep going
+          report.files[i].name = inputs[i].name;
+          report.files[i].file_findings.push_back(
+              Diagnostic{Severity::error, Location{inputs[i].name, 0, 0}, "", "internal",
+                         std::string("internal error while validating: ") + e.what(), ""});
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return report;
+}
+
+}  // namespace kpt::plugin
