@@ -4,20 +4,17 @@
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/convert_detail.hpp"
 #include "model/trainjob/convert_policy.hpp"
-#include "model/trainjob/json_access.hpp"
 
 namespace kpt::model::trainjob::detail {
+
+using util::int_at;
+using util::object_at;
+using util::string_at;
 
 namespace {
 
 using nlohmann::json;
 using Kind = ConvertNote::Kind;
-
-std::optional<std::int64_t> int_at(const json& object, std::string_view key) {
-  const json* v = child(object, key);
-  if (v == nullptr || !v->is_number_integer()) return std::nullopt;
-  return v->get<std::int64_t>();
-}
 
 void restart_policy_note(Converter& c, const std::string& policy, bool max_restarts,
                          const std::string& field) {
