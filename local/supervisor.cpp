@@ -135,8 +135,10 @@ enum class Role {
   init,                   ///< PID 1 of the pod's PID namespace; the child is the command
 };
 
-/// Waits for `child`, passing signals on; returns its wait status.
-int wait_passing_signals(pid_t child, Role role) {
+/// Waits for `child`, passing signals on; returns its wait status. k_kill_all_signal ends
+/// everything only when `node` sent it (or the kernel did for it, as the node's death signal):
+/// from anyone else, the command's own processes included, it is passed on like any other.
+int wait_passing_signals(pid_t child, Role role, pid_t node) {
   sigset_t all;
   sigfillset(&all);
   for (;;) {
@@ -151,10 +153,11 @@ int wait_passing_signals(pid_t child, Role role) {
       }
       continue;
     }
+    const bool kill_all = sig == k_kill_all_signal && info.si_pid == node && role != Role::init;
     if (role == Role::supervisor_of_init) {
       // The init passes signals on to the command's group; killing it ends the namespace.
-      ::kill(child, sig == k_kill_all_signal ? SIGKILL : sig);
-    } else if (role == Role::supervisor_of_command && sig == k_kill_all_signal) {
+      ::kill(child, kill_all ? SIGKILL : sig);
+    } else if (kill_all) {
       ::kill(-child, SIGKILL);
       ::kill(child, SIGKILL);
       kill_children();
@@ -232,7 +235,7 @@ int wait_passing_signals(pid_t child, Role role) {
   ::close(p.report_fd);
   for (const int fd : p.std_fds)
     if (fd >= 0) ::close(fd);
-  const int status = wait_passing_signals(child, Role::init);
+  const int status = wait_passing_signals(child, Role::init, 0);
   ::kill(-1, SIGKILL);  // from PID 1: every other process of the namespace
   while (::waitpid(-1, nullptr, 0) > 0 || errno == EINTR) {
   }
@@ -305,7 +308,7 @@ void run_supervisor(const SupervisorPlan& p) {
     ::close(alive[0]);
   }
   const int status =
-      wait_passing_signals(child, init ? Role::supervisor_of_init : Role::supervisor_of_command);
+      wait_passing_signals(child, init ? Role::supervisor_of_init : Role::supervisor_of_command, p.node_pid);
   if (init) {
     int inner = 0;
     if (::read(result[0], &inner, sizeof inner) == static_cast<ssize_t>(sizeof inner)) exit_like(inner);

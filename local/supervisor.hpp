@@ -63,8 +63,8 @@ struct SupervisorReport {
 };
 
 /// The signal the node sends a supervisor to end its command and every process of it at once
-/// (SIGKILL would only end the supervisor). Every other signal is passed on to the command's
-/// process group.
+/// (SIGKILL would only end the supervisor). Sent by anyone else, and every other signal, it is
+/// passed on to the command's process group.
 inline constexpr int k_kill_all_signal = SIGUSR1;
 
 /// Runs in the child of fork() and never returns. The supervisor ends its command when the

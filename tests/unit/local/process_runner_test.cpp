@@ -180,6 +180,25 @@ TEST_F(ProcessRunnerTest, NothingAContainerStartedOutlivesIt) {
   }
 }
 
+TEST_F(ProcessRunnerTest, ASignalFromTheCommandToItsParentIsPassedOnNotTakenForTheNodes) {
+  for (const bool ns : modes()) {
+    SCOPED_TRACE(ns ? "PID namespace" : "no namespace");
+    auto runner = make_posix_runner();
+    ::unlink(m_dir.file("out.log").c_str());
+    // The node ends a pod with SIGUSR1 to its supervisor; the pod's own SIGUSR1 to its parent
+    // (the supervisor, or its init) comes back to the pod's group as a container's init passes it.
+    auto started =
+        // (the group's sleep may get it too: the shell's note on that goes to /dev/null)
+        runner->start(
+            spec({"sh", "-c",
+                  "trap 'echo usr1; exit 4' USR1; kill -USR1 $PPID; exec 2>/dev/null; sleep 5; exit 1"},
+                 ns));
+    ASSERT_TRUE(started);
+    EXPECT_EQ(wait_for(*runner, started->pid).exit_code, 4);
+    EXPECT_EQ(read(m_dir.file("out.log")), "usr1\n");
+  }
+}
+
 TEST_F(ProcessRunnerTest, NothingOutlivesTheNodeThatStartedIt) {
   for (const bool ns : modes()) {
     SCOPED_TRACE(ns ? "PID namespace" : "no namespace");
