@@ -9,7 +9,10 @@ load helpers
 setup_file() { start_file_cluster node; }
 teardown_file() { stop_file_cluster; }
 setup() { setup_workdir; }
-teardown() { teardown_workdir; }
+teardown() {
+  [ ! -d "$KPT_WORK/user/state" ] || "$KPT_BIN" local down --force --state-dir "$KPT_WORK/user/state" >/dev/null 2>&1 || true
+  teardown_workdir
+}
 
 # A pod from a command line: pod NAME [extra spec YAML lines] -- COMMAND...
 pod() {
@@ -151,6 +154,40 @@ YAML
   kubectl wait --for=jsonpath='{.status.phase}'=Succeeded pod/apicall --timeout=60s >/dev/null
   [ "$(kubectl logs apicall)" = apicall ]
   kubectl delete pod apicall --wait=false >/dev/null
+}
+
+@test "a node that is not root: its pods run as its user, in namespaces of a user namespace, the same way" {
+  # As root (CI), the node runs as nobody; a suite that is not root runs it as itself.
+  as=()
+  dir="$KPT_WORK/user"
+  mkdir -p "$dir"
+  if [ "$(id -u)" = 0 ]; then
+    as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    chmod 755 "$KPT_WORK"
+    chown 65534:65534 "$dir"
+  fi
+  user=(env -i PATH=/usr/bin:/bin HOME="$dir" "${as[@]}" "$KPT_BIN")
+  run "${user[@]}" local up --state-dir "$dir/state" --kubeconfig-out "$dir/kubeconfig"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"pods: each job in a network namespace of its own"*"each pod in a PID namespace of its own"* ]]
+  k=(kubectl --kubeconfig "$dir/kubeconfig")
+  "${k[@]}" apply -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata: {name: unprivileged}
+spec:
+  terminationGracePeriodSeconds: 5
+  containers: [{name: main, image: local, command: [sh, -c, 'setsid sleep 600.107 & id -u; grep SigBlk /proc/self/status; exec sleep 600.108']}]
+YAML
+  "${k[@]}" wait --for=condition=Ready pod/unprivileged --timeout=30s >/dev/null
+  for _ in $(seq 100); do [ "$("${k[@]}" logs unprivileged | wc -l)" = 2 ] && break; sleep 0.1; done
+  [ "$("${k[@]}" logs unprivileged)" = "$([ "$(id -u)" = 0 ] && echo 65534 || id -u)"$'
+SigBlk:	0000000000000000' ]
+  [ -n "$(pids_of "sleep 600.107")" ]
+  "${k[@]}" delete pod unprivileged --wait=false >/dev/null
+  gone "sleep 600.107"
+  gone "sleep 600.108"
+  "${user[@]}" local down --force --state-dir "$dir/state" >/dev/null
 }
 
 @test "local down names what runs and stops nothing without --force; with it, SIGTERM reaches every pod" {
