@@ -44,3 +44,10 @@ stop_file_cluster() {
   "$KPT_BIN" local down --force --grace 2s >/dev/null 2>&1 || true
   rm -rf "$KPT_FILE_DIR"
 }
+# Waits (at most 30 s) until each object exists: `kubectl wait` fails at once on one that a
+# controller has not created yet.
+wait_created() {
+  for obj in "$@"; do
+    for _ in $(seq 300); do kubectl get "$obj" >/dev/null 2>&1 && break; sleep 0.1; done
+  done
+}

@@ -42,6 +42,7 @@ spec:
             image: python:3.11
             command: [sh, -c, 'if [ -e $KPT_WORK/ran-\$RANK ]; then echo "rank \$RANK again"; exit 0; fi; touch $KPT_WORK/ran-\$RANK; setsid sleep 600.301 & exec sleep 600.302']
 YAML
+  wait_created pod/crashed-worker-0 pod/crashed-worker-1
   kubectl wait --for=jsonpath='{.status.phase}'=Running pod/crashed-worker-0 pod/crashed-worker-1 --timeout=60s >/dev/null
   for _ in $(seq 100); do [ "$(pgrep -fc 'sleep 600.30[12]')" = 4 ] && break; sleep 0.1; done
   [ "$(pgrep -fc 'sleep 600.30[12]')" = 4 ]

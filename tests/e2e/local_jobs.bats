@@ -65,8 +65,10 @@ YAML
   [[ "$output" == *"pods: on the host's network, so jobs that declare the same port run one after the other; each pod in a PID namespace of its own"* ]]
   [[ "$output" == *"Stop it with: kubectl pytorch local down --state-dir $state"* ]]
   kubectl apply -f "$KPT_SOURCE_DIR/testdata/run/sleeper.yaml" >/dev/null
+  wait_created pod/sleeper-worker-0
   kubectl wait --for=jsonpath='{.status.phase}'=Running pod/sleeper-worker-0 --timeout=60s >/dev/null
   kubectl apply -f "$KPT_SOURCE_DIR/testdata/run/hello.yaml" >/dev/null
+  wait_created pod/hello-worker-0 pod/hello-worker-1
   kubectl wait --for=condition=PodScheduled=False pod/hello-worker-0 pod/hello-worker-1 --timeout=60s >/dev/null
   run kubectl get pod hello-worker-1 -o jsonpath='{.status.conditions[0].reason}|{.status.conditions[0].message}|{.spec.nodeName}'
   [ "$output" = "Unschedulable|0/1 nodes are available: 1 node(s) didn't have free ports for the requested pod ports. (local node: port 23456 is held by pod default/sleeper-worker-0 of another job; local pods share the host's network, so this pod starts when it ends)|" ]
