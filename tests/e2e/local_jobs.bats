@@ -9,7 +9,10 @@ load helpers
 setup_file() { start_file_cluster jobs; }
 teardown_file() { stop_file_cluster; }
 setup() { setup_workdir; }
-teardown() { teardown_workdir; }
+teardown() {
+  [ ! -d "$KPT_WORK/host-state" ] || "$KPT_BIN" local down --force --grace 1s --state-dir "$KPT_WORK/host-state" >/dev/null 2>&1 || true
+  teardown_workdir
+}
 
 # A PyTorchJob of two workers running side_by_side.py with JOB=$1.
 torch_job() {
