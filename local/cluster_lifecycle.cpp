@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -136,6 +137,10 @@ Expected<int> ClusterLifecycle::spawn() const {
     args.emplace_back("--watch-history");
     args.push_back(std::to_string(m_options.watch_history));
   }
+  if (!m_options.pod_network.empty()) {
+    args.emplace_back("--pod-network");
+    args.push_back(m_options.pod_network);
+  }
   if (m_options.event_ttl.count() > 0) {
     args.emplace_back("--event-ttl");
     args.push_back(std::to_string(m_options.event_ttl.count()) + "s");
@@ -180,26 +185,34 @@ Expected<UpResult> ClusterLifecycle::wait_ready(int child) const {
   return last.context("waiting for the local server");
 }
 
-Expected<StopResult> ClusterLifecycle::stop() const {
+Expected<StopResult> ClusterLifecycle::stop(const StopOptions& options) const {
   const auto s = status();
   if (s.state == ClusterStatus::State::stopped) {
     remove_stale_files();
     return StopResult{};
   }
+  auto pods_grace = options.pods_grace;
+  if (options.grace) {
+    pods_grace = std::min(pods_grace, *options.grace);
+    if (auto w = write_private(m_paths.stop_grace_file, std::to_string(options.grace->count()) + "\n"); !w)
+      return w.error();
+  }
   if (s.pid <= 0 || ::kill(s.pid, SIGTERM) != 0) {
     return make_error(ErrorCode::io, "stopping pid " + std::to_string(s.pid) + ": " + std::strerror(errno));
   }
-  if (auto gone = wait_exit(s.pid, m_options.stop_timeout); !gone) return gone.error();
+  const auto timeout =
+      m_options.stop_timeout + std::chrono::duration_cast<std::chrono::milliseconds>(pods_grace);
+  if (auto gone = wait_exit(s.pid, timeout); !gone) return gone.error();
   remove_stale_files();
   return StopResult{true, s.pid};
 }
 
-Expected<StopResult> ClusterLifecycle::reset() const {
-  auto stopped = stop();
+Expected<StopResult> ClusterLifecycle::reset(const StopOptions& options) const {
+  auto stopped = stop(options);
   if (!stopped) return stopped.error();
   std::error_code ec;
   for (const auto& file : {m_paths.database_file, m_paths.database_file + "-wal",
-                           m_paths.database_file + "-shm", m_paths.hosts_file}) {
+                           m_paths.database_file + "-shm", m_paths.hosts_file, m_paths.ledger_file}) {
     if (std::filesystem::remove(file, ec); ec) {
       return make_error(ErrorCode::io, "removing '" + file + "': " + ec.message());
     }

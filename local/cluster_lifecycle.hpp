@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@ struct LifecycleOptions {
   bool server_only = false;                 ///< only the API server: no controller, no node
   std::size_t watch_history = 0;            ///< passed to `local serve`; 0: its default
   std::chrono::seconds event_ttl{0};        ///< passed to `local serve`; 0: its default (1 h)
+  std::string pod_network;                  ///< passed to `local serve`; empty: its default (auto)
   std::chrono::milliseconds start_timeout{30'000};
   std::chrono::milliseconds stop_timeout{15'000};
   std::chrono::milliseconds probe_timeout{5'000};  ///< how long a probe waits for an answer
@@ -41,6 +43,14 @@ struct UpResult {
   int pid = 0;
   int port = 0;
   bool started = false;  ///< false: it was already up and answering
+};
+
+/// How stop() stops the pods.
+struct StopOptions {
+  /// Caps every pod's terminationGracePeriodSeconds (`local down --grace`).
+  std::optional<std::chrono::seconds> grace;
+  /// The longest grace period of the running pods: how much longer than stop_timeout to wait.
+  std::chrono::seconds pods_grace{0};
 };
 
 /// How stop() found the cluster.
@@ -69,12 +79,13 @@ class ClusterLifecycle {
   /// killed and replaced.
   Expected<UpResult> ensure_up() const;
 
-  /// Sends SIGTERM and waits for the server to exit; removes stale pid and port files.
-  Expected<StopResult> stop() const;
+  /// Sends SIGTERM and waits for the server to exit (its node stops the pods first: SIGTERM,
+  /// SIGKILL after their grace period); removes stale pid and port files.
+  Expected<StopResult> stop(const StopOptions& options = {}) const;
 
   /// Stops the cluster and wipes what it stored: every object (the database), pod logs and
   /// names. The CA and token stay, so kubeconfigs written before keep working after `local up`.
-  Expected<StopResult> reset() const;
+  Expected<StopResult> reset(const StopOptions& options = {}) const;
 
   /// A client for the running cluster (port file, token and CA of the state directory).
   [[nodiscard]] Expected<std::unique_ptr<kube::ApiClient>> client() const;
