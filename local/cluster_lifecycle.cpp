@@ -6,8 +6,10 @@
 #include <httplib.h>
 #include <openssl/pem.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/auxv.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -58,6 +60,17 @@ bool lock_held(const std::string& lock_file) {
 std::string seconds_text(std::chrono::milliseconds d) { return std::to_string(d.count() / 1000) + "s"; }
 
 }  // namespace
+
+std::string self_executable(unsigned long interpreter_base, const std::string& argv0) {
+  if (interpreter_base == 0 && !argv0.empty()) return argv0;
+  return "/proc/self/exe";
+}
+
+std::string running_executable() {
+  // glibc's program_invocation_name is main's argv[0], after the loader applied --argv0.
+  return self_executable(::getauxval(AT_BASE),
+                         program_invocation_name != nullptr ? program_invocation_name : "");
+}
 
 ClusterLifecycle::ClusterLifecycle(ClusterPaths paths, LifecycleOptions options)
     : m_paths(std::move(paths)), m_options(std::move(options)) {}

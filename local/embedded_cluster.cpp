@@ -34,15 +34,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
-std::string find_nss_wrapper() {
-  for (const char* dir :
-       {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"}) {
-    const std::string candidate = std::string(dir) + "/libnss_wrapper.so";
-    if (::access(candidate.c_str(), R_OK) == 0) return candidate;
-  }
-  return {};
-}
-
 /// The serving certificate and token that `local up` wrote into the state directory.
 Expected<apiserver::ServerOptions> server_options_from(const ClusterPaths& paths) {
   auto ca = util::read_file(paths.ca_file);
@@ -146,6 +137,15 @@ controller::ControllerConfig controller_config_for(const ClusterOptions& options
 
 }  // namespace
 
+std::string find_nss_wrapper() {
+  for (const char* dir :
+       {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"}) {
+    const std::string candidate = std::string(dir) + "/libnss_wrapper.so";
+    if (::access(candidate.c_str(), R_OK) == 0) return candidate;
+  }
+  return {};
+}
+
 struct EmbeddedCluster::Parts {
   std::optional<ServeLock> lock;
   std::unique_ptr<apiserver::ApiServer> server;
@@ -194,8 +194,7 @@ Expected<void> EmbeddedCluster::Parts::start_node_and_controller(const ClusterOp
   std::cerr << mode << "\n";
   if (auto w = write_private(options.paths.node_mode_file, mode + "\n", 0644); !w) return w.error();
   if (node_options.env.nss_wrapper_library.empty()) {
-    std::cerr << "warning: libnss-wrapper is not installed: Service names will not resolve for local pods "
-                 "(apt-get install -y libnss-wrapper)\n";
+    std::cerr << k_no_name_resolution_warning << "\n";
   }
   runner = make_posix_runner();
   node = std::make_unique<LocalNode>(*node_client, *runner, node_options);

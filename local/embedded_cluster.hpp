@@ -53,6 +53,16 @@ class EmbeddedCluster {
   std::unique_ptr<Parts> m_parts;
 };
 
+/// Debian's libnss_wrapper.so, through which local pods resolve Service and pod names (the node
+/// preloads it into them); empty when it is not installed.
+std::string find_nss_wrapper();
+
+/// What the node (in the server's log) and `run --local` (to its user) say when there is no
+/// libnss_wrapper.so: the job runs all the same, but its ranks cannot reach each other by name.
+inline constexpr const char* k_no_name_resolution_warning =
+    "warning: libnss-wrapper is not installed: the local node resolves no Service names, so ranks that "
+    "rendezvous at MASTER_ADDR cannot find each other (apt-get install -y libnss-wrapper)";
+
 /// `local serve`: an EmbeddedCluster until SIGTERM or SIGINT. Returns the exit code.
 int serve_cluster(const ClusterOptions& options);
 
