@@ -4,6 +4,7 @@
 #include "apiserver/delete_options.hpp"
 #include "apiserver/discovery.hpp"
 #include "apiserver/protobuf_body.hpp"
+#include "apiserver/query_params.hpp"
 #include "apiserver/table.hpp"
 
 #include <ctime>
@@ -227,7 +228,9 @@ HttpResponse ApiHandler::do_list(const HttpRequest& req, const Target& t) {
   if (!fields) return error_response(bad_request(fields.error().message));
   q.labels = std::move(*labels);
   q.fields = std::move(*fields);
-  if (req.has_param("limit")) q.limit = std::atoll(req.param("limit").c_str());
+  auto limit = int64_param(req, "limit");
+  if (!limit) return error_response(limit.error());
+  if (*limit) q.limit = **limit;
   q.continue_token = req.param("continue");
   auto list = m_ops.list(res, t.ns, q);
   if (!list) return error_response(list.error());
