@@ -6,6 +6,7 @@
 #include "apiserver/protobuf_body.hpp"
 #include "apiserver/query_params.hpp"
 #include "apiserver/table.hpp"
+#include "kube/json_fields.hpp"
 
 #include <ctime>
 
@@ -308,7 +309,8 @@ HttpResponse ApiHandler::do_delete(const HttpRequest& req, const Target& t) {
 HttpResponse ApiHandler::do_binding(const HttpRequest& req, const Target& t) {
   auto body = parse_body(req, nullptr);
   if (!body) return error_response(body.error());
-  const std::string node = body.value().value("target", json::object()).value("name", "");
+  const auto target = body.value().is_object() ? body.value().find("target") : body.value().end();
+  const std::string node = target != body.value().end() ? kube::string_field(*target, "name") : std::string();
   if (node.empty()) {
     return error_response(
         invalid("", "Binding", t.name, {{"FieldValueRequired", "Required value", "target.name"}}));

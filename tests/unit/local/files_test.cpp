@@ -1,9 +1,8 @@
 #include "local/hosts_file.hpp"
 #include "local/log_store.hpp"
+#include "tests/support/temp_dir.hpp"
 
 #include <gtest/gtest.h>
-
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -37,23 +36,19 @@ TEST(HostsFile, ADeletedPodsNamesLeaveTheFile) {
   EXPECT_EQ(hosts.render(), with_service);
 }
 
-/// A log file in its own temporary folder, removed with it.
+/// A log file in its own temporary folder (kept when the test fails).
 class LogFile {
  public:
-  explicit LogFile(const std::string& text)
-      : m_dir(std::filesystem::temp_directory_path() /
-              ("kpt-logstore-" + std::to_string(::getpid()) + "-" + std::to_string(s_next++))),
-        m_store(m_dir.string()) {
+  explicit LogFile(const std::string& text) : m_dir(m_temp.path() + "/logs"), m_store(m_dir.string()) {
     EXPECT_TRUE(m_store.prepare("ns", "pod", "uid", "c", 0));
     m_path = m_store.path("ns", "pod", "uid", "c", 0);
     std::ofstream(m_path, std::ios::binary) << text;
   }
-  ~LogFile() { std::filesystem::remove_all(m_dir); }
   [[nodiscard]] const std::string& path() const { return m_path; }
   [[nodiscard]] const std::filesystem::path& dir() const { return m_dir; }
 
  private:
-  static inline int s_next = 0;
+  kpt::testing::TempDir m_temp{"kpt-logstore"};
   std::filesystem::path m_dir;
   LogStore m_store;
   std::string m_path;
