@@ -47,7 +47,8 @@ Expected<LogRequest> log_request_of(const HttpRequest& request, const std::strin
   std::vector<StatusCause> causes;
   if (*tail && **tail < 0)
     causes.push_back(invalid_integer("tailLines", **tail, "must be greater than or equal to 0"));
-  if (*limit && **limit < 1) causes.push_back(invalid_integer("limitBytes", **limit, "must be greater than 0"));
+  if (*limit && **limit < 1)
+    causes.push_back(invalid_integer("limitBytes", **limit, "must be greater than 0"));
   if (*since_seconds && since_time) {
     causes.push_back({"FieldValueForbidden",
                       "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified", ""});
