@@ -74,7 +74,9 @@ struct ApiServer::Impl {
         store(options.store),
         opened(open_database()),
         faults(options.faults),
-        handler(store, registry, faults) {}
+        handler(store, registry, faults) {
+    handler.set_service_account_secret(options.token);
+  }
 
   ServerOptions options;
   Store store;

@@ -175,6 +175,7 @@ HttpResponse ApiHandler::do_log(const HttpRequest& req, const Target& t) {
   lr.container = req.param("container");
   lr.follow = req.flag("follow");
   lr.previous = req.flag("previous");
+  lr.timestamps = req.flag("timestamps");
   if (req.has_param("tailLines")) lr.tail_lines = std::atoll(req.param("tailLines").c_str());
   if (req.has_param("limitBytes")) lr.limit_bytes = std::atoll(req.param("limitBytes").c_str());
   auto opened = m_logs->open(lr, pod.value());

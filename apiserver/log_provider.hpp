@@ -24,6 +24,7 @@ struct LogRequest {
   bool previous = false;
   std::optional<std::int64_t> tail_lines;
   std::optional<std::int64_t> limit_bytes;
+  bool timestamps = false;  ///< each line prefixed with when it was written (RFC 3339, nanoseconds)
 };
 
 /// An open log: read() returns the next chunk, waiting up to `wait` when following.

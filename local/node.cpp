@@ -2,6 +2,7 @@
 
 #include "controller/stop_token.hpp"
 #include "local/node_restart.hpp"
+#include "local/pod_volumes.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <filesystem>
 #include <thread>
 namespace kpt::local {
 
@@ -126,7 +128,7 @@ void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
     if (add_host_names(pod)) (void)m_hosts.write();
     Tracked t;
     t.pod = pod;
-    t.run = make_pod_run(pod, m_options.env, util::now_rfc3339(), fetch_env_sources(pod));
+    t.run = plan_run(t, util::now_rfc3339(), std::chrono::steady_clock::now());
     t.retry_at = std::chrono::steady_clock::now() + k_config_retry;
     // A pod we do not track that already ran: it ran under this node before a restart.
     if (const auto status = pod.value("status", json::object());
@@ -197,9 +199,54 @@ void LocalNode::admit_waiting() {
 void LocalNode::retry_config(Tracked& t, SteadyTime now) {
   if (t.run.config_error.empty() || now < t.retry_at) return;
   t.retry_at = now + k_config_retry;
-  PodRun fresh = make_pod_run(t.pod, m_options.env, t.run.start_time, fetch_env_sources(t.pod));
+  PodRun fresh = plan_run(t, t.run.start_time, now);
   fresh.condition_since = std::move(t.run.condition_since);
   t.run = std::move(fresh);
+}
+
+void LocalNode::sample_logs(const Tracked& t, bool gone) {
+  const auto now = std::chrono::system_clock::now();
+  for (const auto& c : t.run.containers) {
+    for (int run = gone ? 0 : c.restart_count; run <= c.restart_count; ++run) {
+      const std::string file = m_logs.path(t.run.ns, t.run.name, t.run.uid, c.launch.name, run);
+      if (gone) {
+        m_log_clock.forget(file);
+        continue;
+      }
+      if (c.phase == ContainerRun::Phase::waiting) continue;
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(file, ec);
+      if (!ec) m_log_clock.sample(file, static_cast<std::size_t>(size), now);
+    }
+  }
+}
+
+std::string LocalNode::volume_root(const std::string& uid) const { return m_options.volume_dir + "/" + uid; }
+
+PodRun LocalNode::plan_run(Tracked& t, const std::string& start_time, SteadyTime now) {
+  PodRun run = make_pod_run(t.pod, m_options.env, start_time, fetch_env_sources(t.pod));
+  const auto files = projected_files(t.pod);
+  if (!run.config_error.empty() || m_options.volume_dir.empty() || files.empty()) return run;
+  auto written = write_projected_files(m_api, t.pod, files, volume_root(run.uid));
+  if (!written) {
+    run.config_error = "MountVolume.SetUp failed: " + written.error().message;
+    return run;
+  }
+  std::vector<std::string> volumes;
+  for (const auto& f : files) volumes.push_back(f.volume);
+  std::vector<ContainerLaunch> launches;
+  for (const auto& c : run.containers) launches.push_back(c.launch);
+  remap_mounted_paths(launches, t.pod, volumes, volume_root(run.uid));
+  for (std::size_t i = 0; i < launches.size(); ++i) run.containers[i].launch = std::move(launches[i]);
+  t.tokens_due = now + written.value().value_or(std::chrono::hours(24));
+  return run;
+}
+
+void LocalNode::refresh_tokens(Tracked& t, SteadyTime now) {
+  if (!t.tokens_due || now < *t.tokens_due) return;
+  auto written = write_projected_files(m_api, t.pod, projected_files(t.pod), volume_root(t.run.uid));
+  t.tokens_due =
+      now + (written ? written.value().value_or(std::chrono::hours(24)) : std::chrono::seconds(10));
 }
 
 void LocalNode::start_due(Tracked& t, SteadyTime now) {
@@ -279,14 +326,21 @@ void LocalNode::sync_once(SteadyTime now) {
       if (!t.kill_at) t.kill_at = now + std::chrono::seconds(t.grace_seconds);
       if (!any_alive) {
         const json gone = t.pod;
+        sample_logs(t, true);
+        if (t.tokens_due) {
+          std::error_code ignored;
+          std::filesystem::remove_all(volume_root(t.run.uid), ignored);
+        }
         it = m_pods.erase(it);
         if (remove_host_names(gone)) (void)m_hosts.write();
         continue;
       }
     } else {
       retry_config(t, now);
+      refresh_tokens(t, now);
       start_due(t, now);
       publish_status(t);
+      sample_logs(t, false);
     }
     ++it;
   }

@@ -2,6 +2,7 @@
 
 #include "kube/api_client.hpp"
 #include "local/hosts_file.hpp"
+#include "local/log_clock.hpp"
 #include "local/log_store.hpp"
 #include "local/pod_run.hpp"
 #include "local/port_admission.hpp"
@@ -24,6 +25,8 @@ struct NodeOptions {
   std::string log_dir;
   std::chrono::milliseconds tick{100};
   std::chrono::seconds default_grace{30};
+  /// Where pods' projected volumes are written (a folder per pod uid); empty: not written.
+  std::string volume_dir;
 };
 
 /// The embedded node: runs every pod the API server holds as local processes, reports their
@@ -45,6 +48,8 @@ class LocalNode {
                                               const std::string& container) const;
   /// True while the container's current run is still going (for `follow`).
   bool container_running(const std::string& ns, const std::string& pod, const std::string& container) const;
+  /// When the log lines were written (for `timestamps=true`).
+  [[nodiscard]] const LogClock& log_clock() const { return m_log_clock; }
 
  private:
   struct Tracked {
@@ -56,6 +61,7 @@ class LocalNode {
     int grace_seconds = 30;
     PortUse ports;
     std::uint64_t seen = 0;  // arrival order: waiting pods are admitted first come, first served
+    std::optional<SteadyTime> tokens_due;  // when its projected tokens are requested again
   };
 
   void sync_once(SteadyTime now);
@@ -74,6 +80,14 @@ class LocalNode {
   /// Plans a pod that could not start again, as the kubelet retries CreateContainerConfigError.
   void retry_config(Tracked& t, SteadyTime now);
   void reap(Tracked& t, SteadyTime now);
+  /// The pod's run as planned now (env sources fetched), its projected volumes written first: a
+  /// volume that cannot be written keeps it from starting, as the kubelet's FailedMount does.
+  PodRun plan_run(Tracked& t, const std::string& start_time, SteadyTime now);
+  /// Requests the pod's projected tokens again once they are due (pod_volumes.hpp).
+  void refresh_tokens(Tracked& t, SteadyTime now);
+  [[nodiscard]] std::string volume_root(const std::string& uid) const;
+  /// Notes how long the pod's logs are now (LogClock); `gone`: forgets them.
+  void sample_logs(const Tracked& t, bool gone);
   void publish_status(Tracked& t);
   void watch_loop(const kube::ResourceRef& ref, const std::atomic<bool>& stop);
   void stop_all();
@@ -82,6 +96,7 @@ class LocalNode {
   ProcessRunner& m_runner;
   NodeOptions m_options;
   LogStore m_logs;
+  LogClock m_log_clock;
   HostsFile m_hosts;
   mutable std::mutex m_mutex;
   std::map<std::string, Tracked> m_pods;  // key: ns/name

@@ -22,6 +22,25 @@ class FileLogStream final : public apiserver::LogStream {
         m_head(std::move(head)) {}
 
   bool read(std::string& out, std::chrono::milliseconds wait) override {
+    if (!m_request.timestamps || !m_head_sent) return read_raw(out, wait);  // the head came stamped
+    // Then whole lines only, each stamped with when it was written; a last line without its newline
+    // once the run has ended.
+    std::string raw;
+    const bool more = read_raw(raw, wait);
+    if (raw.empty()) return more;
+    const std::size_t start = m_offset - raw.size();
+    const auto nl = raw.rfind('\n');
+    if (more && nl != raw.size() - 1) {
+      const std::size_t keep = nl == std::string::npos ? 0 : nl + 1;
+      m_offset = start + keep;  // the rest is read again with the line's end
+      raw.resize(keep);
+    }
+    out += m_node.log_clock().stamp(m_file, start, raw, std::chrono::system_clock::now());
+    return more;
+  }
+
+ private:
+  bool read_raw(std::string& out, std::chrono::milliseconds wait) {
     if (!m_head_sent) {
       // The first chunk honours tailLines/limitBytes; a followed log then continues from
       // the end of the file as it was when opened.
@@ -52,6 +71,7 @@ class FileLogStream final : public apiserver::LogStream {
     }
   }
 
+ public:
   void set_offset(std::size_t offset) { m_offset = offset; }
 
  private:
@@ -84,6 +104,8 @@ Expected<std::unique_ptr<apiserver::LogStream>> NodeLogProvider::open(const apis
   std::string text = whole ? std::move(*whole) : std::string{};
   const std::size_t size = text.size();
   if (request.tail_lines) text = LogStore::tail(text, *request.tail_lines);
+  if (request.timestamps)
+    text = m_node.log_clock().stamp(*file, size - text.size(), text, std::chrono::system_clock::now());
   if (request.limit_bytes && *request.limit_bytes >= 0 &&
       text.size() > static_cast<std::size_t>(*request.limit_bytes)) {
     text.resize(static_cast<std::size_t>(*request.limit_bytes));
