@@ -88,7 +88,7 @@ Expected<JobStatus> look_at_job(JobTarget& target, const StatusFlags& f, OutputW
 }
 
 // Every PyTorchJob and TrainJob of the namespace (or of all with -A), kind by kind, with their pods
-// (one list per kind) and progress.
+// (one list per kind) and progress (of a finished job, only what its trainer reported).
 Expected<std::vector<JobStatus>> look_at_jobs(JobTarget& target, const StatusFlags& f) {
   const std::string ns = f.all_namespaces ? std::string() : target.ns;
   std::vector<JobStatus> jobs;
@@ -115,7 +115,9 @@ Expected<std::vector<JobStatus>> look_at_jobs(JobTarget& target, const StatusFla
       const auto& meta = job["metadata"];
       const auto& mine = by_job[{meta.value("namespace", ""), meta.value("name", "")}];
       JobStatus s = make_job_status(*kind, job, mine, t);
-      s.progress = job_progress(*target.api, s.object, s.view, t);
+      // Logs are read for the running jobs only: a namespace's finished ones would cost a read each.
+      s.progress =
+          s.view.finished ? reported_progress(s.object, t) : job_progress(*target.api, s.object, s.view, t);
       jobs.push_back(std::move(s));
     }
   }
