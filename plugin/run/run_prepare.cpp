@@ -52,8 +52,7 @@ Expected<PreparedJob> job_from_image(const Context& ctx, const JobSource& s) {
 }
 
 Expected<ValidateSettings> validate_settings(const JobSource& s) {
-  ValidateSettings settings;
-  settings.schemas = &schema::carried_schema();
+  ValidateSettings settings = default_validate_settings();
   if (!s.operator_release.empty()) {
     auto release = model::pytorchjob::parse_release(s.operator_release);
     if (!release) {
