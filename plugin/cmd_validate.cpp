@@ -178,10 +178,7 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
   }
   if (!release) {
     release = default_release(cluster, ctx);
-    // Our controller gives worker-only jobs the env they need (as run --local assumes).
-    if (cluster.detection && cluster.detection->verdict.ours &&
-        cluster.detection->verdict.ours->style.kind == model::pytorchjob::StyleKind::worker_only)
-      settings.rules.disabled.insert("lint.worker-only-no-master-env");
+    for (auto& id : lints_moot_for(cluster)) settings.rules.disabled.insert(std::move(id));
   } else if (!cluster.unreachable.empty() && flags.crd.empty()) {
     ctx.err << "warning: cannot reach the cluster at " << util::quote(cluster.server)
             << ": using the carried schemas\n";

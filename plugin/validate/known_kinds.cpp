@@ -66,8 +66,10 @@ UnservedKind judge_unserved_kind(std::string_view api_version, std::string_view 
     return out;
   }
   out.message = "no schema for " + std::string(api_version) + " " + std::string(kind);
-  if (!out.suggestion.empty()) out.message += " (did you mean " + util::quote(out.suggestion) + "?)";
-  else if (!group.empty()) out.message += ": --crd FILE with its CRD checks it";
+  if (!out.suggestion.empty())
+    out.message += " (did you mean " + util::quote(out.suggestion) + "?)";
+  else if (!group.empty())
+    out.message += ": --crd FILE with its CRD checks it";
   return out;
 }
 

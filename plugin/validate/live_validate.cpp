@@ -13,7 +13,7 @@ namespace kpt::plugin {
 /// The schemas of the cluster: its CRD, or /openapi/v3 when the user may not read CRDs. nullopt (with
 /// a note on stderr) when neither gives one: validate then uses the carried schemas.
 std::optional<LiveSchema> cluster_schema(ClusterDefaults& cluster, const std::filesystem::path& cache_dir,
-                                         Context& ctx) {
+                                         const Context& ctx) {
   const auto& d = *cluster.detection;
   Expected<std::optional<LiveSchema>> live = std::optional<LiveSchema>{};
   if (d.crd) {

@@ -19,7 +19,7 @@ struct Context;
 /// nullopt, with a note on stderr, when neither gives one: validate then uses the carried schemas.
 /// `cluster.detection` must be set.
 std::optional<LiveSchema> cluster_schema(ClusterDefaults& cluster, const std::filesystem::path& cache_dir,
-                                         Context& ctx);
+                                         const Context& ctx);
 
 /// --server-dry-run: each PyTorchJob of `inputs` also goes to the server; its verdict joins the
 /// findings of the document in `report` (which validate_inputs made from the same inputs).

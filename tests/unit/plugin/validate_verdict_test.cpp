@@ -1,11 +1,14 @@
 // One verdict on every document of a file: kind typos in the groups we know, built-in kinds checked
 // with the carried schemas, documents not checked said with the reason, notes true of every input
 // only with -v, findings about a list at its key.
+#include "plugin/run/job_builder.hpp"
 #include "plugin/validate/diagnostic_output.hpp"
 #include "plugin/validate/known_kinds.hpp"
 #include "plugin/validate/validate_runner.hpp"
+#include "yaml/yaml_writer.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <sstream>
@@ -50,7 +53,8 @@ TEST(KnownKinds, AnUnknownKindInAKnownGroupIsATypoWithTheClosestKind) {
       {"scheduling.volcano.sh/v1beta1", "Podgroup", true,
        "unknown kind 'Podgroup' in group scheduling.volcano.sh: did you mean 'PodGroup'?"},
       {"kubeflow.org/v1", "Frobnicator", true, "unknown kind 'Frobnicator' in group kubeflow.org"},
-      {"kubeflow.org/v1", "TFJob", false, "no schema for kubeflow.org/v1 TFJob: --crd FILE with its CRD checks it"},
+      {"kubeflow.org/v1", "TFJob", false,
+       "no schema for kubeflow.org/v1 TFJob: --crd FILE with its CRD checks it"},
       {"scheduling.volcano.sh/v1beta1", "PodGroup", false,
        "no schema for scheduling.volcano.sh/v1beta1 PodGroup: --crd FILE with its CRD checks it"},
       {"kueue.x-k8s.io/v1beta1", "LocalQueue", false,
@@ -133,16 +137,19 @@ TEST(ValidateVerdict, DocumentsNoSchemaServesAreSaidWithTheReason) {
   EXPECT_TRUE(report.documents[0].skipped);
   EXPECT_TRUE(report.documents[1].skipped);
   const Report all{{report}};
-  EXPECT_EQ(not_checked_lines(all),
-            "not checked: f.yaml:1: PodGroup 'pg': no schema for scheduling.volcano.sh/v1beta1 PodGroup: --crd "
-            "FILE with its CRD checks it\n"
-            "not checked: f.yaml:5: Widget 'w': no schema for example.com/v1 Widget: --crd FILE with its CRD "
-            "checks it\n");
-  EXPECT_EQ(not_checked_lines(all, 1),
-            "not checked: f.yaml:1: PodGroup 'pg': no schema for scheduling.volcano.sh/v1beta1 PodGroup: --crd "
-            "FILE with its CRD checks it\n"
-            "not checked: and 1 more document\n");
-  EXPECT_EQ(summary_line(summarize(all)), "0 errors, 0 warnings in 0 documents (1 file); 2 documents not checked");
+  EXPECT_EQ(
+      not_checked_lines(all),
+      "not checked: f.yaml:1: PodGroup 'pg': no schema for scheduling.volcano.sh/v1beta1 PodGroup: --crd "
+      "FILE with its CRD checks it\n"
+      "not checked: f.yaml:5: Widget 'w': no schema for example.com/v1 Widget: --crd FILE with its CRD "
+      "checks it\n");
+  EXPECT_EQ(
+      not_checked_lines(all, 1),
+      "not checked: f.yaml:1: PodGroup 'pg': no schema for scheduling.volcano.sh/v1beta1 PodGroup: --crd "
+      "FILE with its CRD checks it\n"
+      "not checked: and 1 more document\n");
+  EXPECT_EQ(summary_line(summarize(all)),
+            "0 errors, 0 warnings in 0 documents (1 file); 2 documents not checked");
 }
 
 const std::string k_trainjob =
@@ -166,6 +173,41 @@ TEST(ValidateVerdict, ACleanTrainJobPrintsOneSummaryLineAndItsNotesOnlyWithVerbo
   ASSERT_EQ(verbose.files[0].documents.size(), 1u);
   ASSERT_EQ(verbose.files[0].documents[0].findings.size(), 1u);
   EXPECT_EQ(verbose.files[0].documents[0].findings[0].rule_id, "schema.cel-transition");
+}
+
+// run --image IMG --workers 2 -- python train.py: what run builds for a target, validate accepts there.
+TEST(ValidateVerdict, TheJobRunBuildsFromAnImagePassesForItsTarget) {
+  JobRequest r;
+  r.name = "demo";
+  r.image = "repo/train:1.0";
+  r.workers = 2;
+  r.command = {"python", "train.py"};
+  struct Case {
+    const char* name;
+    bool with_master;
+    bool ours;  ///< our controller: the worker-only lint is moot
+    std::size_t errors;
+  };
+  const std::vector<Case> cases{
+      {"the operator gets a Master and a Worker", true, false, 0},
+      {"a worker-only job is broken on the operator", false, false, 1},
+      {"our controller runs the worker-only job", false, true, 0},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    r.with_master = c.with_master;
+    const nlohmann::json job = build_job(r);
+    auto settings = default_validate_settings();
+    if (c.ours) settings.rules.disabled.insert("lint.worker-only-no-master-env");
+    const auto report = validate_file(text_input(yaml::to_yaml(job)), settings);
+    EXPECT_EQ(summarize(Report{{report}}).errors, c.errors) << ::testing::PrintToString(findings_of(report));
+  }
+  r.with_master = true;
+  const nlohmann::json two = build_job(r);
+  EXPECT_EQ(two["spec"]["pytorchReplicaSpecs"]["Master"]["replicas"], 1);
+  EXPECT_EQ(two["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"], 1);
+  r.workers = 1;
+  EXPECT_FALSE(build_job(r)["spec"]["pytorchReplicaSpecs"].contains("Worker"));
 }
 
 }  // namespace
