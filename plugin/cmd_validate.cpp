@@ -303,7 +303,7 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       "--offline", flags->offline,
       "Do not contact a cluster (validate uses --crd or the carried schema, and --operator or v1.9.4)");
   cmd->add_flag("--server-dry-run", flags->server_dry_run,
-                "Also send each PyTorchJob to the cluster with dryRun=All and fieldValidation=Strict and add "
+                "Also send every document to the cluster with dryRun=All and fieldValidation=Strict and add "
                 "the server's verdict to the findings");
   cmd->callback([flags, &ctx] { ctx.exit_code = run_validate(*flags, ctx); });
 }

@@ -153,6 +153,44 @@ install() {
   [ "$output" = "" ]
 }
 
+@test "--server-dry-run sends every document: a TrainJob and a ConfigMap in a namespace that does not exist" {
+  install trainer-v2
+  cat > all.yaml <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: nosuch
+data:
+  epochs: "3"
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: tj
+  namespace: nosuch
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    numNodes: 2
+    image: pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime
+    command: [torchrun, train.py]
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: w
+YAML
+  run --separate-stderr "$KPT_BIN" validate --server-dry-run -q all.yaml
+  [ "$status" -eq 1 ]
+  [[ "$output" == *'all.yaml:1:1: error: the server rejects it: namespaces "nosuch" not found [server.dry-run]'* ]]
+  [[ "$output" == *'all.yaml:8:1: error: the server rejects it: namespaces "nosuch" not found [server.dry-run]'* ]]
+  [[ "$output" == *"all.yaml:23:1: error: kind: the server does not serve kind 'Widget' in 'example.com/v1': install its CRD before this document [server.dry-run]"* ]]
+  run kubectl get configmaps,trainjobs -A -o name
+  [[ "$output" != *"settings"* ]]
+}
+
 @test "--server-dry-run says nothing twice: the server's cause on a field already found is dropped" {
   install v1.9.4
   sed -i 's/replicas: 8/replicas: "eight"/' job.yaml

@@ -4,6 +4,7 @@
 #include "plugin/run/job_builder.hpp"
 #include "plugin/validate/diagnostic_output.hpp"
 #include "plugin/validate/known_kinds.hpp"
+#include "plugin/validate/server_dry_run.hpp"
 #include "plugin/validate/validate_runner.hpp"
 #include "yaml/yaml_writer.hpp"
 
@@ -208,6 +209,28 @@ TEST(ValidateVerdict, TheJobRunBuildsFromAnImagePassesForItsTarget) {
   EXPECT_EQ(two["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"], 1);
   r.workers = 1;
   EXPECT_FALSE(build_job(r)["spec"]["pytorchReplicaSpecs"].contains("Worker"));
+}
+
+// --server-dry-run finds every document's resource in the server's discovery, its subresources aside.
+TEST(ServerDryRunDiscovery, FindsTheResourceOfAKindAndItsScope) {
+  const auto core = nlohmann::json::parse(R"({"resources": [
+      {"name": "pods/log", "kind": "Pod", "namespaced": true},
+      {"name": "pods", "kind": "Pod", "namespaced": true},
+      {"name": "namespaces", "kind": "Namespace", "namespaced": false}]})");
+  const auto pod = resource_in_discovery(core, "v1", "Pod");
+  ASSERT_TRUE(pod.has_value());
+  EXPECT_EQ(pod->resource, "pods");
+  EXPECT_EQ(pod->collection_path("team"), "/api/v1/namespaces/team/pods");
+  const auto ns = resource_in_discovery(core, "v1", "Namespace");
+  ASSERT_TRUE(ns.has_value());
+  EXPECT_FALSE(ns->namespaced);
+  EXPECT_FALSE(resource_in_discovery(core, "v1", "Service").has_value());
+  EXPECT_FALSE(resource_in_discovery(nlohmann::json(), "v1", "Pod").has_value());
+  const auto trainer = nlohmann::json::parse(
+      R"({"resources": [{"name": "trainjobs", "kind": "TrainJob", "namespaced": true}]})");
+  const auto tj = resource_in_discovery(trainer, "trainer.kubeflow.org/v1alpha1", "TrainJob");
+  ASSERT_TRUE(tj.has_value());
+  EXPECT_EQ(tj->collection_path("a"), "/apis/trainer.kubeflow.org/v1alpha1/namespaces/a/trainjobs");
 }
 
 }  // namespace
