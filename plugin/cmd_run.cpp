@@ -404,11 +404,15 @@ void add_run_command(CLI::App& app, Context& ctx) {
   auto flags = std::make_shared<RunFlags>();
   auto* cmd = app.add_subcommand("run", "Validate, create and follow a PyTorchJob or TrainJob to its end");
   cmd->footer(
+      "The job is validated first, for the target it runs on (as validate does there): the release and\n"
+      "controller detected in the cluster, or --operator; with --local, kubectl-pytorch's controller.\n"
       "Examples:\n"
       "  kubectl pytorch run job.yaml                     # on the current cluster\n"
       "  kubectl pytorch run --local job.yaml             # on the embedded cluster, pods as local "
       "processes\n"
-      "  kubectl pytorch run --image IMG --workers 2 -- python train.py\n"
+      "  kubectl pytorch run --image IMG --workers 2 -- python train.py   # a Master and a Worker "
+      "(worker-only\n"
+      "                                                   # where kubectl-pytorch's controller runs it)\n"
       "  kubectl pytorch run --image IMG --nodes 2 --nproc-per-node 2 -- torchrun train.py   # a TrainJob\n"
       "  kubectl pytorch run --detach -o name job.yaml    # prints pytorchjob.kubeflow.org/NAME\n"
       "  kubectl pytorch run --replace job.yaml           # the job runs with another spec: recreate it\n"
@@ -453,8 +457,9 @@ void add_run_command(CLI::App& app, Context& ctx) {
       ->type_name("REGEX");
   cmd->add_option("--workdir", flags->workdir,
                   "--local: where commands run (default: the manifest's folder)");
-  cmd->add_option("--operator", source.operator_release,
-                  "Validate for this operator release (default v1.9.4)");
+  cmd->add_option(
+      "--operator", source.operator_release,
+      "Validate for this operator release (default: the one detected in the cluster, else v1.9.4)");
   cmd->callback([&ctx, flags] { ctx.exit_code = run_job(ctx, *flags); });
 }
 

@@ -12,6 +12,7 @@
 #include "plugin/validate/diagnostic_output.hpp"
 #include "plugin/validate/live_validate.hpp"
 #include "plugin/validate/validate_runner.hpp"
+#include "schema/builtin/builtin_schema.hpp"
 #include "schema/carried/carried_schema.hpp"
 #include "schema/carried/carried_trainer_schema.hpp"
 #include "schema/schema_cache.hpp"
@@ -45,6 +46,7 @@ struct ValidateFlags {
   bool quiet = false;
   bool offline = false;
   bool server_dry_run = false;
+  std::string fail_on = "error";  ///< the lowest severity that fails the run: error or warning
   std::size_t max_bytes = yaml::ReadLimits{}.max_bytes;
   std::vector<std::string> disabled;
   unsigned jobs = 0;
@@ -152,6 +154,8 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
     trainer = *parsed;
   }
   settings.fallback_schemas = &schema::carried_trainer_schema(trainer);
+  settings.builtin_schemas = &schema::builtin_schemas();
+  settings.verbose = ctx.verbosity > 0;
   settings.trainer.release = trainer;
   for (const auto& id : flags.disabled) {
     if (!schema::rules::is_lint_id(id)) {
@@ -174,10 +178,7 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
   }
   if (!release) {
     release = default_release(cluster, ctx);
-    // Our controller gives worker-only jobs the env they need (as run --local assumes).
-    if (cluster.detection && cluster.detection->verdict.ours &&
-        cluster.detection->verdict.ours->style.kind == model::pytorchjob::StyleKind::worker_only)
-      settings.rules.disabled.insert("lint.worker-only-no-master-env");
+    for (auto& id : lints_moot_for(cluster)) settings.rules.disabled.insert(std::move(id));
   } else if (!cluster.unreachable.empty() && flags.crd.empty()) {
     ctx.err << "warning: cannot reach the cluster at " << util::quote(cluster.server)
             << ": using the carried schemas\n";
@@ -222,7 +223,9 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
   ctx.out.flush();
   // An unreadable input is an I/O error, reported once the readable inputs are validated.
   if (!inputs->unreadable.empty()) return exit_code_for(ErrorCode::io);
-  return summarize(report).errors != 0 ? exit_code::findings : exit_code::ok;
+  const Summary summary = summarize(report);
+  const bool failed = summary.errors != 0 || (flags.fail_on == "warning" && summary.warnings != 0);
+  return failed ? exit_code::findings : exit_code::ok;
 }
 
 }  // namespace
@@ -237,7 +240,12 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       "Findings go to stdout (they are the command's output, as with kubeconform), one per finding:\n"
       "  file:line:col: error|warning: <field>: <message> [rule]\n"
       "then the source line with a caret and '  hint: ...', then a summary line. Operational errors\n"
-      "(unreadable file, bad flag) go to stderr. Documents of other kinds are skipped and counted.\n"
+      "(unreadable file, bad flag) go to stderr. Built-in kinds (ConfigMap, Secret, Service,\n"
+      "Deployment, ...) are checked strictly against the schemas the binary carries; a kind no schema\n"
+      "serves is not checked, on a 'not checked:' line saying why (--crd FILE adds its CRD), except in\n"
+      "kubeflow.org, trainer.kubeflow.org, jobset.x-k8s.io and scheduling.volcano.sh, where an unknown\n"
+      "kind is an error with the closest kind. Notes true of every input (Trainer's oldSelf transition\n"
+      "rules, which no create evaluates) are printed with -v 1 only.\n"
       "With a reachable cluster (kubeconfig, unless --offline) the schema is the installed CRD (or\n"
       "/openapi/v3 when CRDs may not be read), cached per server and CRD resourceVersion, and the\n"
       "default --operator is the release doctor detects; --crd FILE wins over the cluster's CRD.\n"
@@ -246,7 +254,8 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       "them.\n" +
       util::wrap_words("Lints (--disable ID): " + util::join(schema::rules::lint_ids(), ", "), 110, 2) +
       "\n"
-      "Exit codes: 0 no findings of error severity, 1 findings of error severity, 2 usage or I/O error.\n"
+      "Exit codes: 0 no findings of error severity (of warning severity either, with --fail-on warning),\n"
+      "1 such findings, 2 usage or I/O error.\n"
       "Examples:\n"
       "  kubectl pytorch validate job.yaml                      # against the cluster's CRD and release\n"
       "  kubectl pytorch validate --offline --operator v1.8.1 manifests/   # carried schema, no network\n"
@@ -280,6 +289,10 @@ void add_validate_command(CLI::App& app, Context& ctx) {
   cmd->add_flag_callback(
       "--no-strict", [flags] { flags->strict = false; }, "Unknown fields are warnings (as --strict=false)");
   cmd->add_flag("-q,--quiet", flags->quiet, "Print only errors, no summary");
+  cmd->add_option("--fail-on", flags->fail_on,
+                  "Lowest severity that makes the exit code 1: error (default) or warning")
+      ->check(CLI::IsMember({"error", "warning"}).description(""))
+      ->type_name("SEVERITY");
   cmd->add_option("--max-bytes", flags->max_bytes, "Largest input read, in bytes")->capture_default_str();
   cmd->add_option("--disable", flags->disabled, "Turn off a lint (repeatable)")->type_name("ID");
   cmd->add_option("-j,--jobs", flags->jobs,
@@ -290,7 +303,7 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       "--offline", flags->offline,
       "Do not contact a cluster (validate uses --crd or the carried schema, and --operator or v1.9.4)");
   cmd->add_flag("--server-dry-run", flags->server_dry_run,
-                "Also send each PyTorchJob to the cluster with dryRun=All and fieldValidation=Strict and add "
+                "Also send every document to the cluster with dryRun=All and fieldValidation=Strict and add "
                 "the server's verdict to the findings");
   cmd->callback([flags, &ctx] { ctx.exit_code = run_validate(*flags, ctx); });
 }

@@ -64,6 +64,16 @@ std::vector<std::string> SchemaSet::api_versions(std::string_view kind) const {
   return out;
 }
 
+std::vector<std::string> SchemaSet::kinds_in_group(std::string_view group) const {
+  std::vector<std::string> out;
+  for (const auto& e : m_impl->entries) {
+    if (e.group == group) out.push_back(e.kind);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 const std::string& SchemaSet::origin() const { return m_impl->origin; }
 void SchemaSet::set_origin(std::string origin) { m_impl->origin = std::move(origin); }
 

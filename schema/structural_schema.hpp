@@ -48,6 +48,8 @@ class SchemaSet {
   [[nodiscard]] const StructuralSchema* find(std::string_view api_version, std::string_view kind) const;
   /// "group/version" entries this set serves for `kind`, for "no schema for X; known: ..." messages.
   [[nodiscard]] std::vector<std::string> api_versions(std::string_view kind) const;
+  /// The kinds this set serves in `group` ("" the core group), sorted, for "did you mean" hints.
+  [[nodiscard]] std::vector<std::string> kinds_in_group(std::string_view group) const;
   /// Human description of where the schemas came from ("CRD file 'x.yaml'", "carried v1.9.4").
   [[nodiscard]] const std::string& origin() const;
   void set_origin(std::string origin);

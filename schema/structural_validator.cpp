@@ -125,9 +125,12 @@ class StructuralValidator {
   }
 
  private:
+  /// `key` is where the value's key is: a finding about a whole list or mapping points there (the
+  /// field, `env:`), not at its first item.
   void check(const yaml::Node& v, const StructuralSchema& s, const std::string& path,
-             bool resource_root = false) {
+             bool resource_root = false, yaml::Position key = {}) {
     if (m_sink.full()) return;
+    m_where = key.line != 0 && !v.is_scalar() ? key : v.pos;
     if (v.kind == yaml::NodeKind::null) {
       if (s.nullable || (s.type == SchemaType::any && !s.int_or_string)) return;
       return m_sink.error(v.pos, path, "schema.type",
@@ -198,7 +201,7 @@ class StructuralValidator {
     std::string hint;
     if ((s.type == SchemaType::string || s.int_or_string) && v.is_scalar())
       hint = "quote it: \"" + v.text + "\"";
-    m_sink.error(v.pos, path, "schema.type",
+    m_sink.error(m_where, path, "schema.type",
                  std::string("expected ") + expected_name(s) + ", got " + describe(v), hint);
     return false;
   }
@@ -283,6 +286,7 @@ class StructuralValidator {
   }
 
   void check_object(const yaml::Node& v, const StructuralSchema& s, const std::string& path, bool resource) {
+    const yaml::Position where = m_where;  // the recursion below moves m_where
     resource = resource && !(m_opts.metadata_from_schema && path.empty());
     if (resource) check_resource_header(v, path);
     for (std::size_t i = 0; i < v.keys.size() && !m_sink.full(); ++i) {
@@ -303,7 +307,7 @@ class StructuralValidator {
         continue;
       }
       if (p != nullptr) {
-        check(value, *p, at);
+        check(value, *p, at, false, i < v.key_positions.size() ? v.key_positions[i] : yaml::Position{});
       } else if (!s.additional_properties_allowed && !s.preserve_unknown_fields &&
                  s.type != SchemaType::any) {
         report_unknown(v, i, s, at);
@@ -312,18 +316,18 @@ class StructuralValidator {
     for (const auto& r : s.required) {
       const yaml::Node* present = v.find(r);
       if (present == nullptr || (present->kind == yaml::NodeKind::null && !is_nullable(s, r))) {
-        m_sink.error(v.pos, child_path(path, r), "schema.required",
+        m_sink.error(where, child_path(path, r), "schema.required",
                      "missing required field " + util::quote(r));
       }
     }
     const std::size_t n = v.keys.size();
     if (s.min_properties && n < *s.min_properties) {
-      m_sink.error(v.pos, path, "schema.min-properties",
+      m_sink.error(where, path, "schema.min-properties",
                    "should have at least " + std::to_string(*s.min_properties) + " properties, got " +
                        std::to_string(n));
     }
     if (s.max_properties && n > *s.max_properties) {
-      m_sink.error(v.pos, path, "schema.max-properties",
+      m_sink.error(where, path, "schema.max-properties",
                    "should have at most " + std::to_string(*s.max_properties) + " properties, got " +
                        std::to_string(n));
     }
@@ -363,12 +367,12 @@ class StructuralValidator {
     const std::size_t n = v.items.size();
     if (s.min_items && n < *s.min_items) {
       m_sink.error(
-          v.pos, path, "schema.min-items",
+          m_where, path, "schema.min-items",
           "should have at least " + std::to_string(*s.min_items) + " items, got " + std::to_string(n));
     }
     if (s.max_items && n > *s.max_items) {
       m_sink.error(
-          v.pos, path, "schema.max-items",
+          m_where, path, "schema.max-items",
           "should have at most " + std::to_string(*s.max_items) + " items, got " + std::to_string(n));
     }
     if (s.items != nullptr) {
@@ -439,6 +443,7 @@ class StructuralValidator {
   const StructuralOptions& m_opts;
   FindingSink m_sink;
   CelValidator m_cel{m_sink, m_opts};
+  yaml::Position m_where;  ///< where a finding about the value being checked points
 };
 
 }  // namespace

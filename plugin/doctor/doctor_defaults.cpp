@@ -28,7 +28,7 @@ ClusterDefaults consult_cluster(const Context& ctx) {
   return out;
 }
 
-model::pytorchjob::Release default_release(const ClusterDefaults& cluster, Context& ctx) {
+model::pytorchjob::Release default_release(const ClusterDefaults& cluster, const Context& ctx) {
   if (!cluster.unreachable.empty()) {
     ctx.err << "warning: cannot reach the cluster at " << util::quote(cluster.server)
             << ": using operator release " << model::pytorchjob::k_newest_release.to_string() << "\n";
@@ -46,13 +46,23 @@ model::pytorchjob::Release default_release(const ClusterDefaults& cluster, Conte
   return model::pytorchjob::k_newest_release;
 }
 
-model::trainjob::TrainerRelease default_trainer_release(const ClusterDefaults& cluster, Context& ctx) {
+model::trainjob::TrainerRelease default_trainer_release(const ClusterDefaults& cluster, const Context& ctx) {
   if (cluster.detection && cluster.detection->trainer) {
     const auto r = *cluster.detection->trainer;
     ctx.err << "using Trainer release " << r.to_string() << " detected in the cluster\n";
     return r;
   }
   return model::trainjob::k_newest_trainer_release;
+}
+
+bool ours_worker_only(const ClusterDefaults& cluster) {
+  return cluster.detection && cluster.detection->verdict.ours &&
+         cluster.detection->verdict.ours->style.kind == model::pytorchjob::StyleKind::worker_only;
+}
+
+std::vector<std::string> lints_moot_for(const ClusterDefaults& cluster) {
+  if (ours_worker_only(cluster)) return {"lint.worker-only-no-master-env"};
+  return {};
 }
 
 }  // namespace kpt::plugin

@@ -16,12 +16,22 @@ nlohmann::json build_job(const JobRequest& request) {
                     {"ports", json::array({{{"name", "pytorchjob-port"}, {"containerPort", 23456}}})}};
   json metadata = {{"name", request.name}};
   if (!request.ns.empty()) metadata["namespace"] = request.ns;
-  json spec = {{"runPolicy", {{"cleanPodPolicy", "None"}}},
-               {"pytorchReplicaSpecs",
-                {{"Worker",
-                  {{"replicas", request.workers},
-                   {"restartPolicy", request.restart_policy},
-                   {"template", {{"spec", {{"containers", json::array({container})}}}}}}}}}};
+  const auto replica = [&](int replicas) {
+    return json{{"replicas", replicas},
+                {"restartPolicy", request.restart_policy},
+                {"template", {{"spec", {{"containers", json::array({container})}}}}}};
+  };
+  json replicas = json::object();
+  if (request.with_master) {
+    replicas["Master"] = replica(1);
+    if (request.workers > 1) replicas["Worker"] = replica(request.workers - 1);
+  } else {
+    replicas["Worker"] = replica(request.workers);
+  }
+  // None keeps every pod's logs readable after the end; with a Master the job ends when the Master
+  // succeeds, so Running deletes the Workers that would keep running (lint.clean-pod-policy-none).
+  json spec = {{"runPolicy", {{"cleanPodPolicy", request.with_master ? "Running" : "None"}}},
+               {"pytorchReplicaSpecs", std::move(replicas)}};
   if (!request.nproc_per_node.empty()) spec["nprocPerNode"] = request.nproc_per_node;
   return {{"apiVersion", "kubeflow.org/v1"}, {"kind", "PyTorchJob"}, {"metadata", metadata}, {"spec", spec}};
 }

@@ -20,10 +20,14 @@ struct JobRequest {
   std::string nproc_per_node;        ///< empty: not set
   std::vector<std::string> command;  ///< CMD ARGS...
   std::string restart_policy = "OnFailure";
+  /// A Master and workers-1 Workers (workers pods in all) instead of a worker-only job: the Training
+  /// Operator sets MASTER_ADDR, RANK and WORLD_SIZE only when a Master exists.
+  bool with_master = false;
 };
 
-/// A worker-only PyTorchJob: one pytorch container per worker with the command, the default
-/// port, cleanPodPolicy None so logs stay readable after the end.
+/// A worker-only PyTorchJob (or with_master: a Master and workers-1 Workers): one pytorch container per
+/// pod with the command, the default port, cleanPodPolicy None so logs stay readable after the end
+/// (Running with a Master, whose success ends the job).
 nlohmann::json build_job(const JobRequest& request);
 
 /// A TrainJob on the ClusterTrainingRuntime `request.runtime`: numNodes, the image and the command

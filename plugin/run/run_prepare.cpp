@@ -2,16 +2,20 @@
 
 #include "model/pytorchjob/release.hpp"
 #include "plugin/context.hpp"
+#include "plugin/doctor/doctor_defaults.hpp"
 #include "plugin/follow/job_kind.hpp"
 #include "plugin/run/job_builder.hpp"
 #include "plugin/validate/diagnostic_output.hpp"
+#include "plugin/validate/live_validate.hpp"
 #include "plugin/validate/validate_runner.hpp"
-#include "schema/carried/carried_schema.hpp"
+#include "schema/carried/carried_trainer_schema.hpp"
 #include "yaml/input_files.hpp"
 #include "yaml/manifest_reader.hpp"
 #include "yaml/node_json.hpp"
+#include "yaml/yaml_writer.hpp"
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <random>
 
@@ -29,6 +33,72 @@ std::string random_suffix() {
   return out;
 }
 
+/// What the job is checked for: the target `run` creates it on. --local is our controller (worker-only
+/// env, images not pulled); otherwise the cluster's, detected as validate detects it (the same release and
+/// the same lints made moot), so validate and run give one verdict for one target.
+struct RunTarget {
+  ValidateSettings settings;
+  std::shared_ptr<const schema::SchemaSet> live;  ///< the cluster's PyTorchJob schema, when it has one
+  bool ours = false;  ///< our controller runs the job: worker-only jobs get their env
+};
+
+Expected<RunTarget> run_target(const Context& ctx, const JobSource& s, bool trainer) {
+  RunTarget out;
+  out.settings = default_validate_settings();
+  auto& settings = out.settings;
+  if (!s.operator_release.empty()) {
+    auto release = model::pytorchjob::parse_release(s.operator_release);
+    if (!release) {
+      return make_error(ErrorCode::usage, "unknown operator release '" + s.operator_release +
+                                              "' (known: " + model::pytorchjob::known_releases_list() + ")");
+    }
+    settings.rules.release = *release;
+  }
+  if (s.local) {
+    // Locally our controller injects the worker-only env and the image is not pulled.
+    out.ours = true;
+    settings.rules.disabled.insert("lint.worker-only-no-master-env");
+    settings.rules.disabled.insert("lint.image-placeholder");
+    settings.rules.disabled.insert("lint.image-unpinned");
+    return out;
+  }
+  ClusterDefaults cluster = consult_cluster(ctx);
+  if (cluster.detection) {
+    const auto dir =
+        schema_cache_dir(ctx.connection.cache_dir, ctx.getenv("KUBECACHEDIR"), ctx.getenv("HOME"));
+    if (auto live = cluster_schema(cluster, dir, ctx)) {
+      out.live = std::make_shared<const schema::SchemaSet>(std::move(live->set));
+      settings.schemas = out.live.get();
+    }
+  }
+  if (s.operator_release.empty()) {
+    settings.rules.release = default_release(cluster, ctx);
+    out.ours = ours_worker_only(cluster);
+    for (auto& id : lints_moot_for(cluster)) settings.rules.disabled.insert(std::move(id));
+  }
+  if (trainer) {
+    settings.trainer.release = default_trainer_release(cluster, ctx);
+    settings.fallback_schemas = &schema::carried_trainer_schema(settings.trainer.release);
+  }
+  return out;
+}
+
+// Prints the input's findings on ctx.err; errors stop the run unless --force.
+Expected<void> check_input(const Context& ctx, const JobSource& s, const ValidateSettings& settings,
+                           const yaml::InputFile& input) {
+  Report report;
+  report.files.push_back(validate_file(input, settings));
+  const Summary summary = summarize(report);
+  if (summary.errors + summary.warnings > 0) {
+    OutputOptions out;
+    out.colour = ctx.colour_err();
+    write_text(report, out, ctx.err);
+  }
+  if (summary.errors > 0 && !s.force)
+    return make_error(ErrorCode::invalid, "the manifest has errors; fix them or run with --force");
+  return {};
+}
+
 // --nodes builds a TrainJob on a runtime; otherwise --workers builds a PyTorchJob.
 Expected<PreparedJob> job_from_image(const Context& ctx, const JobSource& s) {
   if (s.args.empty()) return make_error(ErrorCode::usage, "--image needs the command after '--'");
@@ -43,49 +113,25 @@ Expected<PreparedJob> job_from_image(const Context& ctx, const JobSource& s) {
   r.workers = s.workers;
   r.nproc_per_node = s.nproc_per_node;
   r.command = s.args;
-  if (!trainjob) return PreparedJob{build_job(r), std::filesystem::current_path().string(), {}};
-  r.workers = s.nodes > 0 ? s.nodes : 1;
-  r.runtime = s.runtime.empty() ? "torch-distributed" : s.runtime;
-  auto job = build_trainjob(r);
+  auto target = run_target(ctx, s, trainjob);
+  if (!target) return target.error();
+  Expected<json> job = json{};
+  if (!trainjob) {
+    // The Training Operator gives a worker-only job no MASTER_ADDR/RANK/WORLD_SIZE: there the job
+    // gets a Master, as the worker-only lint asks; our controller runs worker-only jobs as they are.
+    r.with_master = !target->ours;
+    job = build_job(r);
+  } else {
+    r.workers = s.nodes > 0 ? s.nodes : 1;
+    r.runtime = s.runtime.empty() ? "torch-distributed" : s.runtime;
+    job = build_trainjob(r);
+  }
   if (!job) return job.error();
+  // The built job is checked as a FILE would be: what run creates, validate accepts.
+  const yaml::InputFile built{"<--image job>", std::make_shared<const std::string>(yaml::to_yaml(*job)),
+                              false};
+  if (auto checked = check_input(ctx, s, target->settings, built); !checked) return checked.error();
   return PreparedJob{std::move(*job), std::filesystem::current_path().string(), {}};
-}
-
-Expected<ValidateSettings> validate_settings(const JobSource& s) {
-  ValidateSettings settings;
-  settings.schemas = &schema::carried_schema();
-  if (!s.operator_release.empty()) {
-    auto release = model::pytorchjob::parse_release(s.operator_release);
-    if (!release) {
-      return make_error(ErrorCode::usage, "unknown operator release '" + s.operator_release +
-                                              "' (known: " + model::pytorchjob::known_releases_list() + ")");
-    }
-    settings.rules.release = *release;
-  }
-  if (s.local) {
-    // Locally our controller injects the worker-only env and the image is not pulled.
-    settings.rules.disabled.insert("lint.worker-only-no-master-env");
-    settings.rules.disabled.insert("lint.image-placeholder");
-    settings.rules.disabled.insert("lint.image-unpinned");
-  }
-  return settings;
-}
-
-// Prints the file's findings on ctx.err; errors stop the run unless --force.
-Expected<void> check_manifest(const Context& ctx, const JobSource& s, const yaml::InputFile& input) {
-  auto settings = validate_settings(s);
-  if (!settings) return settings.error();
-  Report report;
-  report.files.push_back(validate_file(input, *settings));
-  const Summary summary = summarize(report);
-  if (summary.errors + summary.warnings > 0) {
-    OutputOptions out;
-    out.colour = ctx.colour_err();
-    write_text(report, out, ctx.err);
-  }
-  if (summary.errors > 0 && !s.force)
-    return make_error(ErrorCode::invalid, "the manifest has errors; fix them or run with --force");
-  return {};
 }
 
 bool is_runtime(const json& doc) {
@@ -120,7 +166,12 @@ Expected<PreparedJob> job_from_file(const Context& ctx, const JobSource& s) {
   auto fs = yaml::make_disk_reader();
   auto inputs = yaml::collect_inputs(s.args, *fs, ctx.in, yaml::ReadLimits{}.max_bytes);
   if (!inputs) return inputs.error();
-  if (auto checked = check_manifest(ctx, s, inputs->front()); !checked) return checked.error();
+  const auto& input = inputs->front();
+  const bool trainer =
+      input.text != nullptr && input.text->find("trainer.kubeflow.org/") != std::string::npos;
+  auto target = run_target(ctx, s, trainer);
+  if (!target) return target.error();
+  if (auto checked = check_input(ctx, s, target->settings, input); !checked) return checked.error();
   auto prepared = the_one_job(inputs->front());
   if (!prepared) return prepared.error();
   const bool from_stdin = s.args.front() == "-";

@@ -180,6 +180,28 @@ void write_json(const Report& report, std::ostream& out) {
     w.out() += second;
     w.close(']', 1);
   }
+  // Documents no schema served: which, and why (a CI log says what was not checked).
+  w.key("not_checked", 1, false);
+  w.out() += '[';
+  bool first_skipped = true;
+  for (const auto& f : report.files) {
+    for (const auto& doc : f.documents) {
+      if (!doc.skipped) continue;
+      w.element('{', 2, first_skipped);
+      first_skipped = false;
+      w.member("file", f.name, 3, true);
+      w.member("line", std::size_t{doc.line}, 3);
+      w.member("kind", doc.kind, 3);
+      w.member("name", doc.name, 3);
+      w.member("reason", doc.skip_reason, 3);
+      w.close('}', 2);
+    }
+  }
+  if (first_skipped) {
+    w.out() += ']';
+  } else {
+    w.close(']', 1);
+  }
   w.close('}', 0);
   w.out() += '\n';
   out.write(w.out().data(), static_cast<std::streamsize>(w.out().size()));

@@ -56,14 +56,17 @@ bool failed(const Diagnostics& ds) {
 }
 
 void write_case(std::ostream& out, const std::string& suite, const std::string& name, const Diagnostics& ds,
-                bool skipped) {
+                bool skipped, const std::string& skip_reason = {}) {
   out << "    <testcase classname=\"" << xml_escape(suite) << "\" name=\"" << xml_escape(name) << "\"";
   if (!skipped && ds.empty()) {
     out << "/>\n";
     return;
   }
   out << ">\n";
-  if (skipped) out << "      <skipped message=\"document of another kind\"/>\n";
+  if (skipped) {
+    out << "      <skipped message=\"" << xml_escape(skip_reason.empty() ? "not checked" : skip_reason)
+        << "\"/>\n";
+  }
   const Diagnostic* first = nullptr;
   std::size_t errors = 0;
   std::string failures;
@@ -117,7 +120,8 @@ void write_junit(const Report& report, std::ostream& out) {
     out << "  <testsuite name=\"" << xml_escape(f.name) << "\" tests=\"" << f_tests << "\" failures=\""
         << f_failures << "\" errors=\"0\" skipped=\"" << f_skipped << "\">\n";
     if (!f.file_findings.empty()) write_case(out, f.name, "read", f.file_findings, false);
-    for (const auto& d : f.documents) write_case(out, f.name, case_name(d), d.findings, d.skipped);
+    for (const auto& d : f.documents)
+      write_case(out, f.name, case_name(d), d.findings, d.skipped, d.skip_reason);
     out << "  </testsuite>\n";
   }
   out << "</testsuites>\n";

@@ -1,6 +1,7 @@
 #include "plugin/validate/diagnostic_output.hpp"
 
 #include "plugin/ansi.hpp"
+#include "util/strings.hpp"
 #include "yaml/node.hpp"
 
 #include <ostream>
@@ -92,7 +93,7 @@ std::string summary_line(const Summary& s) {
   out +=
       " in " + plural(s.documents, "document", "documents") + " (" + plural(s.files, "file", "files") + ")";
   if (s.skipped != 0) {
-    out += "; " + plural(s.skipped, "document", "documents") + " of another kind skipped";
+    out += "; " + plural(s.skipped, "document", "documents") + " not checked";
   }
   return out;
 }
@@ -148,6 +149,22 @@ std::string format_finding(const Diagnostic& d, const std::string* source, bool 
   return out;
 }
 
+std::string not_checked_lines(const Report& report, std::size_t max) {
+  std::string out;
+  std::size_t n = 0;
+  for (const auto& f : report.files) {
+    for (const auto& d : f.documents) {
+      if (!d.skipped) continue;
+      if (n++ >= max) continue;
+      out += "not checked: " + f.name + (d.line != 0 ? ":" + std::to_string(d.line) : std::string()) + ": " +
+             d.kind + (d.name.empty() ? std::string() : " " + util::quote(d.name)) + ": " + d.skip_reason +
+             "\n";
+    }
+  }
+  if (n > max) out += "not checked: and " + plural(n - max, "more document", "more documents") + "\n";
+  return out;
+}
+
 void write_text(const Report& report, const OutputOptions& opts, std::ostream& out) {
   for (const auto& f : report.files) {
     const std::string* src = f.source ? f.source.get() : nullptr;
@@ -160,7 +177,7 @@ void write_text(const Report& report, const OutputOptions& opts, std::ostream& o
     emit(f.file_findings);
     for (const auto& d : f.documents) emit(d.findings);
   }
-  if (!opts.quiet) out << summary_line(summarize(report)) << "\n";
+  if (!opts.quiet) out << not_checked_lines(report) << summary_line(summarize(report)) << "\n";
 }
 
 void write_report(const Report& report, const OutputOptions& opts, std::ostream& out) {

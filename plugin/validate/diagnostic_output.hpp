@@ -12,12 +12,13 @@ namespace kpt::plugin {
 
 /// What validation found in one document of a file.
 struct DocumentReport {
-  std::size_t index = 0;   ///< 0-based document number in the file
-  std::uint32_t line = 0;  ///< where the document starts
-  std::string kind;        ///< "PyTorchJob", or the other kind that was skipped
-  std::string name;        ///< metadata.name, if any
-  bool skipped = false;    ///< a document of another kind: counted, not validated
-  Diagnostics findings;    ///< sorted by position
+  std::size_t index = 0;    ///< 0-based document number in the file
+  std::uint32_t line = 0;   ///< where the document starts
+  std::string kind;         ///< "PyTorchJob", or the other kind that was skipped
+  std::string name;         ///< metadata.name, if any
+  bool skipped = false;     ///< no schema serves its kind: counted, not validated
+  std::string skip_reason;  ///< why it was not checked ("no schema for v1 Foo: ...")
+  Diagnostics findings;     ///< sorted by position
 };
 
 /// One input file (or stdin) and its documents.
@@ -37,14 +38,14 @@ struct Summary {
   std::size_t warnings = 0;
   std::size_t infos = 0;
   std::size_t documents = 0;  ///< validated documents
-  std::size_t skipped = 0;    ///< documents of other kinds
+  std::size_t skipped = 0;    ///< documents not checked (no schema serves their kind)
   std::size_t files = 0;
 };
 
 Summary summarize(const Report& report);
 Summary summarize(const FileReport& file);  ///< one file's counts (files = 1)
 
-/// "2 errors, 1 warning in 1 document (1 file); 1 document of another kind skipped"
+/// "2 errors, 1 warning in 1 document (1 file); 1 document not checked"
 std::string summary_line(const Summary& s);
 
 enum class OutputFormat { text, json, junit };
@@ -67,15 +68,20 @@ struct CaretLines {
 };
 CaretLines caret_lines(std::string_view line_text, std::uint32_t col, std::size_t width = 72);
 
+/// The documents not checked and why, one line each ("not checked: f.yaml:12: v1 Foo 'x': no schema
+/// for v1 Foo"), at most `max` lines then a count of the rest.
+std::string not_checked_lines(const Report& report, std::size_t max = 20);
+
 void write_text(const Report& report, const OutputOptions& opts, std::ostream& out);
 /// Stable, documented shape (version 1):
 /// {"version":1,
 ///  "files":[{"name","documents","skipped","errors","warnings"}],
 ///  "summary":{"errors","warnings","infos","documents","skipped","files"},
-///  "diagnostics":[{"file","line","column","severity","field","rule","message","hint"}]}
+///  "diagnostics":[{"file","line","column","severity","field","rule","message","hint"}],
+///  "not_checked":[{"file","line","kind","name","reason"}]}
 void write_json(const Report& report, std::ostream& out);
-/// JUnit XML: one testsuite per file, one testcase per document (skipped documents are
-/// <skipped/>), one <failure> per error finding; warnings go to the testcase's <system-out>.
+/// JUnit XML: one testsuite per file, one testcase per document (documents not checked are
+/// <skipped/> with the reason), one <failure> per error finding; warnings go to the testcase's <system-out>.
 void write_junit(const Report& report, std::ostream& out);
 
 void write_report(const Report& report, const OutputOptions& opts, std::ostream& out);

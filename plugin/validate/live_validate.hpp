@@ -19,9 +19,10 @@ struct Context;
 /// nullopt, with a note on stderr, when neither gives one: validate then uses the carried schemas.
 /// `cluster.detection` must be set.
 std::optional<LiveSchema> cluster_schema(ClusterDefaults& cluster, const std::filesystem::path& cache_dir,
-                                         Context& ctx);
+                                         const Context& ctx);
 
-/// --server-dry-run: each PyTorchJob of `inputs` also goes to the server; its verdict joins the
+/// --server-dry-run: every document of `inputs` with apiVersion and kind also goes to the server (its
+/// resource found by discovery; a kind the server does not serve is an error); its verdict joins the
 /// findings of the document in `report` (which validate_inputs made from the same inputs).
 void add_server_findings(kube::ApiClient& api, const std::vector<yaml::InputFile>& inputs,
                          const ValidateSettings& settings, const std::string& ns, Report& report);

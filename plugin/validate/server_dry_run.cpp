@@ -1,6 +1,8 @@
 #include "plugin/validate/server_dry_run.hpp"
 
 #include "kube/rest_client.hpp"
+#include "model/k8s/object_meta.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "yaml/node_json.hpp"
 
@@ -186,11 +188,32 @@ Diagnostics findings_from_server(const yaml::Document& doc, const std::string& e
   return out;
 }
 
-Diagnostics server_dry_run(kube::ApiClient& api, const yaml::Document& doc, const std::string& default_ns) {
+std::optional<kube::ResourceRef> resource_in_discovery(const nlohmann::json& discovery,
+                                                       const std::string& api_version,
+                                                       const std::string& kind) {
+  const auto slash = api_version.find('/');
+  kube::ResourceRef ref;
+  ref.group = slash == std::string::npos ? std::string() : api_version.substr(0, slash);
+  ref.version = slash == std::string::npos ? api_version : api_version.substr(slash + 1);
+  ref.kind = kind;
+  for (const auto& r : util::array_at(discovery, "resources")) {
+    const std::string name = util::string_at(r, "name");
+    // Subresources (pods/log, pytorchjobs/status) carry their parent's kind or another one.
+    if (name.empty() || name.find('/') != std::string::npos || util::string_at(r, "kind") != kind) continue;
+    ref.resource = name;
+    ref.namespaced = util::bool_at(r, "namespaced");
+    return ref;
+  }
+  return std::nullopt;
+}
+
+Diagnostics server_dry_run(kube::ApiClient& api, const kube::ResourceRef& resource, const yaml::Document& doc,
+                           const std::string& default_ns) {
   nlohmann::json obj = yaml::to_json(doc.root);
-  const auto& meta = obj.value("metadata", nlohmann::json::object());
-  const std::string ns = meta.value("namespace", default_ns);
-  const std::string name = meta.value("name", "");
+  std::string ns;
+  if (resource.namespaced)
+    ns = model::k8s::namespace_of(obj).empty() ? default_ns : model::k8s::namespace_of(obj);
+  const std::string name = model::k8s::name_of(obj);
   kube::WriteOptions opts;
   opts.dry_run = true;
   opts.field_validation = "Strict";
@@ -199,10 +222,10 @@ Diagnostics server_dry_run(kube::ApiClient& api, const yaml::Document& doc, cons
   std::string error;
   if (!name.empty()) {
     opts.force = true;
-    auto r = api.patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::apply, obj.dump(), opts);
+    auto r = api.patch(resource, ns, name, kube::PatchType::apply, obj.dump(), opts);
     if (!r) error = r.error().message;
   } else {
-    auto r = api.create(kube::resources::pytorchjobs(), ns, obj, opts);
+    auto r = api.create(resource, ns, obj, opts);
     if (!r) error = r.error().message;
   }
   return findings_from_server(doc, error, api.take_warnings());

@@ -4,6 +4,9 @@
 #include "util/diagnostic.hpp"
 #include "yaml/node.hpp"
 
+#include <nlohmann/json.hpp>
+
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,8 +29,16 @@ Location location_of_field(const yaml::Document& doc, const std::string& field);
 Diagnostics findings_from_server(const yaml::Document& doc, const std::string& error_message,
                                  const std::vector<std::string>& warnings);
 
-/// Sends the PyTorchJob `doc` with dryRun=All and fieldValidation=Strict (server-side apply when it has
-/// a name, else create) into its namespace or `default_ns`, and returns the server's verdict as findings.
-Diagnostics server_dry_run(kube::ApiClient& api, const yaml::Document& doc, const std::string& default_ns);
+/// The REST resource of `kind` in a group/version discovery document (GET /api/v1 or
+/// /apis/<group>/<version>): its plural and scope; nullopt when the document does not list the kind.
+std::optional<kube::ResourceRef> resource_in_discovery(const nlohmann::json& discovery,
+                                                       const std::string& api_version,
+                                                       const std::string& kind);
+
+/// Sends `doc`, an object of `resource`, with dryRun=All and fieldValidation=Strict (server-side apply
+/// when it has a name, else create) into its namespace or `default_ns` (none for a cluster-scoped kind),
+/// and returns the server's verdict as findings.
+Diagnostics server_dry_run(kube::ApiClient& api, const kube::ResourceRef& resource, const yaml::Document& doc,
+                           const std::string& default_ns);
 
 }  // namespace kpt::plugin

@@ -1,5 +1,9 @@
 #include "plugin/validate/validate_runner.hpp"
 
+#include "plugin/validate/known_kinds.hpp"
+#include "schema/builtin/builtin_schema.hpp"
+#include "schema/carried/carried_schema.hpp"
+#include "schema/carried/carried_trainer_schema.hpp"
 #include "schema/release_fields.hpp"
 #include "util/strings.hpp"
 
@@ -13,6 +17,11 @@ namespace kpt::plugin {
 namespace {
 
 constexpr const char* k_pytorch_job = "PyTorchJob";
+
+/// Notes true of every input of a kind: said only with -v, so a clean file prints one summary line.
+bool is_verbose_note(const Diagnostic& d) {
+  return d.severity == Severity::info && d.rule_id == "schema.cel-transition";
+}
 
 Diagnostic finding(const yaml::Document& doc, yaml::Position pos, std::string field, std::string rule,
                    std::string message, std::string hint) {
@@ -28,10 +37,21 @@ yaml::Position value_pos(const yaml::Node& map, std::string_view key, yaml::Posi
 
 /// The set that serves `kind`: the CRD's (or carried PyTorchJob) schemas first, then the fallback.
 const schema::SchemaSet* schemas_for(const ValidateSettings& s, std::string_view kind) {
-  for (const schema::SchemaSet* set : {s.schemas, s.fallback_schemas}) {
+  for (const schema::SchemaSet* set : {s.schemas, s.fallback_schemas, s.builtin_schemas}) {
     if (set != nullptr && !set->api_versions(kind).empty()) return set;
   }
   return nullptr;
+}
+
+/// The kinds the run's schemas serve in `group`, for a typo's suggestion.
+std::vector<std::string> served_kinds(const ValidateSettings& s, std::string_view group) {
+  std::vector<std::string> out;
+  for (const schema::SchemaSet* set : {s.schemas, s.fallback_schemas, s.builtin_schemas}) {
+    if (set == nullptr) continue;
+    auto kinds = set->kinds_in_group(group);
+    out.insert(out.end(), kinds.begin(), kinds.end());
+  }
+  return out;
 }
 
 DocumentReport validate_document(const yaml::Document& doc, const ValidateSettings& s) {
@@ -57,7 +77,17 @@ DocumentReport validate_document(const yaml::Document& doc, const ValidateSettin
   out.kind = kind->text;
   const schema::SchemaSet* schemas = schemas_for(s, kind->text);
   if (schemas == nullptr) {
+    auto verdict =
+        judge_unserved_kind(api_version->text, kind->text, served_kinds(s, group_of(api_version->text)));
+    if (verdict.typo) {
+      out.findings.push_back(finding(doc, value_pos(root, "kind", doc.start), "kind", "manifest.unknown-kind",
+                                     std::move(verdict.message),
+                                     "kinds of " + std::string(group_of(api_version->text)) + ": " +
+                                         util::join(kinds_of_group(group_of(api_version->text)), ", ")));
+      return out;
+    }
     out.skipped = true;
+    out.skip_reason = std::move(verdict.message);
     return out;
   }
   const auto served = schemas->api_versions(kind->text);
@@ -73,6 +103,7 @@ DocumentReport validate_document(const yaml::Document& doc, const ValidateSettin
   schema::StructuralOptions sopts;
   sopts.unknown_fields_are_errors = s.rules.strict;
   auto found = schema::validate_structure(doc, *structural, sopts);
+  if (!s.verbose) std::erase_if(found, is_verbose_note);
   Diagnostics release_fields;
   Diagnostics rules;
   if (kind->text == k_pytorch_job) {
@@ -87,6 +118,14 @@ DocumentReport validate_document(const yaml::Document& doc, const ValidateSettin
 }
 
 }  // namespace
+
+ValidateSettings default_validate_settings() {
+  ValidateSettings settings;
+  settings.schemas = &schema::carried_schema();
+  settings.fallback_schemas = &schema::carried_trainer_schema(model::trainjob::k_newest_trainer_release);
+  settings.builtin_schemas = &schema::builtin_schemas();
+  return settings;
+}
 
 std::vector<yaml::Document> expand_lists(std::vector<yaml::Document> documents) {
   std::vector<yaml::Document> out;

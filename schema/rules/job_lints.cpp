@@ -77,7 +77,9 @@ class JobLints {
     const yaml::Node* args = c->node->find("args");
     const yaml::Node* at = command != nullptr ? command : args;
     const std::string path = c->path + (command != nullptr ? ".command" : (args != nullptr ? ".args" : ""));
-    add(pos_or(at, pos_or(c->node, rank0->key_pos)),
+    // The finding is about the field: its key, not its first item.
+    add(at == nullptr ? pos_or(c->node, rank0->key_pos)
+                      : key_pos_or(c->node, command != nullptr ? "command" : "args", at->pos),
         verdict->outcome == model::pytorchjob::RendezvousOutcome::fails ? Severity::error : Severity::warning,
         path, verdict->rule, verdict->message, verdict->fix);
   }

@@ -140,7 +140,9 @@ class OperatorChecker {
       if (string_value(c.node->find("name")) == "pytorch") has_pytorch = true;
     }
     if (!has_pytorch) {
-      add(containers.pos, path + ".template.spec.containers", "operator.no-pytorch-container",
+      const yaml::Node* pod = r.spec != nullptr ? r.spec->at_path({"template", "spec"}) : nullptr;
+      add(key_pos_or(pod, "containers", containers.pos), path + ".template.spec.containers",
+          "operator.no-pytorch-container",
           webhook() ? go_path +
                           ".template.spec.containers: Required value: must have at least one container with "
                           "name pytorch"

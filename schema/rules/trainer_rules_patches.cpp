@@ -88,12 +88,12 @@ void check_patch_containers(PatchContext& c, const yaml::Node& pod, const std::s
             "a patch changes containers the runtime has: " + joined(known)));
       } else if (std::string_view(list) == "containers" && env_forbidden(name) &&
                  entry.find("env") != nullptr) {
-        c.out.push_back(
-            make_finding(c.doc, entry.find("env")->pos, Severity::error, at + ".env", "trainer.patch-env",
-                         "must not have envs for the dataset-initializer, model-initializer, node "
-                         "containers",
-                         "set the node's env in spec.trainer.env, an initializer's in "
-                         "spec.initializer"));
+        c.out.push_back(make_finding(
+            c.doc, key_pos_or(&entry, "env", entry.pos), Severity::error, at + ".env", "trainer.patch-env",
+            "must not have envs for the dataset-initializer, model-initializer, node "
+            "containers",
+            "set the node's env in spec.trainer.env, an initializer's in "
+            "spec.initializer"));
       }
     }
   }

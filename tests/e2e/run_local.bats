@@ -206,4 +206,12 @@ YAML
   [ "$status" -eq 0 ]
   [[ "$output" == *"MASTER_ADDR=mnist-dp-worker-0"* ]]
   [[ "$output" == *"RANK=1"* ]]
+  # run checks the same file for the same target: it agrees (issue 29: it refused what validate passed).
+  run --separate-stderr "$KPT_BIN" run --dry-run client "$KPT_SOURCE_DIR/testdata/mnist-dp/mnist-dp.yaml"
+  [ "$status" -eq 0 ]
+  [[ "$stderr" != *"the manifest has errors"* ]]
+  # --image builds what our controller runs: a worker-only job, which validate accepts here.
+  run --separate-stderr "$KPT_BIN" run --dry-run client --image busybox:1.36 --workers 2 --name built -- python train.py
+  [ "$status" -eq 0 ]
+  [[ "$output" != *"Master:"* ]]
 }

@@ -59,10 +59,73 @@ teardown() { teardown_workdir; }
   [ "$output" = "$one" ]
 }
 
-@test "documents of another kind are skipped and counted" {
+@test "built-in kinds beside the job are checked strictly; kinds no schema serves are named with the reason" {
   run "$KPT_BIN" validate "$V/with-configmap.yaml"
   [ "$status" -eq 0 ]
-  [ "$output" = "0 errors, 0 warnings in 1 document (1 file); 1 document of another kind skipped" ]
+  [ "$output" = "0 errors, 0 warnings in 2 documents (1 file)" ]
+  cat > other.yaml <<'EOF'
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  ports:
+  - port: "http"
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: two
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: web
+        image: nginx:1.27
+---
+apiVersion: scheduling.volcano.sh/v1beta1
+kind: PodGroup
+metadata:
+  name: pg
+spec:
+  minMember: 2
+EOF
+  run "$KPT_BIN" validate other.yaml
+  [ "$status" -eq 1 ]
+  [ "${lines[0]}" = "other.yaml:7:11: error: spec.ports[0].port: expected integer, got string 'http' [schema.type]" ]
+  [ "${lines[3]}" = "other.yaml:14:13: error: spec.replicas: expected integer, got string 'two' [schema.type]" ]
+  [ "${lines[6]}" = "not checked: other.yaml:24: PodGroup 'pg': no schema for scheduling.volcano.sh/v1beta1 PodGroup: --crd FILE with its CRD checks it" ]
+  [ "${lines[7]}" = "2 errors, 0 warnings in 2 documents (1 file); 1 document not checked" ]
+  [ "${#lines[@]}" -eq 8 ]
+}
+
+@test "a kind typo in a group we know is an error with the closest kind" {
+  printf 'apiVersion: kubeflow.org/v1\nkind: PytorchJob\nmetadata:\n  name: a\n' > typo.yaml
+  run "$KPT_BIN" validate -q typo.yaml
+  [ "$status" -eq 1 ]
+  [ "${lines[0]}" = "typo.yaml:2:7: error: kind: unknown kind 'PytorchJob' in group kubeflow.org: did you mean 'PyTorchJob'? [manifest.unknown-kind]" ]
+  printf 'apiVersion: trainer.kubeflow.org/v1alpha1\nkind: Trainjob\nmetadata:\n  name: a\n' > typo2.yaml
+  run "$KPT_BIN" validate -q typo2.yaml
+  [ "$status" -eq 1 ]
+  [ "${lines[0]}" = "typo2.yaml:2:7: error: kind: unknown kind 'Trainjob' in group trainer.kubeflow.org: did you mean 'TrainJob'? [manifest.unknown-kind]" ]
+}
+
+@test "--fail-on warning makes warnings fail the run" {
+  sed 's#repo/small:0.1#repo/small#' "$V/with-configmap.yaml" > unpinned.yaml
+  run "$KPT_BIN" validate unpinned.yaml
+  [ "$status" -eq 0 ]
+  [ "${lines[-1]}" = "0 errors, 1 warning in 2 documents (1 file)" ]
+  run "$KPT_BIN" validate --fail-on warning unpinned.yaml
+  [ "$status" -eq 1 ]
+  run "$KPT_BIN" validate --fail-on warning "$V/with-configmap.yaml"
+  [ "$status" -eq 0 ]
+  run "$KPT_BIN" validate --fail-on note unpinned.yaml
+  [ "$status" -eq 2 ]
 }
 
 @test "the operator's rules give the webhook's messages" {
@@ -123,7 +186,7 @@ apiVersion: kubeflow.org/v2
 cel-job.yaml:12:17: error: spec.pytorchReplicaSpecs.Worker.replicas: at most 8 replicas of each type [schema.cel]
       replicas: 16
                 ^" ]
-  run "$KPT_BIN" validate --crd crd-cel.yaml cel-job.yaml
+  run "$KPT_BIN" validate --offline --crd crd-cel.yaml -v 1 cel-job.yaml
   [ "${lines[0]}" = "cel-job.yaml:2:1: note: 1 transition rule (oldSelf) not evaluated on create: spec.runPolicy.cleanPodPolicy: 'self == oldSelf' [schema.cel-transition]" ]
   [ "${lines[${#lines[@]}-1]}" = "2 errors, 2 warnings, 1 note in 1 document (1 file)" ]
 }

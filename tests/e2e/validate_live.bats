@@ -107,6 +107,38 @@ install() {
   [ "$stderr" = "warning: cannot reach the cluster at 'https://127.0.0.1:1': using the carried schemas" ]
 }
 
+@test "run checks a file for the same target as validate: the detected release and the cluster's CRD" {
+  install v1.7.0
+  sed -i 's/^spec:/spec:\n  runPolicy:\n    managedBy: kueue.x-k8s.io\/multikueue/' job.yaml
+  run --separate-stderr "$KPT_BIN" validate -q job.yaml
+  [ "$status" -eq 1 ]
+  finding="${lines[0]}"
+  [[ "$finding" == *"[release.unknown-field]" ]]
+  run --separate-stderr "$KPT_BIN" run --dry-run client job.yaml
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"using operator release v1.7.0 detected in the cluster"* ]]
+  [[ "$stderr" == *"$finding"* ]]
+  [[ "$stderr" == *"the manifest has errors; fix them or run with --force"* ]]
+}
+
+@test "run checks against the cluster's CRD as validate does" {
+  install tight-crd
+  run --separate-stderr "$KPT_BIN" run --dry-run client job.yaml
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"job.yaml:15:17: error: spec.pytorchReplicaSpecs.Worker.replicas: invalid value '8': should be less than or equal to 4 [schema.maximum]"* ]]
+}
+
+@test "run --image --workers builds a job validate accepts for the operator: a Master and a Worker" {
+  run --separate-stderr "$KPT_BIN" run --dry-run client --image busybox:1.36 --workers 2 --name built -- python train.py
+  [ "$status" -eq 0 ]
+  echo "$output" > built.yaml
+  [[ "$output" == *"Master:"* ]]
+  [[ "$output" == *"Worker:"* ]]
+  run --separate-stderr "$KPT_BIN" validate built.yaml
+  [ "$status" -eq 0 ]
+  [ "$output" = "0 errors, 0 warnings in 1 document (1 file)" ]
+}
+
 @test "--server-dry-run adds what only the server knows: the namespace does not exist" {
   install v1.9.4
   sed -i 's/^  name: big/  name: big\n  namespace: nosuch/' job.yaml
@@ -119,6 +151,44 @@ install() {
   [ "$status" -eq 0 ]
   run kubectl get pytorchjobs -A -o name
   [ "$output" = "" ]
+}
+
+@test "--server-dry-run sends every document: a TrainJob and a ConfigMap in a namespace that does not exist" {
+  install trainer-v2
+  cat > all.yaml <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: nosuch
+data:
+  epochs: "3"
+---
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata:
+  name: tj
+  namespace: nosuch
+spec:
+  runtimeRef:
+    name: torch-distributed
+  trainer:
+    numNodes: 2
+    image: pytorch/pytorch:2.5.1-cuda12.4-cudnn9-runtime
+    command: [torchrun, train.py]
+---
+apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: w
+YAML
+  run --separate-stderr "$KPT_BIN" validate --server-dry-run -q all.yaml
+  [ "$status" -eq 1 ]
+  [[ "$output" == *'all.yaml:1:1: error: the server rejects it: namespaces "nosuch" not found [server.dry-run]'* ]]
+  [[ "$output" == *'all.yaml:8:1: error: the server rejects it: namespaces "nosuch" not found [server.dry-run]'* ]]
+  [[ "$output" == *"all.yaml:23:1: error: kind: the server does not serve kind 'Widget' in 'example.com/v1': install its CRD before this document [server.dry-run]"* ]]
+  run kubectl get configmaps,trainjobs -A -o name
+  [[ "$output" != *"settings"* ]]
 }
 
 @test "--server-dry-run says nothing twice: the server's cause on a field already found is dropped" {

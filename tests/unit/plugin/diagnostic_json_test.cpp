@@ -41,6 +41,17 @@ std::string reference_json(const Report& report) {
       for (const auto& d : doc.findings) add(d);
     }
   }
+  auto not_checked = nlohmann::ordered_json::array();
+  for (const auto& f : report.files) {
+    for (const auto& doc : f.documents) {
+      if (!doc.skipped) continue;
+      not_checked.push_back({{"file", f.name},
+                             {"line", doc.line},
+                             {"kind", doc.kind},
+                             {"name", doc.name},
+                             {"reason", doc.skip_reason}});
+    }
+  }
   const auto s = summarize(report);
   nlohmann::ordered_json root{{"version", 1},
                               {"files", std::move(files)},
@@ -51,7 +62,8 @@ std::string reference_json(const Report& report) {
                                 {"documents", s.documents},
                                 {"skipped", s.skipped},
                                 {"files", s.files}}},
-                              {"diagnostics", std::move(diags)}};
+                              {"diagnostics", std::move(diags)},
+                              {"not_checked", std::move(not_checked)}};
   return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 

@@ -40,8 +40,11 @@ Report one_file_report() {
   f.documents.push_back(doc);
   DocumentReport other;
   other.index = 1;
-  other.kind = "ConfigMap";
+  other.kind = "PodGroup";
+  other.line = 20;
+  other.name = "pg";
   other.skipped = true;
+  other.skip_reason = "no schema for scheduling.volcano.sh/v1beta1 PodGroup";
   f.documents.push_back(other);
   r.files.push_back(f);
   return r;
@@ -50,16 +53,18 @@ Report one_file_report() {
 TEST(DiagnosticOutput, TextShowsLocationSourceLineCaretHintAndSummary) {
   std::ostringstream out;
   write_text(one_file_report(), OutputOptions{}, out);
-  EXPECT_EQ(out.str(),
-            "jobs/a.yaml:6:3: error: spec.cleanPodPolicy: unknown field 'cleanPodPolicy' (it belongs in "
-            "spec.runPolicy) [lint.misplaced-field]\n"
-            "  cleanPodPolicy: All\n"
-            "  ^\n"
-            "  hint: move it to spec.runPolicy.cleanPodPolicy\n"
-            "jobs/a.yaml:4:9: warning: metadata.name: a <warning> & more [lint.x]\n"
-            "  name: mnist-dp\n"
-            "        ^\n"
-            "1 error, 1 warning in 1 document (1 file); 1 document of another kind skipped\n");
+  EXPECT_EQ(
+      out.str(),
+      "jobs/a.yaml:6:3: error: spec.cleanPodPolicy: unknown field 'cleanPodPolicy' (it belongs in "
+      "spec.runPolicy) [lint.misplaced-field]\n"
+      "  cleanPodPolicy: All\n"
+      "  ^\n"
+      "  hint: move it to spec.runPolicy.cleanPodPolicy\n"
+      "jobs/a.yaml:4:9: warning: metadata.name: a <warning> & more [lint.x]\n"
+      "  name: mnist-dp\n"
+      "        ^\n"
+      "not checked: jobs/a.yaml:20: PodGroup 'pg': no schema for scheduling.volcano.sh/v1beta1 PodGroup\n"
+      "1 error, 1 warning in 1 document (1 file); 1 document not checked\n");
 }
 
 TEST(DiagnosticOutput, QuietShowsOnlyErrorsAndNoSummary) {
@@ -165,6 +170,15 @@ TEST(DiagnosticOutput, JsonHasTheDocumentedStableShape) {
       "message": "a <warning> & more",
       "hint": ""
     }
+  ],
+  "not_checked": [
+    {
+      "file": "jobs/a.yaml",
+      "line": 20,
+      "kind": "PodGroup",
+      "name": "pg",
+      "reason": "no schema for scheduling.volcano.sh/v1beta1 PodGroup"
+    }
   ]
 }
 )json");
@@ -187,8 +201,8 @@ TEST(DiagnosticOutput, JunitHasASuitePerFileACasePerDocumentAndAFailurePerFailed
       "      <system-out>jobs/a.yaml:4:9: warning: metadata.name: a &lt;warning&gt; &amp; more [lint.x]\n"
       "</system-out>\n"
       "    </testcase>\n"
-      "    <testcase classname=\"jobs/a.yaml\" name=\"ConfigMap (document 2, line 0)\">\n"
-      "      <skipped message=\"document of another kind\"/>\n"
+      "    <testcase classname=\"jobs/a.yaml\" name=\"PodGroup/pg (document 2, line 20)\">\n"
+      "      <skipped message=\"no schema for scheduling.volcano.sh/v1beta1 PodGroup\"/>\n"
       "    </testcase>\n"
       "  </testsuite>\n"
       "</testsuites>\n");
@@ -224,7 +238,7 @@ TEST(DiagnosticOutput, JunitGivesADocumentWithSeveralErrorsOneFailureThatListsTh
 TEST(DiagnosticOutput, SummaryLineCountsInWords) {
   EXPECT_EQ(summary_line(Summary{0, 0, 0, 1, 0, 1}), "0 errors, 0 warnings in 1 document (1 file)");
   EXPECT_EQ(summary_line(Summary{2, 3, 1, 4, 2, 2}),
-            "2 errors, 3 warnings, 1 note in 4 documents (2 files); 2 documents of another kind skipped");
+            "2 errors, 3 warnings, 1 note in 4 documents (2 files); 2 documents not checked");
 }
 
 }  // namespace

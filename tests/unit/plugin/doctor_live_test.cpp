@@ -329,7 +329,7 @@ TEST(ServerDryRun, NamedJobsAreAppliedWithDryRunAndStrictValidationAndTheVerdict
   api.write_error =
       ScriptedClient::error(422, R"(PyTorchJob.kubeflow.org "j" is invalid: spec.foo: unknown field 'foo')");
   api.write_warnings = {"spec.bar is deprecated"};
-  const auto found = server_dry_run(api, doc, "team");
+  const auto found = server_dry_run(api, kube::resources::pytorchjobs(), doc, "team");
   EXPECT_EQ(api.calls, std::vector<std::string>{"apply pytorchjobs team/j dryRun Strict"});
   EXPECT_TRUE(api.last_write.force);
   EXPECT_EQ(api.last_write.field_manager, "kubectl-pytorch");
@@ -353,7 +353,7 @@ TEST(ServerDryRun, JobsWithOnlyGenerateNameAreCreatedAndAnAcceptedJobHasNoFindin
       "  generateName: j-\n"
       "  namespace: ml\n");
   ScriptedClient api;
-  EXPECT_TRUE(server_dry_run(api, doc, "team").empty());
+  EXPECT_TRUE(server_dry_run(api, kube::resources::pytorchjobs(), doc, "team").empty());
   EXPECT_EQ(api.calls, std::vector<std::string>{"create pytorchjobs ml/j- dryRun Strict"});
 }
 

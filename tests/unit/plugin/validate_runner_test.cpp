@@ -45,7 +45,7 @@ TEST(ValidateRunner, SeedGivesEachFindingOnceWithTheCarriedSchema) {
   EXPECT_TRUE(report.file_findings.empty());
   const std::vector<std::string> want{"6:3 error lint.misplaced-field", "7:3 error lint.misplaced-field",
                                       "15:20 warning lint.image-placeholder",
-                                      "16:22 error lint.worker-only-no-master-env"};
+                                      "16:13 error lint.worker-only-no-master-env"};
   EXPECT_EQ(brief(report.documents[0].findings), want);
   EXPECT_EQ(report.documents[0].kind, "PyTorchJob");
   EXPECT_EQ(report.documents[0].name, "mnist-dp");
@@ -59,7 +59,7 @@ TEST(ValidateRunner, WithoutStrictTheMisplacedFieldsAreWarnings) {
   ASSERT_EQ(report.documents.size(), 1u);
   const std::vector<std::string> want{"6:3 warning schema.unknown-field", "7:3 warning schema.unknown-field",
                                       "15:20 warning lint.image-placeholder",
-                                      "16:22 error lint.worker-only-no-master-env"};
+                                      "16:13 error lint.worker-only-no-master-env"};
   EXPECT_EQ(brief(report.documents[0].findings), want);
 }
 

@@ -43,7 +43,7 @@ TEST(Lints, TheSeedExampleGivesTwoMisplacedFieldsThePlaceholderAndTheWorkerOnlyE
       "7:3 error spec.restartPolicy [lint.misplaced-field]: unknown field 'restartPolicy' (it belongs in "
       "each "
       "replica spec) | hint: move it to spec.pytorchReplicaSpecs.Worker.restartPolicy",
-      "16:22 error spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].command "
+      "16:13 error spec.pytorchReplicaSpecs.Worker.template.spec.containers[0].command "
       "[lint.worker-only-no-master-env]: worker-only job: operator v1.9.4 injects no MASTER_ADDR, "
       "MASTER_PORT, "
       "RANK or WORLD_SIZE without a Master, so 'python mnist.py' fails in init_process_group(\"env://\"): "
@@ -103,7 +103,7 @@ TEST(Lints, WorkerOnlyJobsWithoutMasterEnv) {
        {}},
       {"torchrun alone has no rendezvous in a worker-only job",
        job("  pytorchReplicaSpecs:\n" + worker("[torchrun, train.py]")),
-       {"14:22 warning " + cmd_path +
+       {"14:13 warning " + cmd_path +
         " [lint.worker-only-no-master-env]: worker-only job without elasticPolicy: "
         "operator v1.9.4 injects no PET_MASTER_ADDR or PET_NODE_RANK, so torchrun on every pod takes node "
         "rank 0 "
@@ -116,7 +116,7 @@ TEST(Lints, WorkerOnlyJobsWithoutMasterEnv) {
        {}},
       {"a shell line that runs python is visibly python",
        job("  pytorchReplicaSpecs:\n" + worker("[sh, -c, \"cd /src && python3 -u train.py --epochs 3\"]")),
-       {"14:22 error " + cmd_path + " [lint.worker-only-no-master-env]: " + msg + "'python3 train.py' fails" +
+       {"14:13 error " + cmd_path + " [lint.worker-only-no-master-env]: " + msg + "'python3 train.py' fails" +
         tail}},
       {"no command: the image decides, so a warning",
        job("  pytorchReplicaSpecs:\n" + worker("")),
@@ -125,13 +125,13 @@ TEST(Lints, WorkerOnlyJobsWithoutMasterEnv) {
         msg + "a script that calls it fails" + tail}},
       {"one worker may not be distributed at all, so a warning",
        job("  pytorchReplicaSpecs:\n" + worker("[python, train.py]", 1)),
-       {"14:22 warning " + cmd_path + " [lint.worker-only-no-master-env]: " + msg +
+       {"14:13 warning " + cmd_path + " [lint.worker-only-no-master-env]: " + msg +
         "'python train.py' fails in init_process_group(\"env://\"): MASTER_ADDR not set" +
         k_one_worker_hint}},
       {"with elasticPolicy the fix is torchrun, which reads PET_RDZV_*",
        job("  elasticPolicy:\n    rdzvBackend: c10d\n  pytorchReplicaSpecs:\n" +
            worker("[python, train.py]")),
-       {"16:22 error " + cmd_path + " [lint.worker-only-no-master-env]: " + msg +
+       {"16:13 error " + cmd_path + " [lint.worker-only-no-master-env]: " + msg +
         "'python train.py' fails in init_process_group(\"env://\"): MASTER_ADDR not set | hint: add a Master "
         "replica (replicas: 1) and set Worker replicas to 1, or launch with torchrun (it reads the "
         "PET_RDZV_* "
@@ -355,7 +355,7 @@ TEST(Lints, ANumericNprocPerNodeNeedsTorchrunToStartTheProcesses) {
   EXPECT_EQ(
       show_all(check_lints(read_one(master_job("[python, train.py]", "2")), opts)),
       std::vector<std::string>{
-          "15:22 error spec.pytorchReplicaSpecs.Master.template.spec.containers[0].command "
+          "15:13 error spec.pytorchReplicaSpecs.Master.template.spec.containers[0].command "
           "[lint.nproc-rank-is-node-rank]: nprocPerNode is '2': WORLD_SIZE=4 counts processes (2x2) but "
           "RANK is the pod's rank, so 'python train.py' waits in init_process_group(\"env://\") for 4 "
           "ranks that never come | hint: launch with torchrun, which starts 2 processes per pod and sets "

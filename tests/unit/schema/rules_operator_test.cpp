@@ -59,7 +59,7 @@ TEST(OperatorRules, WebhookReleasesRejectWithTheWebhookMessages) {
           "spec.pytorchReplicaSpecs[Master].template.spec.containers[0].image: Required value: must be "
           "required" +
           k_image_hint,
-      "12:11 error spec.pytorchReplicaSpecs.Master.template.spec.containers "
+      "11:11 error spec.pytorchReplicaSpecs.Master.template.spec.containers "
       "[operator.no-pytorch-container]: " +
           p +
           "spec.pytorchReplicaSpecs[Master].template.spec.containers: Required value: must have at least one "
@@ -86,7 +86,7 @@ TEST(OperatorRules, ReleasesSixAndSevenRecordAnEventAndDoNotStartTheJob) {
           "]" + k_name_hint,
       "13:13 error spec.pytorchReplicaSpecs.Master.template.spec.containers[0].image [operator.no-image]: " +
           p + "PyTorchJobSpec is not valid: Image is undefined in the container of Master" + k_image_hint,
-      "12:11 error spec.pytorchReplicaSpecs.Master.template.spec.containers "
+      "11:11 error spec.pytorchReplicaSpecs.Master.template.spec.containers "
       "[operator.no-pytorch-container]: " +
           p + "PyTorchJobSpec is not valid: There is no container named pytorch in Master" + k_pytorch_hint,
       "8:17 error spec.pytorchReplicaSpecs.Master.replicas [operator.master-replicas]: " + p +

@@ -138,7 +138,7 @@ TEST(StructuralValidator, TypesAreCheckedAsTheApiServerChecksThem) {
         "quote it: \"5\""}},
       {"a type error stops descent",
        k_head + "  runPolicy: [1, {x: 2}]\n",
-       {"job.yaml:14:14 error spec.runPolicy: expected object, got array [schema.type]"}},
+       {"job.yaml:14:3 error spec.runPolicy: expected object, got array [schema.type]"}},
       {"string where a boolean belongs",
        k_head + "  runPolicy:\n    suspend: \"true\"\n",
        {"job.yaml:15:14 error spec.runPolicy.suspend: expected boolean, got string 'true' [schema.type]"}},
@@ -181,12 +181,12 @@ spec:
 )",
        {"job.yaml:10:11 error spec.pytorchReplicaSpecs.Worker.template.spec.restartPolicy: unknown field "
         "'restartPolicy' [schema.unknown-field]",
-        "job.yaml:10:11 error spec.pytorchReplicaSpecs.Worker.template.spec.containers: missing required "
+        "job.yaml:9:9 error spec.pytorchReplicaSpecs.Worker.template.spec.containers: missing required "
         "field "
         "'containers' [schema.required]"}},
       {"no replica specs",
        "apiVersion: kubeflow.org/v1\nkind: PyTorchJob\nmetadata:\n  name: a\nspec:\n  tag: ab\n",
-       {"job.yaml:6:3 error spec.pytorchReplicaSpecs: missing required field 'pytorchReplicaSpecs' "
+       {"job.yaml:5:1 error spec.pytorchReplicaSpecs: missing required field 'pytorchReplicaSpecs' "
         "[schema.required]"}},
       {"port without containerPort",
        k_head + "            ports:\n            - name: http\n",
@@ -329,10 +329,10 @@ TEST(StructuralValidator, SetsRejectDuplicatesAndItemCountsAreBounded) {
         "[schema.duplicate-item]"}},
       {"too few",
        k_head + "  tags: []\n",
-       {"job.yaml:14:9 error spec.tags: should have at least 1 items, got 0 [schema.min-items]"}},
+       {"job.yaml:14:3 error spec.tags: should have at least 1 items, got 0 [schema.min-items]"}},
       {"too many",
        k_head + "  tags: [a, b, c, d]\n",
-       {"job.yaml:14:9 error spec.tags: should have at most 3 items, got 4 [schema.max-items]"}},
+       {"job.yaml:14:3 error spec.tags: should have at most 3 items, got 4 [schema.max-items]"}},
   });
 }
 

@@ -146,7 +146,7 @@ TEST(TrainerRules, PatchesNamingWhatTheRuntimeLacksAreFindingsAtTheEntry) {
               "[1].template.spec.template.spec.initContainers[0].name [trainer.patch-container]: must not "
               "have initContainer that doesn't exist in the runtime job node | hint: a patch changes "
               "containers the runtime has: node",
-          "25:31 error " + rj +
+          "24:29 error " + rj +
               "[1].template.spec.template.spec.containers[0].env [trainer.patch-env]: must not have envs "
               "for the dataset-initializer, model-initializer, node containers | hint: set the node's env "
               "in spec.trainer.env, an initializer's in spec.initializer"}));
