@@ -372,7 +372,7 @@ void LocalNode::sync_once(SteadyTime now) {
     refresh_tokens(t, now);
     // A re-created pod starts once its predecessor's processes are gone (its ports are free).
     const bool predecessor = std::any_of(m_terminating.begin(), m_terminating.end(),
-                                         [&](const Tracked& old) { return old.key == key; });
+                                         [&k = key](const Tracked& old) { return old.key == k; });
     if (!predecessor) start_due(t, now);
     publish_status(t);
     sample_logs(t, false);
