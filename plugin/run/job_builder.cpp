@@ -16,7 +16,7 @@ nlohmann::json build_job(const JobRequest& request) {
                     {"ports", json::array({{{"name", "pytorchjob-port"}, {"containerPort", 23456}}})}};
   json metadata = {{"name", request.name}};
   if (!request.ns.empty()) metadata["namespace"] = request.ns;
-  json spec = {{"runPolicy", {{"cleanPodPolicy", "None"}}},
+  json spec = {{"runPolicy", {{"cleanPodPolicy", "None"}, {"backoffLimit", request.backoff_limit}}},
                {"pytorchReplicaSpecs",
                 {{"Worker",
                   {{"replicas", request.workers},

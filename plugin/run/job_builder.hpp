@@ -20,10 +20,13 @@ struct JobRequest {
   std::string nproc_per_node;        ///< empty: not set
   std::vector<std::string> command;  ///< CMD ARGS...
   std::string restart_policy = "OnFailure";
+  /// Restarts before the job fails: OnFailure without one restarts a failing job forever.
+  int backoff_limit = k_default_backoff_limit;
+  static constexpr int k_default_backoff_limit = 3;
 };
 
 /// A worker-only PyTorchJob: one pytorch container per worker with the command, the default
-/// port, cleanPodPolicy None so logs stay readable after the end.
+/// port, cleanPodPolicy None so logs stay readable after the end, and `backoff_limit`.
 nlohmann::json build_job(const JobRequest& request);
 
 /// A TrainJob on the ClusterTrainingRuntime `request.runtime`: numNodes, the image and the command

@@ -43,7 +43,11 @@ Expected<PreparedJob> job_from_image(const Context& ctx, const JobSource& s) {
   r.workers = s.workers;
   r.nproc_per_node = s.nproc_per_node;
   r.command = s.args;
-  if (!trainjob) return PreparedJob{build_job(r), std::filesystem::current_path().string(), {}};
+  if (!trainjob) {
+    ctx.err << "note: --image sets spec.runPolicy.backoffLimit " << r.backoff_limit
+            << ": the job fails after that many restarts instead of restarting forever\n";
+    return PreparedJob{build_job(r), std::filesystem::current_path().string(), {}};
+  }
   r.workers = s.nodes > 0 ? s.nodes : 1;
   r.runtime = s.runtime.empty() ? "torch-distributed" : s.runtime;
   auto job = build_trainjob(r);
