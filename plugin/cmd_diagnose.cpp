@@ -78,7 +78,7 @@ void add_diagnose_command(CLI::App& app, Context& ctx) {
   cmd->footer(
       "The root cause is the first rank to fail (its container's finishedAt); ranks that failed\n"
       "after it because of it (a lost peer, a closed rendezvous, SIGTERM) are marked as following it.\n"
-      "Exit codes are decoded (137: SIGKILL, often the out-of-memory killer; OOMKilled), the exception\n"
+      "The exit code is decoded (137: SIGKILL, often the out-of-memory killer; OOMKilled), the exception\n"
       "is read from the rank's log, and the failure gets a class and a next step.\n"
       "Examples:\n"
       "  kubectl pytorch diagnose mnist-dp               # a failed, stuck or running PyTorchJob\n"
