@@ -39,8 +39,8 @@ std::int64_t number(const json& obj, std::initializer_list<const char*> path) {
 
 std::size_t count_of(const json& v) { return v.is_object() || v.is_array() ? v.size() : 0; }
 
-json column(const char* name, const char* type, const char* description, int priority = 0,
-            const char* format = "") {
+json builtin_column(const char* name, const char* type, const char* description, int priority = 0,
+                    const char* format = "") {
   return {{"name", name},
           {"type", type},
           {"format", format},
@@ -48,8 +48,10 @@ json column(const char* name, const char* type, const char* description, int pri
           {"priority", priority}};
 }
 
-json name_column() { return column("Name", "string", "Name must be unique within a namespace", 0, "name"); }
-json age_column() { return column("Age", "string", "CreationTimestamp of the object"); }
+json name_column() {
+  return builtin_column("Name", "string", "Name must be unique within a namespace", 0, "name");
+}
+json age_column() { return builtin_column("Age", "string", "CreationTimestamp of the object"); }
 
 /// printers' translateTimestampSince: "<unknown>" for an absent time.
 std::string since(const std::string& rfc3339, std::int64_t now) {
@@ -331,59 +333,65 @@ void add_pod_and_service(Printers& p) {
   p["/Pod"] = {
       json::array(
           {name_column(),
-           column("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
-           column("Status", "string", "The aggregate status of the containers in this pod."),
-           column("Restarts", "string",
-                  "The number of times the containers in this pod have been restarted and when the last "
-                  "container in this pod has restarted."),
-           age_column(), column("IP", "string", "The IP address allocated to the pod.", 1),
-           column("Node", "string", "The node the pod is bound to.", 1),
-           column("Nominated Node", "string", "The node the scheduler nominated for the pod.", 1),
-           column("Readiness Gates", "string", "Pod readiness gates met, of those the spec names.", 1)}),
+           builtin_column("Ready", "string",
+                          "The aggregate readiness state of this pod for accepting traffic."),
+           builtin_column("Status", "string", "The aggregate status of the containers in this pod."),
+           builtin_column(
+               "Restarts", "string",
+               "The number of times the containers in this pod have been restarted and when the last "
+               "container in this pod has restarted."),
+           age_column(), builtin_column("IP", "string", "The IP address allocated to the pod.", 1),
+           builtin_column("Node", "string", "The node the pod is bound to.", 1),
+           builtin_column("Nominated Node", "string", "The node the scheduler nominated for the pod.", 1),
+           builtin_column("Readiness Gates", "string", "Pod readiness gates met, of those the spec names.",
+                          1)}),
       pod_cells};
   p["/Service"] = {
-      json::array({name_column(), column("Type", "string", "The type of the service."),
-                   column("Cluster-IP", "string", "The IP address of the service."),
-                   column("External-IP", "string", "The external IPs of the service."),
-                   column("Port(s)", "string", "The ports of the service."), age_column(),
-                   column("Selector", "string", "The labels of the pods the service routes to.", 1)}),
+      json::array({name_column(), builtin_column("Type", "string", "The type of the service."),
+                   builtin_column("Cluster-IP", "string", "The IP address of the service."),
+                   builtin_column("External-IP", "string", "The external IPs of the service."),
+                   builtin_column("Port(s)", "string", "The ports of the service."), age_column(),
+                   builtin_column("Selector", "string", "The labels of the pods the service routes to.", 1)}),
       service_cells};
 }
 
 void add_core_data(Printers& p) {
   p["/Namespace"] = {
-      json::array({name_column(), column("Status", "string", "The status of the namespace"), age_column()}),
+      json::array(
+          {name_column(), builtin_column("Status", "string", "The status of the namespace"), age_column()}),
       [](const json& ns, std::int64_t now) {
         return json::array(
             {text(ns, {"metadata", "name"}), text(ns, {"status", "phase"}, "Active"), age(ns, now)});
       }};
-  p["/Event"] = {json::array({column("Last Seen", "string", "The time the event was last seen."),
-                              column("Type", "string", "Normal or Warning."),
-                              column("Reason", "string", "Why the event happened."),
-                              column("Object", "string", "The object the event is about."),
-                              column("Subobject", "string", "The part of the object the event is about.", 1),
-                              column("Source", "string", "The component that reported the event.", 1),
-                              column("Message", "string", "What happened."),
-                              column("First Seen", "string", "The time the event was first seen.", 1),
-                              column("Count", "string", "How many times the event happened.", 1),
-                              column("Name", "string", "Name must be unique within a namespace", 1, "name")}),
-                 event_cells};
-  p["/ConfigMap"] = {
-      json::array({name_column(), column("Data", "string", "The number of data keys."), age_column()}),
-      [](const json& cm, std::int64_t now) {
-        return json::array(
-            {text(cm, {"metadata", "name"}),
-             static_cast<std::int64_t>(count_of(at(cm, {"data"})) + count_of(at(cm, {"binaryData"}))),
-             age(cm, now)});
-      }};
-  p["/Secret"] = {json::array({name_column(), column("Type", "string", "The type of the secret."),
-                               column("Data", "string", "The number of data keys."), age_column()}),
+  p["/Event"] = {
+      json::array({builtin_column("Last Seen", "string", "The time the event was last seen."),
+                   builtin_column("Type", "string", "Normal or Warning."),
+                   builtin_column("Reason", "string", "Why the event happened."),
+                   builtin_column("Object", "string", "The object the event is about."),
+                   builtin_column("Subobject", "string", "The part of the object the event is about.", 1),
+                   builtin_column("Source", "string", "The component that reported the event.", 1),
+                   builtin_column("Message", "string", "What happened."),
+                   builtin_column("First Seen", "string", "The time the event was first seen.", 1),
+                   builtin_column("Count", "string", "How many times the event happened.", 1),
+                   builtin_column("Name", "string", "Name must be unique within a namespace", 1, "name")}),
+      event_cells};
+  p["/ConfigMap"] = {json::array({name_column(), builtin_column("Data", "string", "The number of data keys."),
+                                  age_column()}),
+                     [](const json& cm, std::int64_t now) {
+                       return json::array({text(cm, {"metadata", "name"}),
+                                           static_cast<std::int64_t>(count_of(at(cm, {"data"})) +
+                                                                     count_of(at(cm, {"binaryData"}))),
+                                           age(cm, now)});
+                     }};
+  p["/Secret"] = {json::array({name_column(), builtin_column("Type", "string", "The type of the secret."),
+                               builtin_column("Data", "string", "The number of data keys."), age_column()}),
                   [](const json& s, std::int64_t now) {
                     return json::array({text(s, {"metadata", "name"}), text(s, {"type"}),
                                         static_cast<std::int64_t>(count_of(at(s, {"data"}))), age(s, now)});
                   }};
   p["/ServiceAccount"] = {
-      json::array({name_column(), column("Secrets", "string", "The number of secrets."), age_column()}),
+      json::array(
+          {name_column(), builtin_column("Secrets", "string", "The number of secrets."), age_column()}),
       [](const json& sa, std::int64_t now) {
         return json::array({text(sa, {"metadata", "name"}),
                             static_cast<std::int64_t>(count_of(at(sa, {"secrets"}))), age(sa, now)});
@@ -391,32 +399,38 @@ void add_core_data(Printers& p) {
 }
 
 void add_workloads(Printers& p) {
-  const json containers = column("Containers", "string", "Names of each container in the template.", 1);
-  const json images = column("Images", "string", "Images referenced by each container in the template.", 1);
+  const json containers =
+      builtin_column("Containers", "string", "Names of each container in the template.", 1);
+  const json images =
+      builtin_column("Images", "string", "Images referenced by each container in the template.", 1);
   p["coordination.k8s.io/Lease"] = {
-      json::array({name_column(), column("Holder", "string", "The holder of the lease."), age_column()}),
+      json::array(
+          {name_column(), builtin_column("Holder", "string", "The holder of the lease."), age_column()}),
       [](const json& l, std::int64_t now) {
         return json::array({text(l, {"metadata", "name"}), text(l, {"spec", "holderIdentity"}), age(l, now)});
       }};
   p["apps/Deployment"] = {
-      json::array({name_column(), column("Ready", "string", "Ready replicas of the desired ones."),
-                   column("Up-to-date", "integer", "Replicas with the newest template."),
-                   column("Available", "integer", "Available replicas."), age_column(), containers, images,
-                   column("Selector", "string", "The selector of the deployment's pods.", 1)}),
+      json::array({name_column(), builtin_column("Ready", "string", "Ready replicas of the desired ones."),
+                   builtin_column("Up-to-date", "integer", "Replicas with the newest template."),
+                   builtin_column("Available", "integer", "Available replicas."), age_column(), containers,
+                   images,
+                   builtin_column("Selector", "string", "The selector of the deployment's pods.", 1)}),
       deployment_cells};
   p["batch/Job"] = {
-      json::array({name_column(), column("Status", "string", "Status of the job."),
-                   column("Completions", "string", "Succeeded pods of the completions wanted."),
-                   column("Duration", "string", "Time required to complete the job."), age_column(),
-                   containers, images, column("Selector", "string", "The selector of the job's pods.", 1)}),
+      json::array({name_column(), builtin_column("Status", "string", "Status of the job."),
+                   builtin_column("Completions", "string", "Succeeded pods of the completions wanted."),
+                   builtin_column("Duration", "string", "Time required to complete the job."), age_column(),
+                   containers, images,
+                   builtin_column("Selector", "string", "The selector of the job's pods.", 1)}),
       job_cells};
   p["batch/CronJob"] = {
-      json::array({name_column(), column("Schedule", "string", "The schedule in Cron format."),
-                   column("Timezone", "string", "The time zone of the schedule."),
-                   column("Suspend", "boolean", "Whether runs are suspended."),
-                   column("Active", "integer", "The jobs running now."),
-                   column("Last Schedule", "string", "When a job was last scheduled."), age_column(),
-                   containers, images, column("Selector", "string", "The selector of the jobs' pods.", 1)}),
+      json::array({name_column(), builtin_column("Schedule", "string", "The schedule in Cron format."),
+                   builtin_column("Timezone", "string", "The time zone of the schedule."),
+                   builtin_column("Suspend", "boolean", "Whether runs are suspended."),
+                   builtin_column("Active", "integer", "The jobs running now."),
+                   builtin_column("Last Schedule", "string", "When a job was last scheduled."), age_column(),
+                   containers, images,
+                   builtin_column("Selector", "string", "The selector of the jobs' pods.", 1)}),
       cronjob_cells};
 }
 

@@ -3,6 +3,7 @@
 // (kubernetes v1.32 pkg/controller/garbagecollector/garbagecollector.go: attemptToDeleteItem,
 // classifyReferences, processDeletingDependentsItem).
 #include "apiserver/resource_ops.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "util/time.hpp"
 
 #include <algorithm>
@@ -14,14 +15,9 @@ namespace kpt::apiserver {
 namespace {
 
 using json = nlohmann::json;
+using model::k8s::meta_string;
 
 constexpr const char* k_foreground_finalizer = "foregroundDeletion";
-
-std::string meta_string(const json& obj, const char* field) {
-  if (!obj.contains("metadata") || !obj["metadata"].is_object()) return {};
-  const auto& m = obj["metadata"];
-  return m.contains(field) && m[field].is_string() ? m[field].get<std::string>() : std::string{};
-}
 
 json owner_refs(const json& obj) {
   if (!obj.contains("metadata") || !obj["metadata"].is_object()) return json::array();

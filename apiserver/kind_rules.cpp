@@ -4,12 +4,14 @@
 
 #include "apiserver/go_decode_error.hpp"
 #include "apiserver/json_member.hpp"
+#include "schema/k8s_names.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
 #include <initializer_list>
+#include <set>
 
 namespace kpt::apiserver {
 
@@ -41,10 +43,27 @@ void check_ports(const json& ports, const std::string& path, std::vector<StatusC
   }
 }
 
-void check_containers(const json& containers, const std::string& path, std::vector<StatusCause>& out) {
+/// field.Invalid for a value that must be a DNS-1123 label (a container name becomes a folder of
+/// its logs, a hostname a line of the node's hosts file): ValidateDNS1123Label.
+void check_label(const json& value, const std::string& field, std::vector<StatusCause>& out) {
+  if (!value.is_string()) return;
+  const auto text = value.get<std::string>();
+  for (const auto& error : schema::dns1123_label_errors(text))
+    out.push_back({"FieldValueInvalid", "Invalid value: " + go_quote(text) + ": " + error, field});
+}
+
+void check_containers(const json& containers, const std::string& path, std::set<std::string>& names,
+                      std::vector<StatusCause>& out) {
   if (!containers.is_array()) return;
   for (std::size_t i = 0; i < containers.size(); ++i) {
     const std::string at = path + "[" + std::to_string(i) + "]";
+    const json& name = member(containers[i], "name");
+    if (name.is_string() && !name.get<std::string>().empty()) {
+      check_label(name, at + ".name", out);
+      if (!names.insert(name.get<std::string>()).second)
+        out.push_back(
+            {"FieldValueDuplicate", "Duplicate value: " + go_quote(name.get<std::string>()), at + ".name"});
+    }
     check_one_of(member(containers[i], "imagePullPolicy"), at + ".imagePullPolicy",
                  {"Always", "IfNotPresent", "Never"}, out);
     check_ports(member(containers[i], "ports"), at + ".ports", out);
@@ -53,8 +72,13 @@ void check_containers(const json& containers, const std::string& path, std::vect
 
 void check_pod_spec(const json& spec, const std::string& path, std::vector<StatusCause>& out) {
   if (!spec.is_object()) return;
-  check_containers(member(spec, "initContainers"), path + ".initContainers", out);
-  check_containers(member(spec, "containers"), path + ".containers", out);
+  std::set<std::string> names;  // unique across init and regular containers
+  check_containers(member(spec, "initContainers"), path + ".initContainers", names, out);
+  check_containers(member(spec, "containers"), path + ".containers", names, out);
+  for (const char* field : {"hostname", "subdomain"}) {
+    const json& value = member(spec, field);
+    if (value.is_string() && !value.get<std::string>().empty()) check_label(value, path + "." + field, out);
+  }
   check_one_of(member(spec, "restartPolicy"), path + ".restartPolicy", {"Always", "OnFailure", "Never"}, out);
   check_one_of(member(spec, "dnsPolicy"), path + ".dnsPolicy",
                {"ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"}, out);

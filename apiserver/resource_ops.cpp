@@ -2,6 +2,7 @@
 
 #include "apiserver/builtin_kinds.hpp"
 #include "apiserver/go_decode_error.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "util/time.hpp"
 
 #include <algorithm>
@@ -13,6 +14,7 @@ namespace kpt::apiserver {
 namespace {
 
 using json = nlohmann::json;
+using model::k8s::meta_string;
 
 std::string random_suffix() {
   static const char k_alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
@@ -41,12 +43,6 @@ json::json_pointer pointer_of(const std::string& json_path) {
   std::string p = json_path;
   std::replace(p.begin(), p.end(), '.', '/');
   return json::json_pointer(p);
-}
-
-std::string meta_string(const json& obj, const char* field) {
-  if (!obj.contains("metadata") || !obj["metadata"].is_object()) return {};
-  const auto& m = obj["metadata"];
-  return m.contains(field) && m[field].is_string() ? m[field].get<std::string>() : std::string{};
 }
 
 void crd_defaults(json& crd) {

@@ -1,7 +1,8 @@
-# `ninja krew-package`: the krew archive for this architecture, its sha256 written into
-# build/krew/krew-manifest.yaml (scripts/krew_package.sh --in-place updates the top-level one).
+# `ninja krew-package`: the release archive of this build's binary in build/krew, with the krew
+# manifest that names its sha256 (scripts/release.sh; a release itself runs that script, which links
+# the binary with KPT_PORTABLE).
 add_custom_target(krew-package
-  COMMAND ${PROJECT_SOURCE_DIR}/scripts/krew_package.sh $<TARGET_FILE:kubectl-pytorch> ${PROJECT_BINARY_DIR}/krew
+  COMMAND ${PROJECT_SOURCE_DIR}/scripts/release.sh --build-dir ${PROJECT_BINARY_DIR} --no-build ${PROJECT_BINARY_DIR}/krew
   DEPENDS kubectl-pytorch
   COMMENT "Packaging kubectl-pytorch for krew"
   VERBATIM)

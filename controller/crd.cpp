@@ -47,18 +47,18 @@ nlohmann::json pytorchjob_crd() {
 std::vector<nlohmann::json> trainer_crds() {
   // The carried text is JSON documents after `---` lines (generated, so well-formed).
   std::vector<nlohmann::json> out;
-  const std::string_view text = schema::carried_trainer_crds_yaml();
-  for (std::size_t at = 0; at < text.size();) {
-    const auto end = text.find("\n---", at);
-    const auto doc = text.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-    const auto open = doc.find('{');
-    if (open != std::string_view::npos) {
+  constexpr std::string_view k_separator = "\n---";
+  std::string_view rest = schema::carried_trainer_crds_yaml();
+  while (!rest.empty()) {
+    const std::size_t end = rest.find(k_separator);
+    const std::string_view doc = rest.substr(0, end);
+    if (const std::size_t open = doc.find('{'); open != std::string_view::npos) {
       auto crd = nlohmann::json::parse(doc.substr(open));
       crd["metadata"]["labels"] = {{"app.kubernetes.io/name", "kubectl-pytorch-controller"}};
       out.push_back(std::move(crd));
     }
     if (end == std::string_view::npos) break;
-    at = end + 4;
+    rest.remove_prefix(end + k_separator.size());
   }
   return out;
 }

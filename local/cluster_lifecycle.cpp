@@ -6,12 +6,15 @@
 #include <httplib.h>
 #include <openssl/pem.h>
 
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/auxv.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -57,6 +60,17 @@ bool lock_held(const std::string& lock_file) {
 std::string seconds_text(std::chrono::milliseconds d) { return std::to_string(d.count() / 1000) + "s"; }
 
 }  // namespace
+
+std::string self_executable(unsigned long interpreter_base, const std::string& argv0) {
+  if (interpreter_base == 0 && !argv0.empty()) return argv0;
+  return "/proc/self/exe";
+}
+
+std::string running_executable() {
+  // glibc's program_invocation_name is main's argv[0], after the loader applied --argv0.
+  return self_executable(::getauxval(AT_BASE),
+                         program_invocation_name != nullptr ? program_invocation_name : "");
+}
 
 ClusterLifecycle::ClusterLifecycle(ClusterPaths paths, LifecycleOptions options)
     : m_paths(std::move(paths)), m_options(std::move(options)) {}
@@ -136,6 +150,10 @@ Expected<int> ClusterLifecycle::spawn() const {
     args.emplace_back("--watch-history");
     args.push_back(std::to_string(m_options.watch_history));
   }
+  if (!m_options.pod_network.empty()) {
+    args.emplace_back("--pod-network");
+    args.push_back(m_options.pod_network);
+  }
   if (m_options.event_ttl.count() > 0) {
     args.emplace_back("--event-ttl");
     args.push_back(std::to_string(m_options.event_ttl.count()) + "s");
@@ -180,26 +198,34 @@ Expected<UpResult> ClusterLifecycle::wait_ready(int child) const {
   return last.context("waiting for the local server");
 }
 
-Expected<StopResult> ClusterLifecycle::stop() const {
+Expected<StopResult> ClusterLifecycle::stop(const StopOptions& options) const {
   const auto s = status();
   if (s.state == ClusterStatus::State::stopped) {
     remove_stale_files();
     return StopResult{};
   }
+  auto pods_grace = options.pods_grace;
+  if (options.grace) {
+    pods_grace = std::min(pods_grace, *options.grace);
+    if (auto w = write_private(m_paths.stop_grace_file, std::to_string(options.grace->count()) + "\n"); !w)
+      return w.error();
+  }
   if (s.pid <= 0 || ::kill(s.pid, SIGTERM) != 0) {
     return make_error(ErrorCode::io, "stopping pid " + std::to_string(s.pid) + ": " + std::strerror(errno));
   }
-  if (auto gone = wait_exit(s.pid, m_options.stop_timeout); !gone) return gone.error();
+  const auto timeout =
+      m_options.stop_timeout + std::chrono::duration_cast<std::chrono::milliseconds>(pods_grace);
+  if (auto gone = wait_exit(s.pid, timeout); !gone) return gone.error();
   remove_stale_files();
   return StopResult{true, s.pid};
 }
 
-Expected<StopResult> ClusterLifecycle::reset() const {
-  auto stopped = stop();
+Expected<StopResult> ClusterLifecycle::reset(const StopOptions& options) const {
+  auto stopped = stop(options);
   if (!stopped) return stopped.error();
   std::error_code ec;
   for (const auto& file : {m_paths.database_file, m_paths.database_file + "-wal",
-                           m_paths.database_file + "-shm", m_paths.hosts_file}) {
+                           m_paths.database_file + "-shm", m_paths.hosts_file, m_paths.ledger_file}) {
     if (std::filesystem::remove(file, ec); ec) {
       return make_error(ErrorCode::io, "removing '" + file + "': " + ec.message());
     }

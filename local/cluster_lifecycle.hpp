@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,12 +26,23 @@ struct ClusterStatus {
   [[nodiscard]] bool running() const { return state == State::running; }
 };
 
+/// The file to execute to run this program again. `/proc/self/exe`, unless the program was started
+/// by naming it to the dynamic loader (`ld-linux-x86-64.so.2 [--argv0 NAME] PROGRAM`, as the release
+/// archive's launcher does to load its own glibc): then /proc/self/exe is the loader and `argv0` is
+/// what starts the program (the launcher). `interpreter_base` is the auxiliary vector's AT_BASE,
+/// which is 0 when the kernel ran the loader itself rather than as the program's interpreter.
+std::string self_executable(unsigned long interpreter_base, const std::string& argv0);
+
+/// self_executable() of the running process.
+std::string running_executable();
+
 struct LifecycleOptions {
-  std::string self_exe = "/proc/self/exe";  ///< the binary whose `local serve` is the server
-  int port = 0;                             ///< 0: a free loopback port
-  bool server_only = false;                 ///< only the API server: no controller, no node
-  std::size_t watch_history = 0;            ///< passed to `local serve`; 0: its default
-  std::chrono::seconds event_ttl{0};        ///< passed to `local serve`; 0: its default (1 h)
+  std::string self_exe = running_executable();  ///< the binary whose `local serve` is the server
+  int port = 0;                                 ///< 0: a free loopback port
+  bool server_only = false;                     ///< only the API server: no controller, no node
+  std::size_t watch_history = 0;                ///< passed to `local serve`; 0: its default
+  std::chrono::seconds event_ttl{0};            ///< passed to `local serve`; 0: its default (1 h)
+  std::string pod_network;                      ///< passed to `local serve`; empty: its default (auto)
   std::chrono::milliseconds start_timeout{30'000};
   std::chrono::milliseconds stop_timeout{15'000};
   std::chrono::milliseconds probe_timeout{5'000};  ///< how long a probe waits for an answer
@@ -41,6 +53,14 @@ struct UpResult {
   int pid = 0;
   int port = 0;
   bool started = false;  ///< false: it was already up and answering
+};
+
+/// How stop() stops the pods.
+struct StopOptions {
+  /// Caps every pod's terminationGracePeriodSeconds (`local down --grace`).
+  std::optional<std::chrono::seconds> grace;
+  /// The longest grace period of the running pods: how much longer than stop_timeout to wait.
+  std::chrono::seconds pods_grace{0};
 };
 
 /// How stop() found the cluster.
@@ -69,12 +89,13 @@ class ClusterLifecycle {
   /// killed and replaced.
   Expected<UpResult> ensure_up() const;
 
-  /// Sends SIGTERM and waits for the server to exit; removes stale pid and port files.
-  Expected<StopResult> stop() const;
+  /// Sends SIGTERM and waits for the server to exit (its node stops the pods first: SIGTERM,
+  /// SIGKILL after their grace period); removes stale pid and port files.
+  Expected<StopResult> stop(const StopOptions& options = {}) const;
 
   /// Stops the cluster and wipes what it stored: every object (the database), pod logs and
   /// names. The CA and token stay, so kubeconfigs written before keep working after `local up`.
-  Expected<StopResult> reset() const;
+  Expected<StopResult> reset(const StopOptions& options = {}) const;
 
   /// A client for the running cluster (port file, token and CA of the state directory).
   [[nodiscard]] Expected<std::unique_ptr<kube::ApiClient>> client() const;

@@ -1,9 +1,8 @@
 #include "local/cluster_paths.hpp"
 
 #include "apiserver/certs.hpp"
+#include "util/base64.hpp"
 #include "util/file_io.hpp"
-
-#include <openssl/evp.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -24,15 +23,6 @@ std::string env_or(const std::map<std::string, std::string>& env, const std::str
   return it == env.end() ? std::string{} : it->second;
 }
 
-std::string base64(const std::string& in) {
-  std::string out(4 * ((in.size() + 2) / 3) + 1, '\0');
-  const int n =
-      EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
-                      reinterpret_cast<const unsigned char*>(in.data()), static_cast<int>(in.size()));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
-}
-
 }  // namespace
 
 ClusterPaths ClusterPaths::in(const std::string& state_dir) {
@@ -49,6 +39,9 @@ ClusterPaths ClusterPaths::in(const std::string& state_dir) {
   p.hosts_file = state_dir + "/hosts";
   p.pod_log_dir = state_dir + "/logs";
   p.database_file = state_dir + "/objects.db";
+  p.ledger_file = state_dir + "/node.pids";
+  p.node_mode_file = state_dir + "/node.mode";
+  p.stop_grace_file = state_dir + "/apiserver.stop-grace";
   return p;
 }
 
@@ -63,26 +56,7 @@ std::string default_kubeconfig_path(const std::map<std::string, std::string>& en
 }
 
 Expected<void> write_private(const std::string& path, const std::string& text, unsigned mode) {
-  const std::string tmp = path + ".tmp";
-  const auto fail = [&path] {
-    return make_error(ErrorCode::io, "writing '" + path + "': " + std::strerror(errno));
-  };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return fail();
-  ::fchmod(fd, mode);
-  std::size_t off = 0;
-  while (off < text.size()) {
-    const auto n = ::write(fd, text.data() + off, text.size() - off);
-    if (n <= 0) {
-      auto error = fail();
-      ::close(fd);
-      return error;
-    }
-    off += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail();
-  return {};
+  return util::write_file_atomically(path, text, mode);
 }
 
 Expected<void> prepare_state(const ClusterPaths& paths) {
@@ -120,10 +94,10 @@ Expected<void> write_kubeconfig(const std::string& path, const std::string& serv
   const std::string name = "kubectl-pytorch-local";
   std::string text = "apiVersion: v1\nkind: Config\nclusters:\n- name: " + name +
                      "\n  cluster:\n    server: " + server_url +
-                     "\n    certificate-authority-data: " + base64(ca_pem) + "\nusers:\n- name: " + name +
-                     "\n  user:\n    token: " + token + "\ncontexts:\n- name: " + name +
-                     "\n  context:\n    cluster: " + name + "\n    user: " + name +
-                     "\n    namespace: default\ncurrent-context: " + name + "\n";
+                     "\n    certificate-authority-data: " + util::base64_encode(ca_pem) +
+                     "\nusers:\n- name: " + name + "\n  user:\n    token: " + token +
+                     "\ncontexts:\n- name: " + name + "\n  context:\n    cluster: " + name +
+                     "\n    user: " + name + "\n    namespace: default\ncurrent-context: " + name + "\n";
   return write_private(path, text);
 }
 

@@ -20,7 +20,10 @@ struct ClusterPaths {
   std::string log_file;    ///< the server's request log (no secrets)
   std::string hosts_file;  ///< name resolution for local pods
   std::string pod_log_dir;
-  std::string database_file;  ///< the API server's objects (SQLite, with -wal and -shm beside it)
+  std::string database_file;    ///< the API server's objects (SQLite, with -wal and -shm beside it)
+  std::string ledger_file;      ///< the processes the node started (ProcessLedger)
+  std::string node_mode_file;   ///< how the node isolates pods, one line, written before the port file
+  std::string stop_grace_file;  ///< `local down --grace`: seconds, read by the server when it stops
 
   static ClusterPaths in(const std::string& state_dir);
 };

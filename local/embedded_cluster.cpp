@@ -17,10 +17,12 @@
 #include <nlohmann/json.hpp>
 
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -31,15 +33,6 @@ namespace kpt::local {
 namespace {
 
 using SteadyClock = std::chrono::steady_clock;
-
-std::string find_nss_wrapper() {
-  for (const char* dir :
-       {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"}) {
-    const std::string candidate = std::string(dir) + "/libnss_wrapper.so";
-    if (::access(candidate.c_str(), R_OK) == 0) return candidate;
-  }
-  return {};
-}
 
 /// The serving certificate and token that `local up` wrote into the state directory.
 Expected<apiserver::ServerOptions> server_options_from(const ClusterPaths& paths) {
@@ -99,8 +92,26 @@ Expected<void> install_apis(kube::ApiClient& client) {
   return install_runtimes(client);
 }
 
-NodeOptions node_options_for(const ClusterOptions& options) {
+std::optional<unsigned> primary_group_of(unsigned uid) {
+  passwd entry{};
+  passwd* found = nullptr;
+  char buf[4096];
+  if (::getpwuid_r(uid, &entry, buf, sizeof buf, &found) != 0 || found == nullptr) return std::nullopt;
+  return static_cast<unsigned>(found->pw_gid);
+}
+
+Expected<NodeOptions> node_options_for(const ClusterOptions& options, int port) {
   NodeOptions node;
+  node.isolation = probe_isolation();
+  if (options.pod_network == "job" && !node.isolation.namespaces) {
+    return make_error(ErrorCode::usage,
+                      "--pod-network job: this machine gives the node no network namespaces (" +
+                          node.isolation.unavailable + ")");
+  }
+  node.job_networks = node.isolation.namespaces && options.pod_network != "host";
+  node.api_port = port;
+  node.ledger_file = options.paths.ledger_file;
+  node.env.user = NodeUser{::geteuid(), ::getegid(), primary_group_of};
   const char* home = std::getenv("HOME");
   node.env.home = home != nullptr ? home : "/";
   node.env.nss_wrapper_library = find_nss_wrapper();
@@ -126,6 +137,15 @@ controller::ControllerConfig controller_config_for(const ClusterOptions& options
 
 }  // namespace
 
+std::string find_nss_wrapper() {
+  for (const char* dir :
+       {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib"}) {
+    const std::string candidate = std::string(dir) + "/libnss_wrapper.so";
+    if (::access(candidate.c_str(), R_OK) == 0) return candidate;
+  }
+  return {};
+}
+
 struct EmbeddedCluster::Parts {
   std::optional<ServeLock> lock;
   std::unique_ptr<apiserver::ApiServer> server;
@@ -141,6 +161,7 @@ struct EmbeddedCluster::Parts {
 
   Expected<int> start_server(const ClusterOptions& options);
   Expected<void> start_node_and_controller(const ClusterOptions& options, int port, const std::string& token);
+  void read_stop_grace(const ClusterPaths& paths);
   void shut_down();
 };
 
@@ -165,11 +186,15 @@ Expected<void> EmbeddedCluster::Parts::start_node_and_controller(const ClusterOp
   controller_client = std::move(*cc);
   if (auto apis = install_apis(*controller_client); !apis) return apis.error();
 
-  const auto node_options = node_options_for(options);
+  auto made = node_options_for(options, port);
+  if (!made) return made.error();
+  const NodeOptions& node_options = *made;
   std::filesystem::create_directories(node_options.log_dir);
+  const std::string mode = node_mode_text(node_options.isolation, node_options.job_networks);
+  std::cerr << mode << "\n";
+  if (auto w = write_private(options.paths.node_mode_file, mode + "\n", 0644); !w) return w.error();
   if (node_options.env.nss_wrapper_library.empty()) {
-    std::cerr << "warning: libnss-wrapper is not installed: Service names will not resolve for local pods "
-                 "(apt-get install -y libnss-wrapper)\n";
+    std::cerr << k_no_name_resolution_warning << "\n";
   }
   runner = make_posix_runner();
   node = std::make_unique<LocalNode>(*node_client, *runner, node_options);
@@ -181,6 +206,14 @@ Expected<void> EmbeddedCluster::Parts::start_node_and_controller(const ClusterOp
     (void)controller::run_controller(*controller_client, config, clock, *logger, stop);
   });
   return {};
+}
+
+void EmbeddedCluster::Parts::read_stop_grace(const ClusterPaths& paths) {
+  auto text = util::read_file(paths.stop_grace_file, 64);
+  ::unlink(paths.stop_grace_file.c_str());
+  if (!text || !node) return;
+  const long long seconds = std::atoll(text->c_str());
+  if (seconds >= 0) node->set_stop_grace(std::chrono::seconds(seconds));
 }
 
 void EmbeddedCluster::Parts::shut_down() {
@@ -234,6 +267,7 @@ Expected<int> EmbeddedCluster::start() {
 
 void EmbeddedCluster::stop() {
   if (!m_parts->lock) return;
+  m_parts->read_stop_grace(m_options.paths);
   m_parts->shut_down();
   ::unlink(m_options.paths.port_file.c_str());
   ::unlink(m_options.paths.pid_file.c_str());
@@ -241,6 +275,16 @@ void EmbeddedCluster::stop() {
 }
 
 apiserver::ApiServer& EmbeddedCluster::server() { return *m_parts->server; }
+
+std::string node_mode_text(const IsolationSupport& support, bool job_networks) {
+  std::string text = "pods: ";
+  text += job_networks ? "each job in a network namespace of its own (loopback, and the API server through "
+                         "the node), so jobs bind the same ports side by side"
+                       : "on the host's network, so jobs that declare the same port run one after the other";
+  if (support.namespaces) return text + "; each pod in a PID namespace of its own";
+  return text + "; each pod's processes tracked by the node (this machine allows the node no namespaces: " +
+         support.unavailable + ")";
+}
 
 int serve_cluster(const ClusterOptions& options) {
   // Block the stop signals before any thread starts, so only sigwait() sees them.

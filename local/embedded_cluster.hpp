@@ -2,6 +2,7 @@
 
 #include "apiserver/api_server.hpp"
 #include "local/cluster_paths.hpp"
+#include "local/job_network.hpp"
 #include "util/expected.hpp"
 
 #include <chrono>
@@ -19,7 +20,13 @@ struct ClusterOptions {
   std::string env_style = "worker-only";
   std::size_t watch_history = 0;  ///< events kept for watch resumption; 0: the store's default (10,000)
   std::chrono::seconds event_ttl{3600};  ///< how long an Event lives after its last write (--event-ttl)
+  /// Where pods' network is: "job" (a network namespace per job), "host" (the host's: jobs
+  /// that use the same port wait for each other) or "auto" (job where the machine allows it).
+  std::string pod_network = "auto";
 };
+
+/// The line `local up` prints about how the node runs pods on this machine.
+std::string node_mode_text(const IsolationSupport& support, bool job_networks);
 
 /// The embedded cluster in this process: the API server, our controller and the local node.
 /// The controller and the node talk to the server over HTTPS with the generated token, exactly
@@ -45,6 +52,16 @@ class EmbeddedCluster {
   ClusterOptions m_options;
   std::unique_ptr<Parts> m_parts;
 };
+
+/// Debian's libnss_wrapper.so, through which local pods resolve Service and pod names (the node
+/// preloads it into them); empty when it is not installed.
+std::string find_nss_wrapper();
+
+/// What the node (in the server's log) and `run --local` (to its user) say when there is no
+/// libnss_wrapper.so: the job runs all the same, but its ranks cannot reach each other by name.
+inline constexpr const char* k_no_name_resolution_warning =
+    "warning: libnss-wrapper is not installed: the local node resolves no Service names, so ranks that "
+    "rendezvous at MASTER_ADDR cannot find each other (apt-get install -y libnss-wrapper)";
 
 /// `local serve`: an EmbeddedCluster until SIGTERM or SIGINT. Returns the exit code.
 int serve_cluster(const ClusterOptions& options);

@@ -1,6 +1,6 @@
 #include "local/exec_process.hpp"
 
-#include "local/process_runner.hpp"
+#include "local/supervised_spawn.hpp"
 
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,8 +13,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-
-extern char** environ;
 
 namespace kpt::local {
 
@@ -113,7 +111,7 @@ class PosixExecProcess final : public apiserver::ExecProcess {
 
   void kill() override {
     if (m_exit) return;
-    ::kill(-m_pid, SIGKILL);
+    ::kill(m_pid, k_kill_all_signal);  // the supervisor ends the command and what it started
     int status = 0;
     pid_t r;
     do {
@@ -173,78 +171,46 @@ bool open_pipes(const ExecSpec& spec, ChildFds& fds) {
   return ::pipe2(fds.out, O_CLOEXEC) == 0 && ::pipe2(fds.err, O_CLOEXEC) == 0;
 }
 
-[[noreturn]] void exec_child(const ExecSpec& spec, const ChildFds& fds, int status_fd, char** argv,
-                             char** envp) {
-  ::setsid();
-  if (!fds.pty_slave.empty()) {
-    const int slave = ::open(fds.pty_slave.c_str(), O_RDWR);
-    if (slave >= 0) {
-      ::ioctl(slave, TIOCSCTTY, 0);
-      ::dup2(slave, STDIN_FILENO);
-      ::dup2(slave, STDOUT_FILENO);
-      ::dup2(slave, STDERR_FILENO);
-      if (slave > STDERR_FILENO) ::close(slave);
-    }
-  } else {
-    const int in = spec.with_stdin ? fds.in[0] : ::open("/dev/null", O_RDONLY);
-    ::dup2(in, STDIN_FILENO);
-    ::dup2(fds.out[1], STDOUT_FILENO);
-    ::dup2(fds.err[1], STDERR_FILENO);
-  }
-  ::signal(SIGPIPE, SIG_DFL);
-  if (!spec.workdir.empty() && ::chdir(spec.workdir.c_str()) != 0) {
-    const int e = errno;
-    (void)!::write(status_fd, &e, sizeof e);
-    ::_exit(127);
-  }
-  environ = envp;  // execvp looks argv[0] up on the command's own PATH
-  ::execvp(argv[0], argv);
-  const int e = errno;
-  (void)!::write(status_fd, &e, sizeof e);
-  ::_exit(127);
-}
-
 }  // namespace
 
-std::unique_ptr<apiserver::ExecProcess> start_exec_process(const ExecSpec& spec, std::string& error) {
+std::unique_ptr<apiserver::ExecProcess> start_exec_process(const ExecSpec& spec, std::string& error,
+                                                           int* pid_out) {
   if (spec.argv.empty()) {
     error = "no command to run";
     return nullptr;
   }
-  std::vector<char*> argv = exec_array(spec.argv);
-  std::vector<char*> envp = exec_array(spec.env);
-
   ChildFds fds;
-  int status_pipe[2] = {-1, -1};
-  if (!open_pipes(spec, fds) || ::pipe2(status_pipe, O_CLOEXEC) != 0) {
+  if (!open_pipes(spec, fds)) {
     error = std::string("setting up the command's streams: ") + std::strerror(errno);
     fds.close_all();
     return nullptr;
   }
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    error = std::string("fork: ") + std::strerror(errno);
+  SpawnRequest request;
+  request.argv = spec.argv;
+  request.env = spec.env;
+  request.workdir = spec.workdir;
+  request.security = spec.security;
+  request.ns = spec.ns;
+  if (spec.tty) {
+    request.tty_path = fds.pty_slave;
+  } else {
+    request.std_fds[0] = spec.with_stdin ? fds.in[0] : -1;
+    request.std_fds[1] = fds.out[1];
+    request.std_fds[2] = fds.err[1];
+  }
+  auto spawned = spawn_supervised(request);
+  if (!spawned || spawned->start_error) {
+    error = spawned ? *spawned->start_error : spawned.error().message;
+    if (spawned) {
+      int status = 0;
+      while (::waitpid(spawned->pid, &status, 0) < 0 && errno == EINTR) {
+      }
+    }
     fds.close_all();
-    close_fd(status_pipe[0]);
-    close_fd(status_pipe[1]);
     return nullptr;
   }
-  if (pid == 0) exec_child(spec, fds, status_pipe[1], argv.data(), envp.data());
-
-  close_fd(status_pipe[1]);
-  int child_errno = 0;
-  ssize_t n;
-  do {
-    n = ::read(status_pipe[0], &child_errno, sizeof child_errno);
-  } while (n < 0 && errno == EINTR);
-  close_fd(status_pipe[0]);
-  if (n == sizeof child_errno) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    fds.close_all();
-    error = describe_start_error(spec.argv.front(), spec.workdir, child_errno);
-    return nullptr;
-  }
+  const pid_t pid = spawned->pid;
+  if (pid_out != nullptr) *pid_out = pid;
   if (spec.tty) {
     const int master = fds.pty_master;
     fds.pty_master = -1;

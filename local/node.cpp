@@ -1,16 +1,14 @@
 #include "local/node.hpp"
 
-#include "controller/stop_token.hpp"
 #include "local/node_restart.hpp"
+#include "local/pod_validation.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <signal.h>
-
 #include <algorithm>
-#include <ctime>
 #include <thread>
+
 namespace kpt::local {
 
 namespace {
@@ -20,6 +18,12 @@ std::string key_of(const std::string& ns, const std::string& name) { return ns +
 
 // How often a pod whose env sources are missing is planned again (the kubelet retries its sync).
 constexpr auto k_config_retry = std::chrono::seconds(2);
+
+bool finished(const PodRun& run) {
+  const std::string phase = pod_phase(run);
+  return phase == "Succeeded" || phase == "Failed";
+}
+
 }  // namespace
 
 LocalNode::LocalNode(kube::ApiClient& api, ProcessRunner& runner, NodeOptions options)
@@ -27,7 +31,17 @@ LocalNode::LocalNode(kube::ApiClient& api, ProcessRunner& runner, NodeOptions op
       m_runner(runner),
       m_options(std::move(options)),
       m_logs(m_options.log_dir),
-      m_hosts(m_options.env.hosts_file) {}
+      m_hosts(m_options.env.hosts_file),
+      m_ledger(m_options.ledger_file),
+      m_events(api, m_clock, "v1", "Pod", "kubelet", true) {
+  if (m_options.job_networks && m_options.api_port > 0)
+    m_relay = std::make_unique<ApiRelay>(m_options.api_port);
+}
+
+LocalNode::~LocalNode() {
+  // The relay's threads go first: they accept on listeners that the networks own.
+  m_relay.reset();
+}
 
 void LocalNode::watch_loop(const kube::ResourceRef& ref, const std::atomic<bool>& stop) {
   // A small informer: list, then watch from the list's resourceVersion; relist when the
@@ -77,11 +91,13 @@ bool LocalNode::add_host_names(const nlohmann::json& pod) {
   const std::string ns = meta.value("namespace", "default");
   bool added = m_hosts.add(meta.value("name", ""), ns);
   // A pod with a hostname in a headless Service's subdomain is `<hostname>.<subdomain>` in
-  // cluster DNS: how JobSet pods (TrainJobs) find node 0.
+  // cluster DNS: how JobSet pods (TrainJobs) find node 0. Both become lines of the hosts file:
+  // a newline in either would add lines of its own, so only DNS labels are taken.
   const json spec = pod.value("spec", json::object());
-  const std::string hostname = spec.value("hostname", "");
-  const std::string subdomain = spec.value("subdomain", "");
-  if (!hostname.empty() && !subdomain.empty()) added = m_hosts.add(hostname + "." + subdomain, ns) || added;
+  const std::string hostname = str_at(spec, "hostname");
+  const std::string subdomain = str_at(spec, "subdomain");
+  if (is_safe_name(hostname) && is_safe_name(subdomain))
+    added = m_hosts.add(hostname + "." + subdomain, ns) || added;
   return added;
 }
 
@@ -90,63 +106,93 @@ bool LocalNode::remove_host_names(const nlohmann::json& pod) {
   const std::string ns = meta.value("namespace", "default");
   bool removed = m_hosts.remove(meta.value("name", ""), ns);
   const json spec = pod.value("spec", json::object());
-  const std::string fqdn = spec.value("hostname", "") + "." + spec.value("subdomain", "");
-  if (fqdn.front() == '.' || fqdn.back() == '.') return removed;
+  const std::string hostname = str_at(spec, "hostname");
+  const std::string subdomain = str_at(spec, "subdomain");
+  if (!is_safe_name(hostname) || !is_safe_name(subdomain)) return removed;
   // A recreated pod (a JobSet restart) takes the same hostname: keep it while one is tracked.
   for (const auto& [key, t] : m_pods) {
     const json other = t.pod.value("spec", json::object());
-    if (other.value("hostname", "") + "." + other.value("subdomain", "") == fqdn) return removed;
+    if (str_at(other, "hostname") == hostname && str_at(other, "subdomain") == subdomain) return removed;
   }
-  return m_hosts.remove(fqdn, ns) || removed;
+  return m_hosts.remove(hostname + "." + subdomain, ns) || removed;
+}
+
+void LocalNode::retire(std::map<std::string, Tracked>::iterator it) {
+  Tracked t = std::move(it->second);
+  m_pods.erase(it);
+  t.run.deleting = true;
+  m_terminating.push_back(std::move(t));
 }
 
 void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
   const json meta = pod.value("metadata", json::object());
-  const std::string ns = meta.value("namespace", "default");
-  const std::string name = meta.value("name", "");
-  const std::string key = key_of(ns, name);
+  const std::string key = key_of(meta.value("namespace", "default"), meta.value("name", ""));
   auto it = m_pods.find(key);
   const bool terminating = deleted || meta.contains("deletionTimestamp");
   if (it != m_pods.end() && !meta.value("uid", "").empty() && it->second.run.uid != meta.value("uid", "")) {
-    // Same name, new pod (a re-creation): the old one's processes go now, so the new pod,
-    // which reuses its name and Service, can start in this same pass.
-    for (auto& c : it->second.run.containers) {
-      if (c.phase == ContainerRun::Phase::running && c.pid > 0) {
-        m_runner.signal_group(c.pid, SIGKILL);
-        (void)m_runner.poll(c.pid);
-      }
-    }
-    m_pods.erase(it);
+    // Same name, new pod (a re-creation): the old one stops with its grace period; the new
+    // one, which reuses its name, Service and ports, starts once the old one's processes ended.
+    retire(it);
     it = m_pods.end();
   }
   if (it == m_pods.end()) {
-    if (terminating) return;
-    const std::string phase = pod.value("status", json::object()).value("phase", "");
-    if (phase == "Succeeded" || phase == "Failed") return;  // finished before we (re)started
-    if (add_host_names(pod)) (void)m_hosts.write();
-    Tracked t;
-    t.pod = pod;
-    t.run = make_pod_run(pod, m_options.env, util::now_rfc3339(), fetch_env_sources(pod));
-    t.retry_at = std::chrono::steady_clock::now() + k_config_retry;
-    // A pod we do not track that already ran: it ran under this node before a restart.
-    if (const auto status = pod.value("status", json::object());
-        ran_before(status) && t.run.config_error.empty()) {
-      resume_after_node_restart(t.run, status, util::now_rfc3339(), std::chrono::steady_clock::now());
-      t.run.start_time = status.value("startTime", t.run.start_time);
-    }
-    t.grace_seconds = pod.value("spec", json::object()).value("terminationGracePeriodSeconds", 30);
-    t.ports = port_use(pod);
-    t.seen = ++m_seen;
-    // A pod that ran here before keeps its ports; a new one waits while another job holds them.
-    if (!ran_before(pod.value("status", json::object()))) {
-      if (const auto conflict = find_port_conflict(t.ports, held_ports()))
-        t.run.unschedulable = unschedulable_message(*conflict);
-    }
-    it = m_pods.emplace(key, std::move(t)).first;
-    publish_status(it->second);
+    if (!terminating) take_pod(key, pod);
     return;
   }
-  if (terminating) it->second.run.deleting = true;
+  if (terminating) retire(it);
+}
+
+void LocalNode::take_pod(const std::string& key, const nlohmann::json& pod) {
+  const json status = pod.value("status", json::object());
+  const std::string phase = status.value("phase", "");
+  if (phase == "Succeeded" || phase == "Failed") return;  // finished before we (re)started
+  if (add_host_names(pod)) (void)m_hosts.write();
+  const json spec = pod.value("spec", json::object());
+  Tracked t;
+  t.key = key;
+  t.pod = pod;
+  t.run = make_pod_run(pod, m_options.env, util::now_rfc3339(), fetch_env_sources(pod));
+  t.retry_at = std::chrono::steady_clock::now() + k_config_retry;
+  // A pod we do not track that already ran: it ran under this node before a restart.
+  const bool resumed = ran_before(status);
+  if (resumed && t.run.config_error.empty()) {
+    resume_after_node_restart(t.run, status, util::now_rfc3339(), std::chrono::steady_clock::now());
+    t.run.start_time = status.value("startTime", t.run.start_time);
+  }
+  t.grace_seconds = spec.value("terminationGracePeriodSeconds", 30);
+  t.host_network = spec.value("hostNetwork", false);
+  t.ports = port_use(pod);
+  // In a job network a pod's ports are its job's own; only pods on the host's network compete.
+  if (m_options.job_networks && !t.host_network) t.ports.ports.clear();
+  t.seen = ++m_seen;
+  // A pod that ran here before keeps its ports; a new one waits while another job holds them.
+  if (!resumed) {
+    if (const auto conflict = find_port_conflict(t.ports, held_ports()))
+      t.run.unschedulable = unschedulable_message(*conflict);
+  }
+  if (const auto deadline = spec.find("activeDeadlineSeconds");
+      deadline != spec.end() && deadline->is_number_integer() && deadline->get<long long>() > 0) {
+    const auto started = util::parse_time(t.run.start_time);
+    const auto from =
+        started ? std::chrono::system_clock::time_point(*started) : std::chrono::system_clock::now();
+    t.deadline = from + std::chrono::seconds(deadline->get<long long>());
+  }
+  auto& tracked = m_pods.emplace(key, std::move(t)).first->second;
+  report_not_enforced(tracked);
+  publish_status(tracked);
+}
+
+void LocalNode::report_not_enforced(const Tracked& t) {
+  if (!t.run.config_error.empty()) {
+    m_events.record(t.pod, "Warning", "Failed", "Error: " + t.run.config_error);
+    return;
+  }
+  std::vector<std::string> notes = pod_not_enforced(t.pod);
+  for (const auto& c : t.run.containers) {
+    for (const auto& note : c.launch.security.not_enforced)
+      notes.push_back((c.launch.init ? "init container " : "container ") + c.launch.name + ": " + note);
+  }
+  for (const auto& note : notes) m_events.record(t.pod, "Warning", "NotEnforced", note);
 }
 
 EnvSources LocalNode::fetch_env_sources(const nlohmann::json& pod) {
@@ -166,14 +212,17 @@ EnvSources LocalNode::fetch_env_sources(const nlohmann::json& pod) {
 
 std::vector<PortUse> LocalNode::held_ports() const {
   std::vector<PortUse> out;
-  for (const auto& [key, t] : m_pods) {
-    if (!t.run.unschedulable.empty() || t.ports.ports.empty()) continue;
+  const auto holding = [](const Tracked& t) {
+    if (!t.run.unschedulable.empty() || t.ports.ports.empty()) return false;
     const bool running =
         std::any_of(t.run.containers.begin(), t.run.containers.end(),
                     [](const ContainerRun& c) { return c.phase == ContainerRun::Phase::running; });
-    const std::string phase = pod_phase(t.run);
-    if (running || (phase != "Succeeded" && phase != "Failed")) out.push_back(t.ports);
-  }
+    return running || !finished(t.run);
+  };
+  for (const auto& [key, t] : m_pods)
+    if (holding(t)) out.push_back(t.ports);
+  for (const auto& t : m_terminating)
+    if (holding(t)) out.push_back(t.ports);
   return out;
 }
 
@@ -202,33 +251,12 @@ void LocalNode::retry_config(Tracked& t, SteadyTime now) {
   t.run = std::move(fresh);
 }
 
-void LocalNode::start_due(Tracked& t, SteadyTime now) {
-  for (const auto index : due_starts(t.run, now)) {
-    auto& c = t.run.containers[index];
-    const int attempt = c.restart_count;
-    if (auto ok = m_logs.prepare(t.run.ns, t.run.name, t.run.uid, c.launch.name, attempt); !ok) continue;
-    ProcessSpec spec{c.launch.argv, c.launch.env, c.launch.workdir,
-                     m_logs.path(t.run.ns, t.run.name, t.run.uid, c.launch.name, attempt)};
-    auto pid = m_runner.start(spec);
-    if (!pid) {
-      ProcessExit failed;
-      failed.exit_code = 128;
-      failed.start_failed = true;
-      failed.start_error = pid.error().message;
-      record_start(t.run, index, 0, util::now_rfc3339());
-      record_exit(t.run, index, failed, util::now_rfc3339(), now);
-      continue;
-    }
-    record_start(t.run, index, *pid, util::now_rfc3339());
-  }
-}
-
-void LocalNode::reap(Tracked& t, SteadyTime now) {
-  for (std::size_t i = 0; i < t.run.containers.size(); ++i) {
-    auto& c = t.run.containers[i];
-    if (c.phase != ContainerRun::Phase::running || c.pid <= 0) continue;
-    if (auto exit = m_runner.poll(c.pid)) record_exit(t.run, i, *exit, util::now_rfc3339(), now);
-  }
+void LocalNode::check_deadline(Tracked& t, SteadyTime now) {
+  if (!t.deadline || !t.run.failure_reason.empty() || !t.run.unschedulable.empty() || finished(t.run)) return;
+  if (std::chrono::system_clock::now() < *t.deadline) return;
+  mark_deadline_exceeded(t.run);
+  (void)stop_containers(t, now);
+  m_events.record(t.pod, "Normal", "DeadlineExceeded", t.run.failure_message);
 }
 
 void LocalNode::publish_status(Tracked& t) {
@@ -261,92 +289,47 @@ void LocalNode::sync_once(SteadyTime now) {
   }
   std::lock_guard lock(m_mutex);
   for (const auto& [pod, deleted] : events) on_pod(pod, deleted);
+  // Pods whose object is gone: stopped with their grace period, then forgotten.
+  bool forgot = false;
+  for (auto it = m_terminating.begin(); it != m_terminating.end();) {
+    reap(*it, now);
+    if (stop_containers(*it, now)) {
+      ++it;
+      continue;
+    }
+    const json gone = it->pod;
+    const std::string key = it->key;
+    it = m_terminating.erase(it);
+    forgot = true;
+    if (m_pods.count(key) == 0) {
+      end_execs(key);
+      if (remove_host_names(gone)) (void)m_hosts.write();
+    }
+  }
+  if (forgot) release_networks();
   admit_waiting();
-  for (auto it = m_pods.begin(); it != m_pods.end();) {
-    Tracked& t = it->second;
-    reap(t, now);
-    if (t.run.deleting) {
-      bool any_alive = false;
-      for (auto& c : t.run.containers) {
-        if (c.phase != ContainerRun::Phase::running || c.pid <= 0) continue;
-        any_alive = true;
-        if (!t.kill_at) {
-          m_runner.signal_group(c.pid, SIGTERM);
-        } else if (now >= *t.kill_at) {
-          m_runner.signal_group(c.pid, SIGKILL);
-        }
-      }
-      if (!t.kill_at) t.kill_at = now + std::chrono::seconds(t.grace_seconds);
-      if (!any_alive) {
-        const json gone = t.pod;
-        it = m_pods.erase(it);
-        if (remove_host_names(gone)) (void)m_hosts.write();
-        continue;
-      }
-    } else {
-      retry_config(t, now);
-      start_due(t, now);
-      publish_status(t);
-    }
-    ++it;
-  }
-}
-
-void LocalNode::stop_all() {
-  std::lock_guard lock(m_mutex);
   for (auto& [key, t] : m_pods) {
-    for (auto& c : t.run.containers) {
-      if (c.phase == ContainerRun::Phase::running && c.pid > 0) m_runner.signal_group(c.pid, SIGTERM);
-    }
+    reap(t, now);
+    check_deadline(t, now);
+    if (!t.run.failure_reason.empty()) (void)stop_containers(t, now);
+    retry_config(t, now);
+    // A re-created pod starts once its predecessor's processes are gone (its ports are free).
+    const bool predecessor = std::any_of(m_terminating.begin(), m_terminating.end(),
+                                         [&](const Tracked& old) { return old.key == key; });
+    if (!predecessor) start_due(t, now);
+    publish_status(t);
   }
-}
-
-void LocalNode::run(const std::atomic<bool>& stop) {
-  std::thread pods([&] { watch_loop(kube::resources::pods(), stop); });
-  std::thread services([&] { watch_loop(kube::resources::services(), stop); });
-  while (!stop.load()) {
-    sync_once(std::chrono::steady_clock::now());
-    (void)controller::sleep_unless_stopped(stop, m_options.tick);  // a stop waits 20 ms, not a tick
-  }
-  stop_all();
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-  while (std::chrono::steady_clock::now() < deadline) {
-    bool alive = false;
-    {
-      std::lock_guard lock(m_mutex);
-      for (auto& [key, t] : m_pods) {
-        for (std::size_t i = 0; i < t.run.containers.size(); ++i) {
-          auto& c = t.run.containers[i];
-          if (c.phase != ContainerRun::Phase::running || c.pid <= 0) continue;
-          if (m_runner.poll(c.pid))
-            c.phase = ContainerRun::Phase::terminated;
-          else
-            alive = true;
-        }
-      }
-    }
-    if (!alive) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  {
-    std::lock_guard lock(m_mutex);
-    for (auto& [key, t] : m_pods) {
-      for (auto& c : t.run.containers) {
-        if (c.phase == ContainerRun::Phase::running && c.pid > 0) m_runner.signal_group(c.pid, SIGKILL);
-      }
-    }
-  }
-  pods.join();
-  services.join();
 }
 
 std::optional<std::string> LocalNode::log_file(const std::string& ns, const std::string& pod,
                                                const std::string& container, bool previous) const {
+  if (!container.empty() && !is_safe_name(container)) return std::nullopt;  // never a path outside
   std::lock_guard lock(m_mutex);
   const auto it = m_pods.find(key_of(ns, pod));
   if (it == m_pods.end()) return std::nullopt;
   for (const auto& c : it->second.run.containers) {
     if (!container.empty() && c.launch.name != container) continue;
+    if (!is_safe_name(c.launch.name)) return std::nullopt;
     // The current run's log index equals restart_count once it started; before a restart it
     // is restart_count - 1 while the container waits in back-off.
     const bool waiting_restart = c.phase == ContainerRun::Phase::waiting && c.restart_count > 0;
@@ -360,16 +343,9 @@ std::optional<std::string> LocalNode::log_file(const std::string& ns, const std:
 
 Expected<ContainerLaunch> LocalNode::running_container(const std::string& ns, const std::string& pod,
                                                        const std::string& container) const {
-  std::lock_guard lock(m_mutex);
-  const auto it = m_pods.find(key_of(ns, pod));
-  if (it == m_pods.end()) {
-    return make_error(ErrorCode::not_found, "pod " + ns + "/" + pod + " is not running on this node");
-  }
-  for (const auto& c : it->second.run.containers) {
-    if (c.launch.init || c.launch.name != container) continue;
-    if (c.phase == ContainerRun::Phase::running) return c.launch;
-  }
-  return make_error(ErrorCode::not_found, "container not found (\"" + container + "\")");
+  auto target = exec_target(ns, pod, container);
+  if (!target) return target.error();
+  return std::move(target->launch);
 }
 
 bool LocalNode::container_running(const std::string& ns, const std::string& pod,

@@ -9,14 +9,14 @@ namespace kpt::local {
 /// container's env (as the node computed it, name resolution included) and working directory.
 class NodeExecProvider final : public apiserver::ExecProvider {
  public:
-  explicit NodeExecProvider(const LocalNode& node) : m_node(node) {}
+  explicit NodeExecProvider(LocalNode& node) : m_node(node) {}
   std::optional<Error> check(const apiserver::ExecRequest& request, const nlohmann::json& pod) override;
   std::unique_ptr<apiserver::ExecProcess> start(const apiserver::ExecRequest& request,
                                                 const nlohmann::json& pod,
                                                 apiserver::ExecStartError& error) override;
 
  private:
-  const LocalNode& m_node;
+  LocalNode& m_node;
 };
 
 }  // namespace kpt::local

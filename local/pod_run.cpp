@@ -94,7 +94,8 @@ PodRun make_pod_run(const nlohmann::json& pod, const NodeEnvironment& node, cons
 
 std::vector<std::size_t> due_starts(const PodRun& run, SteadyTime now) {
   std::vector<std::size_t> out;
-  if (!run.config_error.empty() || !run.unschedulable.empty() || run.deleting) return out;
+  if (!run.config_error.empty() || !run.unschedulable.empty() || run.deleting || !run.failure_reason.empty())
+    return out;
   for (std::size_t i = 0; i < run.containers.size(); ++i) {
     const auto& c = run.containers[i];
     if (!c.launch.init) continue;
@@ -130,7 +131,8 @@ void record_exit(PodRun& run, std::size_t index, const ProcessExit& exit, const 
   t.started_at = c.started_at;
   t.finished_at = now_wall;
   c.pid = 0;
-  if (!run.deleting && will_restart(run.restart_policy, exit.exit_code)) {
+  c.inner_pid = 0;
+  if (!run.deleting && run.failure_reason.empty() && will_restart(run.restart_policy, exit.exit_code)) {
     c.last_state = t;
     c.terminated.reset();
     c.phase = ContainerRun::Phase::waiting;
@@ -145,7 +147,24 @@ void record_exit(PodRun& run, std::size_t index, const ProcessExit& exit, const 
   c.terminated = t;
 }
 
+void mark_deadline_exceeded(PodRun& run) {
+  run.failure_reason = "DeadlineExceeded";
+  // The kubelet's words (k8s.io/kubernetes pkg/kubelet/active_deadline.go).
+  run.failure_message = "Pod was active on the node longer than the specified deadline";
+  for (auto& c : run.containers) {
+    if (c.phase != ContainerRun::Phase::waiting) continue;
+    // Waiting ones never start again: they end as the kubelet leaves them, terminated unstarted.
+    Termination t;
+    t.exit_code = 137;
+    t.reason = "ContainerStatusUnknown";
+    t.message = "The container could not be located when the pod was terminated";
+    c.phase = ContainerRun::Phase::terminated;
+    c.terminated = t;
+  }
+}
+
 std::string pod_phase(const PodRun& run) {
+  if (!run.failure_reason.empty()) return "Failed";
   if (!run.config_error.empty()) return "Pending";
   bool any_running = false;
   bool all_terminated = true;
@@ -250,6 +269,10 @@ nlohmann::json pod_status(const PodRun& run, const NodeEnvironment& node) {
                  {"containerStatuses", main}};
   if (!init.empty()) status["initContainerStatuses"] = init;
   if (!run.config_error.empty()) status["message"] = run.config_error;
+  if (!run.failure_reason.empty()) {
+    status["reason"] = run.failure_reason;
+    status["message"] = run.failure_message;
+  }
   return status;
 }
 

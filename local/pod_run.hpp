@@ -29,7 +29,8 @@ struct ContainerRun {
   enum class Phase { waiting, running, terminated } phase = Phase::waiting;
   std::string waiting_reason = "ContainerCreating";
   std::string waiting_message;
-  int pid = 0;
+  int pid = 0;        ///< the supervisor's (see ProcessRunner)
+  int inner_pid = 0;  ///< the pod's init or the command, for the node's process ledger
   int restart_count = 0;
   std::string started_at;
   std::optional<Termination> terminated;  ///< current state when phase == terminated
@@ -48,6 +49,10 @@ struct PodRun {
   std::string start_time;
   std::string config_error;  ///< set when the pod cannot be started at all
   bool deleting = false;
+  /// Set when the node ends a pod that exceeded spec.activeDeadlineSeconds: the pod's phase is
+  /// Failed with this reason (DeadlineExceeded) and message, and nothing restarts.
+  std::string failure_reason;
+  std::string failure_message;
   /// Set while the node has not admitted the pod (its ports are held by another job's pod):
   /// kube-scheduler's message. Nothing starts, and the status is an unscheduled pod's.
   std::string unschedulable;
@@ -73,6 +78,10 @@ std::vector<std::size_t> due_starts(const PodRun& run, SteadyTime now);
 
 /// Records a container's start.
 void record_start(PodRun& run, std::size_t index, int pid, const std::string& now_wall);
+
+/// Fails a running pod whose spec.activeDeadlineSeconds has passed, as the kubelet does:
+/// phase Failed, reason DeadlineExceeded; its containers are to be stopped and not restarted.
+void mark_deadline_exceeded(PodRun& run);
 
 /// Records a container's exit and decides whether it restarts in place (restartPolicy and
 /// exit code), with the kubelet's doubling backoff, capped for local use.

@@ -1,5 +1,7 @@
 #include "local/pod_spec.hpp"
 
+#include "local/pod_validation.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace kpt::local {
@@ -100,6 +102,9 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
       if (item.is_string()) launch.argv.push_back(expand_references(item.get<std::string>(), vars));
     }
   }
+  auto security = plan_container_security(pod, container, node.user);
+  if (!security) return security.error();
+  launch.security = std::move(*security);
   if (launch.argv.empty()) {
     return make_error(ErrorCode::usage, where +
                                             " has no command: the local node runs `command` + `args` "
@@ -155,6 +160,7 @@ std::string expand_references(const std::string& text, const std::map<std::strin
 Expected<std::vector<ContainerLaunch>> plan_launches(const nlohmann::json& pod, const NodeEnvironment& node,
                                                      const EnvSources& sources) {
   std::vector<ContainerLaunch> out;
+  if (auto invalid = invalid_pod_field(pod)) return make_error(ErrorCode::usage, *invalid);
   const json spec = pod.value("spec", json::object());
   for (const char* list : {"initContainers", "containers"}) {
     const bool init = std::string(list) == "initContainers";

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "local/container_security.hpp"
 #include "local/env_sources.hpp"
 #include "util/expected.hpp"
 
@@ -22,6 +23,7 @@ struct ContainerLaunch {
   std::vector<std::string> argv;
   std::vector<std::string> env;  ///< KEY=VALUE, complete
   std::string workdir;
+  ContainerSecurity security;  ///< what the node enforces, and what it cannot
 };
 
 /// What the node adds to every process: a container-like PATH, and the name resolution
@@ -37,6 +39,7 @@ struct NodeEnvironment {
   /// KEY=VALUE defaults for containers that torchrun is meant for (their env has PET_NNODES) and
   /// that do not set the key themselves: what the local torch needs (torchrun_workaround_env).
   std::vector<std::string> torchrun_env;
+  NodeUser user;  ///< who the node runs as: what securityContext it can honour
 };
 
 /// The launches of a pod's init containers (in order) then its containers, with env as the
@@ -44,9 +47,10 @@ struct NodeEnvironment {
 /// ones skipped when absent), then the container's `env` in order (later duplicates win),
 /// `valueFrom.fieldRef` for metadata.name/namespace/uid/labels['k']/annotations['k'],
 /// spec.nodeName, spec.serviceAccountName, status.podIP/hostIP, `configMapKeyRef` and
-/// `secretKeyRef`, and `$(VAR)` references expanded in env values, command and args. An error
-/// (a missing source or key, a field the node cannot resolve) keeps the pod from starting
-/// (CreateContainerConfigError).
+/// `secretKeyRef`, and `$(VAR)` references expanded in env values, command and args, and each
+/// container's security as the node can honour it (plan_container_security). An error (a field
+/// the API server would refuse, a missing source or key, a field the node cannot resolve,
+/// runAsNonRoot that would run as root) keeps the pod from starting (CreateContainerConfigError).
 Expected<std::vector<ContainerLaunch>> plan_launches(const nlohmann::json& pod, const NodeEnvironment& node,
                                                      const EnvSources& sources = {});
 

@@ -1,5 +1,9 @@
 #include "local/process_runner.hpp"
 
+#include "local/job_network.hpp"
+#include "local/supervised_spawn.hpp"
+#include "local/supervisor.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -9,73 +13,42 @@
 #include <cstring>
 #include <map>
 
-extern char** environ;
-
 namespace kpt::local {
 
 namespace {
 
 class PosixRunner final : public ProcessRunner {
  public:
-  Expected<int> start(const ProcessSpec& spec) override {
-    if (spec.argv.empty()) return make_error(ErrorCode::usage, "no command to run");
-    // Everything the child needs is prepared before fork: after it only async-signal-safe calls.
-    std::vector<char*> argv = exec_array(spec.argv);
-    std::vector<char*> envp = exec_array(spec.env);
-
+  Expected<StartedProcess> start(const ProcessSpec& spec) override {
     const int log_fd = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (log_fd < 0) {
       return make_error(ErrorCode::io, "opening log '" + spec.log_path + "': " + std::strerror(errno));
     }
-    // A CLOEXEC pipe tells the parent whether exec succeeded: it is closed by a successful
-    // exec and carries errno when exec fails.
-    int status_pipe[2];
-    if (::pipe2(status_pipe, O_CLOEXEC) != 0) {
-      ::close(log_fd);
-      return make_error(ErrorCode::io, std::string("pipe: ") + std::strerror(errno));
+    SpawnRequest request;
+    request.argv = spec.argv;
+    request.env = spec.env;
+    request.workdir = spec.workdir;
+    request.security = spec.security;
+    request.std_fds[1] = log_fd;
+    request.std_fds[2] = log_fd;
+    if (spec.network != nullptr) {
+      request.ns.user_fd = spec.network->user_fd();
+      request.ns.net_fd = spec.network->net_fd();
+    } else {
+      request.ns.new_user = spec.pid_namespace && spec.user_namespace;
     }
-    const pid_t pid = ::fork();
-    if (pid < 0) {
-      ::close(log_fd);
-      ::close(status_pipe[0]);
-      ::close(status_pipe[1]);
-      return make_error(ErrorCode::io, std::string("fork: ") + std::strerror(errno));
-    }
-    if (pid == 0) {
-      ::setpgid(0, 0);
-      ::signal(SIGPIPE, SIG_DFL);  // the server ignores it; a container's shell pipelines must not
-      ::dup2(log_fd, STDOUT_FILENO);
-      ::dup2(log_fd, STDERR_FILENO);
-      const int devnull = ::open("/dev/null", O_RDONLY);
-      if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
-      if (!spec.workdir.empty() && ::chdir(spec.workdir.c_str()) != 0) {
-        const int err = errno;
-        (void)!::write(status_pipe[1], &err, sizeof err);
-        ::_exit(127);
-      }
-      environ = envp.data();  // execvp looks argv[0] up on the child's own PATH
-      ::execvp(argv[0], argv.data());
-      const int err = errno;
-      (void)!::write(status_pipe[1], &err, sizeof err);
-      ::_exit(127);
-    }
-    ::setpgid(pid, pid);  // also from the parent, so signals work even before the child ran
+    request.ns.new_pid = spec.pid_namespace;
+    auto spawned = spawn_supervised(request);
     ::close(log_fd);
-    ::close(status_pipe[1]);
-    int child_errno = 0;
-    ssize_t n;
-    do {
-      n = ::read(status_pipe[0], &child_errno, sizeof child_errno);
-    } while (n < 0 && errno == EINTR);
-    ::close(status_pipe[0]);
-    if (n == sizeof child_errno) {
+    if (!spawned) return spawned.error();
+    if (spawned->start_error) {
       ProcessExit exit;
       exit.exit_code = 128;
       exit.start_failed = true;
-      exit.start_error = describe_start_error(spec.argv.front(), spec.workdir, child_errno);
-      m_failed_starts[pid] = exit;
+      exit.start_error = *spawned->start_error;
+      m_failed_starts[spawned->pid] = exit;
     }
-    return static_cast<int>(pid);
+    return StartedProcess{spawned->pid, spawned->inner_pid};
   }
 
   std::optional<ProcessExit> poll(int pid) override {
@@ -103,8 +76,12 @@ class PosixRunner final : public ProcessRunner {
     return exit;
   }
 
-  void signal_group(int pid, int sig) override {
-    if (pid > 0) ::kill(-pid, sig);
+  void signal(int pid, int sig) override {
+    if (pid > 0) ::kill(pid, sig);
+  }
+
+  void kill(int pid) override {
+    if (pid > 0) ::kill(pid, k_kill_all_signal);
   }
 
  private:

@@ -1,8 +1,12 @@
 #include "local/cluster_lifecycle.hpp"
 #include "local/embedded_cluster.hpp"
+#include "local/kubeconfig_merge.hpp"
+#include "local/running_workloads.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
+#include "util/file_io.hpp"
+#include "util/strings.hpp"
 #include "util/time.hpp"
 
 #include <CLI/CLI.hpp>
@@ -25,8 +29,18 @@ struct LocalFlags {
   bool server_only = false;  ///< only the API server: no controller, no node
   std::string workdir;       ///< where pods without a working directory of their own run
   std::size_t watch_history = 0;
-  std::string event_ttl;  ///< a duration ("1h", "30m"); empty: the server's default, 1 h
+  std::string event_ttl;    ///< a duration ("1h", "30m"); empty: the server's default, 1 h
+  std::string pod_network;  ///< auto, job or host; empty: auto
+  bool merge_kubeconfig = false;
+  std::string grace;  ///< `local down --grace`: a duration; empty: each pod's own
+  bool force = false;
+  bool reset = false;  ///< the command is `local reset` (for its hint)
 };
+
+/// ` --state-dir X` when the command named one, so that hints act on that cluster.
+std::string state_dir_flag(const LocalFlags& f) {
+  return f.state_dir.empty() ? std::string() : " --state-dir " + f.state_dir;
+}
 
 /// `--event-ttl` in seconds; 0 when not given.
 std::chrono::seconds event_ttl_of(const LocalFlags& f) {
@@ -45,15 +59,30 @@ ClusterLifecycle lifecycle_for(const Context& ctx, const LocalFlags& f) {
   options.server_only = f.server_only;
   options.watch_history = f.watch_history;
   options.event_ttl = event_ttl_of(f);
+  options.pod_network = f.pod_network;
   return ClusterLifecycle(paths_for(ctx, f), options);
 }
 
-void print_usage_hint(Context& ctx, const std::string& kubeconfig) {
+void print_usage_hint(Context& ctx, const LocalFlags& f, const std::string& kubeconfig) {
   ctx.out << "kubeconfig: " << kubeconfig << "\n\n"
-          << "Use it with:\n"
-          << "  export KUBECONFIG=" << kubeconfig << "\n"
-          << "  kubectl get pods\n"
-          << "Stop it with: " << ctx.program << " local down\n";
+          << "Use it with:\n";
+  if (f.merge_kubeconfig) {
+    ctx.out << "  kubectl --context " << local::k_local_context << " get pods\n";
+  } else {
+    ctx.out << "  export KUBECONFIG=" << kubeconfig << "\n"
+            << "  kubectl get pods\n";
+  }
+  ctx.out << "Stop it with: " << ctx.program << " local down" << state_dir_flag(f) << "\n";
+}
+
+/// The kubeconfig --merge-kubeconfig writes into: the first file of $KUBECONFIG, else
+/// ~/.kube/config (where kubectl looks, as kind and k3d write).
+std::string shared_kubeconfig_path(const Context& ctx) {
+  if (const auto env = ctx.getenv("KUBECONFIG"); env && !env->empty()) {
+    const auto first = util::split(*env, ':').front();
+    if (!first.empty()) return first;
+  }
+  return ctx.getenv("HOME").value_or("") + "/.kube/config";
 }
 
 // A subcommand's failure: its exit code is the one the error's kind documents (an I/O error
@@ -70,12 +99,65 @@ void run_up(Context& ctx, const LocalFlags& f) {
   if (auto w = lifecycle.write_kubeconfig(kubeconfig, up->port); !w) return fail_local(ctx, w.error());
   ctx.out << "the local API server is " << (up->started ? "up" : "already up") << " (pid " << up->pid
           << ") at https://127.0.0.1:" << up->port << "\n";
-  print_usage_hint(ctx, kubeconfig);
+  if (!f.server_only) {
+    if (auto mode = util::read_file(lifecycle.paths().node_mode_file, 4096)) ctx.out << *mode;
+  }
+  std::string shown = kubeconfig;
+  if (f.merge_kubeconfig) {
+    shown = shared_kubeconfig_path(ctx);
+    auto ca = util::read_file(lifecycle.paths().ca_file);
+    auto token = local::read_token(lifecycle.paths());
+    if (!ca) return fail_local(ctx, ca.error());
+    if (!token) return fail_local(ctx, token.error());
+    const std::string url = "https://127.0.0.1:" + std::to_string(up->port);
+    if (auto merged = local::merge_into_kubeconfig(shown, url, *ca, *token); !merged)
+      return fail_local(ctx, merged.error());
+    ctx.out << "context " << local::k_local_context << " added to " << shown << " and made current\n";
+  }
+  print_usage_hint(ctx, f, shown);
+}
+
+/// The jobs and pods the node runs, read from the server (nothing when it does not answer).
+local::RunningWorkloads running_on(const ClusterLifecycle& lifecycle) {
+  auto client = lifecycle.client();
+  if (!client) return {};
+  auto pods = (*client)->list(kube::resources::pods(), "", {});
+  if (!pods) return {};
+  return local::running_workloads(pods->items);
+}
+
+/// What `local down` and `local reset` stop: without --force, running jobs are named and
+/// nothing is stopped (exit 1); with it, they are named as they stop. False: refused.
+bool confirm_stop(Context& ctx, const LocalFlags& f, const ClusterLifecycle& lifecycle,
+                  local::StopOptions& options) {
+  const auto running = running_on(lifecycle);
+  options.pods_grace = std::chrono::seconds(running.longest_grace_seconds);
+  if (!f.grace.empty()) {
+    options.grace = std::chrono::duration_cast<std::chrono::seconds>(
+        std::chrono::milliseconds(util::parse_duration_ms(f.grace).value_or(0)));
+  }
+  if (running.lines.empty()) return true;
+  if (!f.force) {
+    ctx.err << "error: the local cluster (state directory " << lifecycle.paths().state_dir << ") runs:\n";
+    for (const auto& line : running.lines) ctx.err << "  " << line << "\n";
+    ctx.err << "to stop them too: " << ctx.program << " local " << (f.reset ? "reset" : "down")
+            << state_dir_flag(f) << " --force\n";
+    ctx.exit_code = 1;
+    return false;
+  }
+  ctx.out << "stopping (SIGTERM, then SIGKILL after "
+          << (options.grace ? std::to_string(options.grace->count()) + "s"
+                            : std::string("each pod's grace period"))
+          << "):\n";
+  for (const auto& line : running.lines) ctx.out << "  " << line << "\n";
+  return true;
 }
 
 void run_down(Context& ctx, const LocalFlags& f) {
   const auto lifecycle = lifecycle_for(ctx, f);
-  auto stopped = lifecycle.stop();
+  local::StopOptions options;
+  if (!confirm_stop(ctx, f, lifecycle, options)) return;
+  auto stopped = lifecycle.stop(options);
   if (!stopped) return fail_local(ctx, stopped.error());
   if (!stopped->was_running) {
     ctx.out << "the local API server is not running (state directory " << lifecycle.paths().state_dir
@@ -87,7 +169,9 @@ void run_down(Context& ctx, const LocalFlags& f) {
 
 void run_reset(Context& ctx, const LocalFlags& f) {
   const auto lifecycle = lifecycle_for(ctx, f);
-  auto reset = lifecycle.reset();
+  local::StopOptions options;
+  if (!confirm_stop(ctx, f, lifecycle, options)) return;
+  auto reset = lifecycle.reset(options);
   if (!reset) return fail_local(ctx, reset.error());
   if (reset->was_running) ctx.out << "the local API server (pid " << reset->pid << ") is stopped\n";
   ctx.out << "the local cluster's objects and logs are removed (state directory "
@@ -118,12 +202,15 @@ void add_local_command(CLI::App& app, Context& ctx) {
       "  kubectl pytorch local up           # prints the kubeconfig the real kubectl uses\n"
       "  kubectl --kubeconfig ~/.kube/kubectl-pytorch-local.yaml get pods\n"
       "  kubectl pytorch local status\n"
+      "  kubectl pytorch local up --merge-kubeconfig   # adds context kubectl-pytorch-local to "
+      "~/.kube/config\n"
       "  kubectl pytorch local down         # every object stays in the state directory\n"
+      "  kubectl pytorch local down --force --grace 5s   # also while jobs run: SIGTERM, SIGKILL 5 s later\n"
       "  kubectl pytorch local reset        # stops it and removes every object\n"
-      "Exit codes: 0 done (local status: it runs); 1 the server did not answer or stop in time (local "
-      "status:\n"
-      "it does not run); 2 usage or I/O error (a bad flag, the state directory or kubeconfig cannot be\n"
-      "written, a server that exits while it starts, another server on the state directory).");
+      "Exit codes: 0 done (local status: it runs); 1 the server did not answer or stop in time, jobs run\n"
+      "and --force was not given, or (local status) it does not run; 2 usage or I/O error (a bad flag,\n"
+      "the state directory or kubeconfig cannot be written, a server that exits while it starts, another\n"
+      "server on the state directory).");
   auto flags = std::make_shared<LocalFlags>();
   const auto add_state_dir = [flags](CLI::App* sub) {
     sub->add_option(
@@ -160,15 +247,46 @@ void add_local_command(CLI::App& app, Context& ctx) {
   };
   add_watch_history(up);
   add_event_ttl(up);
+  const auto add_pod_network = [flags](CLI::App* sub) {
+    sub->add_option("--pod-network", flags->pod_network,
+                    "Where pods' network is: job (a network namespace per job: jobs bind the same ports side "
+                    "by side, pods reach each other and the API server, not the outside), host (the host's: "
+                    "jobs that declare the same port run one after the other) or auto (default: job where "
+                    "the machine allows it)")
+        ->type_name("MODE")
+        ->check(CLI::IsMember({"auto", "job", "host"}).description(""));
+  };
+  add_pod_network(up);
+  up->add_flag("--merge-kubeconfig", flags->merge_kubeconfig,
+               "Also add the context kubectl-pytorch-local to $KUBECONFIG's first file or ~/.kube/config and "
+               "make it current (as kind and k3d do)");
   up->callback([&ctx, flags] { run_up(ctx, *flags); });
 
+  const auto add_stop_flags = [flags](CLI::App* sub) {
+    sub->add_flag("--force", flags->force,
+                  "Stop running jobs too (without it, the command names them and stops nothing)");
+    sub->add_option("--grace", flags->grace,
+                    "Longest wait between SIGTERM and SIGKILL for each pod (default: its "
+                    "terminationGracePeriodSeconds, 30s unless set)")
+        ->type_name("DURATION")
+        ->check(CLI::Validator(
+            [](const std::string& text) {
+              return util::parse_duration_ms(text) ? std::string() : "'" + text + "' is not a duration";
+            },
+            "", ""));
+  };
   auto* down = cmd->add_subcommand("down", "Stop the local cluster");
   add_state_dir(down);
+  add_stop_flags(down);
   down->callback([&ctx, flags] { run_down(ctx, *flags); });
 
   auto* reset = cmd->add_subcommand("reset", "Stop the local cluster and remove every object it stored");
   add_state_dir(reset);
-  reset->callback([&ctx, flags] { run_reset(ctx, *flags); });
+  add_stop_flags(reset);
+  reset->callback([&ctx, flags] {
+    flags->reset = true;
+    run_reset(ctx, *flags);
+  });
 
   auto* status = cmd->add_subcommand("status", "Show whether the local cluster runs");
   add_state_dir(status);
@@ -181,6 +299,7 @@ void add_local_command(CLI::App& app, Context& ctx) {
   serve->add_flag("--server-only", flags->server_only, "Run only the API server");
   add_watch_history(serve);
   add_event_ttl(serve);
+  add_pod_network(serve);
   serve->add_option("--workdir", flags->workdir,
                     "Where pods without a workingDir run their commands (default: the current directory, "
                     "which 'local up' passes on)");
@@ -191,6 +310,7 @@ void add_local_command(CLI::App& app, Context& ctx) {
     options.server_only = flags->server_only;
     options.watch_history = flags->watch_history;
     if (const auto ttl = event_ttl_of(*flags); ttl.count() > 0) options.event_ttl = ttl;
+    if (!flags->pod_network.empty()) options.pod_network = flags->pod_network;
     // Pods run where `local up` was started (its server inherits that directory), as
     // `python3 train.py` next to the manifest expects.
     std::error_code ec;

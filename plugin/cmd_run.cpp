@@ -1,5 +1,6 @@
 // `run FILE` / `run --image IMG -- CMD`: validate, server-side apply, follow to the end.
 #include "local/cluster_paths.hpp"
+#include "local/embedded_cluster.hpp"
 #include "local/pod_spec.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
@@ -125,6 +126,7 @@ void localize(const Context& ctx, const RunFlags& f, const std::string& folder, 
   if (f.dry_run != "client") {
     ctx.err << "note: --local ignores container images: each container's command runs as a local process in '"
             << workdir << "'\n";
+    if (local::find_nss_wrapper().empty()) ctx.err << local::k_no_name_resolution_warning << "\n";
   }
 }
 

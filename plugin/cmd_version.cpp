@@ -1,8 +1,8 @@
+#include "plugin/build_info.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
 #include "plugin/plugin.hpp"
-#include "plugin/version.hpp"
 #include "yaml/yaml_writer.hpp"
 
 #include <CLI/CLI.hpp>
@@ -14,17 +14,31 @@
 
 namespace kpt::plugin {
 
+std::string client_version_text(const BuildInfo& info) {
+  std::string text = "kubectl-pytorch " + info.git_version + "\n";
+  if (info.git_commit.empty()) return text + "commit unknown: built from a tree without git history\n";
+  text += "commit " + info.git_commit;
+  if (info.git_tree_state == "dirty") text += " with uncommitted changes";
+  return text + "\n";
+}
+
+nlohmann::json client_version_document(const BuildInfo& info) {
+  return {{"clientVersion",
+           {{"gitVersion", info.git_version},
+            {"gitCommit", info.git_commit},
+            {"gitTreeState", info.git_tree_state}}}};
+}
+
 namespace {
 
-// The client's version as kubectl version -o json|yaml names it.
 int print_client_version(Context& ctx, const std::string& output) {
-  const nlohmann::json doc = {{"clientVersion", {{"gitVersion", k_version}}}};
+  const BuildInfo info = build_info();
   if (output == "json") {
-    ctx.out << doc.dump(2) << "\n";
+    ctx.out << client_version_document(info).dump(2) << "\n";
   } else if (output == "yaml") {
-    ctx.out << yaml::to_yaml(doc);
+    ctx.out << yaml::to_yaml(client_version_document(info));
   } else {
-    ctx.out << "kubectl-pytorch " << k_version << "\n";
+    ctx.out << client_version_text(info);
   }
   return exit_code::ok;
 }
@@ -55,7 +69,7 @@ void add_version_command(CLI::App& app, Context& ctx) {
       return;
     }
     // With -o json or yaml only the report goes to stdout, so that it stays one document.
-    if (flags->output == "table") ctx.out << "kubectl-pytorch " << k_version << "\n";
+    if (flags->output == "table") ctx.out << client_version_text(build_info());
     ctx.exit_code = run_doctor(flags->output, ctx);
   });
 }

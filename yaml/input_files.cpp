@@ -1,6 +1,7 @@
 #include "yaml/input_files.hpp"
 
 #include "util/file_io.hpp"
+#include "util/strings.hpp"
 #include "yaml/manifest_extensions.hpp"
 
 #include <algorithm>
@@ -15,8 +16,6 @@ namespace kpt::yaml {
 namespace {
 
 constexpr std::size_t k_chunk = 64 * 1024;
-
-std::string quoted(const std::string& path) { return "'" + path + "'"; }
 
 class DiskReader final : public FileReader {
  public:
@@ -77,7 +76,7 @@ Expected<InputFile> read_stdin(std::istream& in, std::size_t max_bytes) {
 
 Expected<InputFile> read_input(FileReader& fs, const std::string& path, std::size_t max_bytes) {
   auto text = fs.read(path, max_bytes);
-  if (!text) return text.error().context("reading " + quoted(path));
+  if (!text) return text.error().context("reading " + util::quote(path, std::string::npos));
   InputFile file{path, nullptr, text->size() > max_bytes};
   if (file.too_large) text->resize(max_bytes);
   file.text = std::make_shared<const std::string>(std::move(*text));
@@ -103,12 +102,14 @@ Expected<std::vector<InputFile>> collect_inputs(const std::vector<std::string>& 
     }
     switch (fs.kind(arg)) {
       case FileReader::Kind::missing:
-        return make_error(ErrorCode::io, "reading " + quoted(arg) + ": " + std::strerror(ENOENT));
+        return make_error(ErrorCode::io,
+                          "reading " + util::quote(arg, std::string::npos) + ": " + std::strerror(ENOENT));
       case FileReader::Kind::directory: {
         auto paths = fs.manifests_under(arg);
-        if (!paths) return paths.error().context("listing " + quoted(arg));
+        if (!paths) return paths.error().context("listing " + util::quote(arg, std::string::npos));
         if (paths->empty()) {
-          return make_error(ErrorCode::usage, "no .yaml, .yml or .json files under " + quoted(arg));
+          return make_error(ErrorCode::usage,
+                            "no .yaml, .yml or .json files under " + util::quote(arg, std::string::npos));
         }
         for (const auto& path : *paths) {
           auto file = read_input(fs, path, max_bytes);

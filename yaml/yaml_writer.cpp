@@ -90,7 +90,7 @@ bool needs_quotes(const std::string& s) {
   return has_unprintable_unicode(s);
 }
 
-std::string quoted(const std::string& s) {
+std::string double_quoted(const std::string& s) {
   std::string out = "\"";
   for (std::size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
@@ -163,7 +163,7 @@ std::string scalar(const json& v, int indent) {
   if (v.is_string()) {
     const auto& s = v.get_ref<const std::string&>();
     if (fits_literal_block(s)) return literal_block(s, indent);
-    return needs_quotes(s) ? quoted(s) : s;
+    return needs_quotes(s) ? double_quoted(s) : s;
   }
   return v.dump();
 }
@@ -174,7 +174,7 @@ constexpr std::size_t k_max_simple_key = 1000;
 
 /// The key of a block mapping entry up to and including its ':' (`pad` is the entry's indent).
 std::string key_part(const std::string& key, const std::string& pad) {
-  const std::string text = needs_quotes(key) ? quoted(key) : key;
+  const std::string text = needs_quotes(key) ? double_quoted(key) : key;
   if (text.size() > k_max_simple_key) return "? " + text + "\n" + pad + ":";
   return text + ":";
 }

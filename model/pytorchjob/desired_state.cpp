@@ -1,5 +1,6 @@
 #include "model/pytorchjob/desired_state.hpp"
 
+#include "model/k8s/object_meta.hpp"
 #include "model/pytorchjob/labels.hpp"
 #include "model/pytorchjob/names.hpp"
 
@@ -78,10 +79,7 @@ json init_container(const std::string& job, const Release& release) {
 }  // namespace
 
 json owner_reference(const json& job) {
-  const auto md = job.find("metadata");
-  const json metadata = md != job.end() && md->is_object() ? *md : json::object();
-  return {{"apiVersion", "kubeflow.org/v1"},  {"kind", "PyTorchJob"}, {"name", metadata.value("name", "")},
-          {"uid", metadata.value("uid", "")}, {"controller", true},   {"blockOwnerDeletion", true}};
+  return k8s::controller_reference("kubeflow.org/v1", "PyTorchJob", job);
 }
 
 json desired_pod(const json& job, const ReplicaPodPlan& plan, const EnvStyle& style) {

@@ -2,6 +2,7 @@
 
 #include "model/k8s/quantity.hpp"
 #include "model/pytorchjob/desired_state.hpp"
+#include "util/json_access.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -57,8 +58,7 @@ std::map<std::string, std::string> pod_resources(const nlohmann::json& replica_s
 }
 
 int replicas_of(const nlohmann::json& replica_spec) {
-  const auto it = replica_spec.find("replicas");
-  return it != replica_spec.end() && it->is_number_integer() ? it->get<int>() : 1;
+  return static_cast<int>(util::int_at(replica_spec, "replicas").value_or(1));
 }
 
 }  // namespace

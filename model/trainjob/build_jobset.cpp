@@ -1,11 +1,21 @@
 // The JobSet plugin's SyncParallelCount and Build, and the Builder's Initializer and Trainer steps
 // (kubeflow/trainer pkg/runtime/framework/plugins/jobset/{jobset,builder}.go, v2.0.0 to v2.3.0).
 
+#include "model/k8s/object_meta.hpp"
+#include "model/trainjob/apply.hpp"
 #include "model/trainjob/build_detail.hpp"
 #include "model/trainjob/constants.hpp"
-#include "model/trainjob/json_access.hpp"
+#include "util/json_access.hpp"
 
 namespace kpt::model::trainjob {
+
+using k8s::name_of;
+using k8s::namespace_of;
+using util::at_path;
+using util::child;
+using util::ensure_path;
+using util::find_by;
+using util::string_at;
 
 namespace detail {
 
@@ -92,11 +102,6 @@ void set_trainer(json& job, const PodSet& ps, const json& trainjob, const json& 
   }
 }
 
-json owner_reference(const json& trainjob) {
-  return {{"apiVersion", k_api_version}, {"kind", k_kind_trainjob}, {"name", name_of(trainjob)},
-          {"uid", uid_of(trainjob)},     {"controller", true},      {"blockOwnerDeletion", true}};
-}
-
 /// Container and pod lists the merges left empty are dropped, as the apply configuration omits them.
 void drop_empty_lists(json& spec) {
   for (auto& job : spec["replicatedJobs"]) {
@@ -136,7 +141,8 @@ json assemble_jobset(const RuntimeInfo& info, const json& trainjob, const Plugin
   drop_empty_lists(spec);
   json metadata = {{"name", name_of(trainjob)},
                    {"namespace", namespace_of(trainjob)},
-                   {"ownerReferences", json::array({owner_reference(trainjob)})}};
+                   {"ownerReferences",
+                    json::array({k8s::controller_reference(k_api_version, k_kind_trainjob, trainjob)})}};
   if (!info.labels.empty()) metadata["labels"] = info.labels;
   if (!info.annotations.empty()) metadata["annotations"] = info.annotations;
   return {{"apiVersion", k_jobset_api_version}, {"kind", "JobSet"}, {"metadata", metadata}, {"spec", spec}};
@@ -156,7 +162,7 @@ Expected<BuildResult> build_jobset(const nlohmann::json& trainjob, const nlohman
   result.num_nodes = trainer != nullptr ? trainer->count : 1;
   result.nproc = outcome->nproc;
   result.notes = outcome->notes;
-  if (const nlohmann::json* group = detail::at_path(runtime, "spec.podGroupPolicy");
+  if (const nlohmann::json* group = util::at_path(runtime, "spec.podGroupPolicy");
       group != nullptr && group->is_object()) {
     result.notes.push_back(
         "podGroupPolicy is not modelled: the real controller also creates a PodGroup and labels "

@@ -1,10 +1,19 @@
 // The EnforceMLPolicy stage: kubeflow/trainer pkg/runtime/framework/plugins/{torch,jax,xgboost,plainml}.
 
+#include "model/k8s/object_meta.hpp"
+#include "model/trainjob/apply.hpp"
 #include "model/trainjob/build_detail.hpp"
 #include "model/trainjob/constants.hpp"
-#include "model/trainjob/json_access.hpp"
+#include "model/trainjob/runtime_ref.hpp"
+#include "util/json_access.hpp"
 
 namespace kpt::model::trainjob {
+
+using k8s::name_of;
+using util::array_at;
+using util::at_path;
+using util::child;
+using util::string_at;
 
 std::string to_string(Framework framework) {
   switch (framework) {
@@ -28,7 +37,7 @@ std::string to_string(Framework framework) {
 
 Framework framework_of(const nlohmann::json& trainjob, const nlohmann::json& runtime,
                        TrainerRelease release) {
-  const nlohmann::json* policy = detail::at_path(runtime, "spec.mlPolicy");
+  const nlohmann::json* policy = util::at_path(runtime, "spec.mlPolicy");
   if (policy == nullptr || !policy->is_object()) return Framework::plain;
   auto has = [&](const char* key) { return policy->contains(key) && (*policy)[key].is_object(); };
   if (has("torch")) return is_torchtune_command(trainjob) ? Framework::torchtune : Framework::torch;
@@ -50,11 +59,6 @@ namespace detail {
 namespace {
 
 using nlohmann::json;
-
-const json* trainer_of(const json& trainjob) {
-  const json* trainer = at_path(trainjob, "spec.trainer");
-  return trainer != nullptr && trainer->is_object() ? trainer : nullptr;
-}
 
 /// The trainer pod set's count after `trainer.numNodes` (which has no minimum), or 1 without one.
 std::int64_t apply_num_nodes(RuntimeInfo& info, const json& trainjob) {

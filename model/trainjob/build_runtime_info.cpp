@@ -1,15 +1,24 @@
 // newRuntimeInfo and the override merges of each release
 // (kubeflow/trainer pkg/runtime/core/trainingruntime.go at v2.0.0, v2.1.0, v2.2.0 and v2.3.0).
 
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/build_detail.hpp"
 #include "model/trainjob/constants.hpp"
-#include "model/trainjob/json_access.hpp"
 #include "model/trainjob/strategic_merge.hpp"
+#include "util/json_access.hpp"
 
 #include <algorithm>
 #include <map>
 
 namespace kpt::model::trainjob::detail {
+
+using k8s::label_of;
+using util::array_at;
+using util::at_path;
+using util::child;
+using util::ensure_path;
+using util::find_by;
+using util::string_at;
 
 namespace {
 

@@ -3,8 +3,8 @@
 #include "model/trainjob/convert_runtime.hpp"
 
 #include "model/trainjob/constants.hpp"
-#include "model/trainjob/json_access.hpp"
 #include "model/trainjob/runtime_catalog.hpp"
+#include "util/json_access.hpp"
 
 #include <stdexcept>
 
@@ -94,15 +94,15 @@ json training_runtime(const std::string& name, const std::string& ns, const Node
     spec["mlPolicy"]["torch"]["numProcPerNode"] = *nproc;
   json& jobset = spec["template"]["spec"];
   overlay(jobset, carry.jobset_spec);
-  json* job = detail::find_by(jobset["replicatedJobs"], "name", k_node);
+  json* job = util::find_by(jobset["replicatedJobs"], "name", k_node);
   if (job == nullptr) throw std::logic_error("torch-distributed has no replicated job 'node'");
-  json& job_spec = detail::ensure_path(*job, "template.spec");
+  json& job_spec = util::ensure_path(*job, "template.spec");
   overlay(job_spec, carry.job_spec);
-  json& pod_template = detail::ensure_path(job_spec, "template");
-  if (!carry.pod_metadata.empty()) overlay(detail::ensure_path(pod_template, "metadata"), carry.pod_metadata);
-  json& pod_spec = detail::ensure_path(pod_template, "spec");
+  json& pod_template = util::ensure_path(job_spec, "template");
+  if (!carry.pod_metadata.empty()) overlay(util::ensure_path(pod_template, "metadata"), carry.pod_metadata);
+  json& pod_spec = util::ensure_path(pod_template, "spec");
   overlay(pod_spec, carry.pod_spec);
-  json* node = detail::find_by(pod_spec["containers"], "name", k_node);
+  json* node = util::find_by(pod_spec["containers"], "name", k_node);
   if (node == nullptr) throw std::logic_error("torch-distributed has no container 'node'");
   overlay(*node, carry.node_container);
   // v2.0's torch-distributed prints its env instead of running the image.

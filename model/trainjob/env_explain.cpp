@@ -1,7 +1,8 @@
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/env_plan.hpp"
 #include "model/trainjob/jobset_children.hpp"
-#include "model/trainjob/json_access.hpp"
+#include "util/json_access.hpp"
 
 namespace kpt::model::trainjob {
 
@@ -10,9 +11,9 @@ namespace {
 using nlohmann::json;
 
 std::string trainer_job_name(const json& jobset) {
-  for (const auto& rjob : detail::array_at(jobset, "spec.replicatedJobs")) {
-    if (detail::label_of(detail::object_at(rjob, "template"), k_label_ancestor) == k_ancestor_trainer) {
-      return detail::string_at(rjob, "name");
+  for (const auto& rjob : util::array_at(jobset, "spec.replicatedJobs")) {
+    if (k8s::label_of(util::object_at(rjob, "template"), k_label_ancestor) == k_ancestor_trainer) {
+      return util::string_at(rjob, "name");
     }
   }
   return "";
@@ -52,12 +53,12 @@ void explain_nproc(std::vector<std::string>& notes, const BuildResult& b, Traine
 }
 
 void explain_master(std::vector<std::string>& notes, const json& trainjob, const BuildResult& b) {
-  const std::string name = detail::name_of(trainjob);
+  const std::string name = k8s::name_of(trainjob);
   const std::string master = name + "-node-0-0." + name;
   const std::string subdomain = jobset_subdomain(b.jobset);
   notes.push_back("PET_MASTER_ADDR " + master + " is the hostname of node 0 in the headless Service '" +
                   subdomain + "'; the short name resolves only inside namespace '" +
-                  detail::namespace_of(trainjob) + "'");
+                  k8s::namespace_of(trainjob) + "'");
   if (subdomain != name) {
     notes.push_back("warning: PET_MASTER_ADDR is hard-coded to " + master +
                     " and ignores network.subdomain '" + subdomain + "': it will not resolve");
@@ -72,7 +73,7 @@ void explain_master(std::vector<std::string>& notes, const json& trainjob, const
 
 std::vector<std::string> explain_env(const json& trainjob, const BuildResult& b, TrainerRelease release) {
   std::vector<std::string> notes;
-  const bool has_trainer = detail::at_path(trainjob, "spec.trainer") != nullptr;
+  const bool has_trainer = util::at_path(trainjob, "spec.trainer") != nullptr;
   switch (b.framework) {
     case Framework::torch:
     case Framework::torchtune:

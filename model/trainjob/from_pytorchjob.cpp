@@ -3,10 +3,11 @@
 // meaning and what Trainer has no field for. The run policy's part is from_pytorchjob_policy.cpp.
 #include "model/trainjob/from_pytorchjob.hpp"
 
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/convert_detail.hpp"
 #include "model/trainjob/convert_policy.hpp"
-#include "model/trainjob/json_access.hpp"
+#include "util/json_access.hpp"
 
 #include <algorithm>
 
@@ -48,8 +49,8 @@ constexpr const char* k_operator_port_name = "pytorchjob-port";
 constexpr int k_operator_port = 23456;
 
 const json* pytorch_container(const json& pod_spec) {
-  const json* c = detail::find_by(detail::array_at(pod_spec, "containers"), "name", "pytorch");
-  const auto& all = detail::array_at(pod_spec, "containers");
+  const json* c = util::find_by(util::array_at(pod_spec, "containers"), "name", "pytorch");
+  const auto& all = util::array_at(pod_spec, "containers");
   return c != nullptr ? c : (all.empty() ? nullptr : &all.front());
 }
 
@@ -71,7 +72,7 @@ json torchrun_command(Converter& c, const json& command, const std::string& fiel
 
 /// The operator's rendezvous port, whose meaning the `port 23456` note gives: Trainer adds 29500.
 bool operator_port(const json& port) {
-  return detail::string_at(port, "name") == k_operator_port_name ||
+  return util::string_at(port, "name") == k_operator_port_name ||
          (port.is_object() && port.value("containerPort", json()) == k_operator_port);
 }
 
@@ -80,7 +81,7 @@ void carry_ports(Converter& c, const json& ports, const std::string& field) {
   bool unnamed = false;
   for (const auto& port : ports.is_array() ? ports : json::array()) {
     if (operator_port(port)) continue;
-    unnamed = unnamed || detail::string_at(port, "name").empty();
+    unnamed = unnamed || util::string_at(port, "name").empty();
     kept.push_back(port);
   }
   if (ports.is_array() && kept.size() < ports.size())
@@ -140,7 +141,7 @@ void convert_container(Converter& c, const json& container, const std::string& p
 
 void convert_pod_metadata(Converter& c, const json& replica, const std::string& path) {
   for (const char* key : {"labels", "annotations"}) {
-    const json* value = detail::at_path(replica, std::string("template.metadata.") + key);
+    const json* value = util::at_path(replica, std::string("template.metadata.") + key);
     if (value == nullptr || !value->is_object() || value->empty()) continue;
     c.carry.pod_metadata[key] = *value;
     c.note_overridable(path + ".template.metadata." + key, "the node pods",
@@ -159,13 +160,13 @@ void not_carried_pod_field(Converter& c, const std::string& key, const std::stri
 
 void convert_pod(Converter& c, const json& replica, const std::string& path) {
   convert_pod_metadata(c, replica, path);
-  const json& pod_spec = detail::object_at(replica, "template.spec");
+  const json& pod_spec = util::object_at(replica, "template.spec");
   const json* primary = pytorch_container(pod_spec);
-  for (const auto& container : detail::array_at(pod_spec, "containers")) {
+  for (const auto& container : util::array_at(pod_spec, "containers")) {
     if (&container == primary) continue;
     c.carry.sidecars.push_back(container);
     c.note_runtime_only(Kind::carried,
-                        path + ".template.spec.containers[" + detail::string_at(container, "name") + "]",
+                        path + ".template.spec.containers[" + util::string_at(container, "name") + "]",
                         "a container of the node pods beside node (Trainer sets PET_* only in node; the "
                         "operator set its env in every container)");
   }
@@ -204,7 +205,7 @@ void meaning_notes(Converter& c, std::int64_t nodes, bool had_master) {
 }
 
 std::optional<std::int64_t> numeric_nproc(Converter& c) {
-  const json* nproc = detail::at_path(c.job, "spec.nprocPerNode");
+  const json* nproc = util::at_path(c.job, "spec.nprocPerNode");
   if (nproc == nullptr || !nproc->is_string()) return std::nullopt;
   const std::string n = nproc->get<std::string>();
   if (!n.empty() && n.size() < 10 &&
@@ -236,27 +237,26 @@ std::string to_string(ConvertNote::Kind kind) {
 }
 
 Expected<Conversion> convert_pytorchjob(const json& job, TrainerRelease release) {
-  const json& replicas = detail::object_at(job, "spec.pytorchReplicaSpecs");
+  const json& replicas = util::object_at(job, "spec.pytorchReplicaSpecs");
   if (replicas.empty()) return make_error(ErrorCode::invalid, "spec.pytorchReplicaSpecs: required");
   std::int64_t nodes = 0;
   for (const auto& [type, spec] : replicas.items()) {
     if (type != "Master" && type != "Worker")
       return make_error(ErrorCode::invalid, "spec.pytorchReplicaSpecs." + type + ": no TrainJob equivalent");
-    const json* r = detail::child(spec, "replicas");
+    const json* r = util::child(spec, "replicas");
     nodes += r != nullptr && r->is_number_integer() ? r->get<std::int64_t>() : 1;
   }
-  Converter c{job, release, detail::name_of(job) + "-runtime"};
+  Converter c{job, release, k8s::name_of(job) + "-runtime"};
   c.trainer = {{"numNodes", nodes}};
-  json meta = {{"name", detail::name_of(job)}};
+  json meta = {{"name", k8s::name_of(job)}};
   for (const char* key : {"namespace", "labels", "annotations"}) {
-    if (const json* v = detail::at_path(job, std::string("metadata.") + key)) meta[key] = *v;
+    if (const json* v = util::at_path(job, std::string("metadata.") + key)) meta[key] = *v;
   }
   const bool master = replicas.contains("Master");
   const std::string from = replicas.contains("Worker") ? "Worker" : "Master";
   convert_pod(c, replicas[from], "spec.pytorchReplicaSpecs." + from);
   if (master && replicas.contains("Worker") &&
-      detail::object_at(replicas["Master"], "template") !=
-          detail::object_at(replicas["Worker"], "template")) {
+      util::object_at(replicas["Master"], "template") != util::object_at(replicas["Worker"], "template")) {
     c.note(Kind::changed, "spec.pytorchReplicaSpecs.Master.template",
            "differs from Worker's; a TrainJob has one node template, Worker's is used");
   }
@@ -264,7 +264,7 @@ Expected<Conversion> convert_pytorchjob(const json& job, TrainerRelease release)
   if (nproc) c.trainer["numProcPerNode"] = *nproc;
   json spec = {{"trainer", c.trainer}};
   detail::convert_run_policy(c, replicas[from], "spec.pytorchReplicaSpecs." + from, spec);
-  for (const auto& [key, value] : detail::object_at(job, "spec").items()) {
+  for (const auto& [key, value] : util::object_at(job, "spec").items()) {
     if (key == "pytorchReplicaSpecs" || key == "runPolicy" || key == "nprocPerNode") continue;
     c.note(Kind::dropped, "spec." + key,
            key == "elasticPolicy" ? "Trainer has no elastic training; numNodes is fixed"
@@ -275,8 +275,8 @@ Expected<Conversion> convert_pytorchjob(const json& job, TrainerRelease release)
   const bool runtime = c.needs_runtime();
   if (runtime) {
     spec["runtimeRef"] = {{"name", c.runtime_name}, {"kind", k_kind_training_runtime}};
-    out.runtime = training_runtime(c.runtime_name, detail::string_at(meta, "namespace"), c.carry, nodes,
-                                   nproc, release);
+    out.runtime =
+        training_runtime(c.runtime_name, util::string_at(meta, "namespace"), c.carry, nodes, nproc, release);
   } else {
     spec["runtimeRef"] = {{"name", "torch-distributed"}};
     if (json o = node_override(c.carry, release); !o.is_null()) spec[override_field(release)] = std::move(o);

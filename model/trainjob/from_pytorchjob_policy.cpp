@@ -1,23 +1,20 @@
 // A PyTorchJob's run policy and restart policy as Trainer and JobSet can hold them: the operator
-// restarts and cleans up pod by pod (operator-facts §4.1-4.2); a TrainJob has only a deadline and
-// suspend, and its JobSet restarts, cleans up and expires the whole group.
+// restarts and cleans up pod by pod (its restartPolicy, backoffLimit and cleanPodPolicy); a TrainJob has only
+// a deadline and suspend, and its JobSet restarts, cleans up and expires the whole group.
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/convert_detail.hpp"
 #include "model/trainjob/convert_policy.hpp"
-#include "model/trainjob/json_access.hpp"
 
 namespace kpt::model::trainjob::detail {
+
+using util::int_at;
+using util::object_at;
+using util::string_at;
 
 namespace {
 
 using nlohmann::json;
 using Kind = ConvertNote::Kind;
-
-std::optional<std::int64_t> int_at(const json& object, std::string_view key) {
-  const json* v = child(object, key);
-  if (v == nullptr || !v->is_number_integer()) return std::nullopt;
-  return v->get<std::int64_t>();
-}
 
 void restart_policy_note(Converter& c, const std::string& policy, bool max_restarts,
                          const std::string& field) {

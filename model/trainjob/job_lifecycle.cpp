@@ -1,8 +1,8 @@
 // The Kubernetes Job controller for Indexed Jobs (pkg/controller/job/job_controller.go,
 // indexed_job_utils.go), reduced to what Trainer's pods need.
 
-#include "model/trainjob/json_access.hpp"
 #include "model/trainjob/lifecycle.hpp"
+#include "util/json_access.hpp"
 
 #include <algorithm>
 #include <set>
@@ -12,6 +12,7 @@ namespace kpt::model::trainjob {
 namespace {
 
 using nlohmann::json;
+using util::int_at;
 
 struct JobSpecView {
   std::int64_t completions = 1;
@@ -22,22 +23,16 @@ struct JobSpecView {
   bool restart_on_failure = false;
 };
 
-std::optional<std::int64_t> int_at(const json& spec, std::string_view key) {
-  const json* v = detail::child(spec, key);
-  if (v == nullptr || !v->is_number_integer()) return std::nullopt;
-  return v->get<std::int64_t>();
-}
-
 JobSpecView view_of(const json& job) {
-  const json& spec = detail::object_at(job, "spec");
+  const json& spec = util::object_at(job, "spec");
   JobSpecView v;
   v.completions = int_at(spec, "completions").value_or(1);
   v.parallelism = int_at(spec, "parallelism").value_or(1);
   v.backoff_limit = int_at(spec, "backoffLimit").value_or(6);
   v.active_deadline = int_at(spec, "activeDeadlineSeconds");
-  v.suspended = detail::bool_at(spec, "suspend");
+  v.suspended = util::bool_at(spec, "suspend");
   v.restart_on_failure =
-      detail::string_at(detail::object_at(spec, "template.spec"), "restartPolicy") == "OnFailure";
+      util::string_at(util::object_at(spec, "template.spec"), "restartPolicy") == "OnFailure";
   return v;
 }
 

@@ -3,27 +3,24 @@
 
 #include "model/trainjob/jobset_children.hpp"
 
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/constants.hpp"
-#include "model/trainjob/json_access.hpp"
+#include "util/json_access.hpp"
 #include "util/sha1.hpp"
 
 namespace kpt::model::trainjob {
 
 namespace {
 
-using detail::array_at;
-using detail::at_path;
-using detail::child;
-using detail::ensure_path;
-using detail::string_at;
 using nlohmann::json;
+using util::array_at;
+using util::at_path;
+using util::child;
+using util::ensure_path;
+using util::int_at;
+using util::string_at;
 
 constexpr const char* k_js = "jobset.sigs.k8s.io/";
-
-std::int64_t int_at(const json& object, std::string_view key, std::int64_t fallback) {
-  const json* v = child(object, key);
-  return v != nullptr && v->is_number_integer() ? v->get<std::int64_t>() : fallback;
-}
 
 const json& replicated_jobs(const json& jobset) {
   static const json k_empty = json::array();
@@ -40,11 +37,6 @@ void default_replicated_job(json& job) {
   if (string_at(pod_spec, "restartPolicy").empty()) pod_spec["restartPolicy"] = "OnFailure";
 }
 
-json owner_reference(const char* api_version, const char* kind, const json& owner) {
-  return {{"apiVersion", api_version},    {"kind", kind},       {"name", detail::name_of(owner)},
-          {"uid", detail::uid_of(owner)}, {"controller", true}, {"blockOwnerDeletion", true}};
-}
-
 struct JobPlacement {
   std::int64_t global_index = 0;
   std::int64_t global_replicas = 0;
@@ -58,7 +50,7 @@ JobPlacement placement(const json& jobset, const json& target, std::int64_t inde
   bool before_target = true;
   bool before_in_group = true;
   for (const auto& job : replicated_jobs(jobset)) {
-    const std::int64_t replicas = int_at(job, "replicas", 1);
+    const std::int64_t replicas = int_at(job, "replicas").value_or(1);
     const bool is_target = string_at(job, "name") == string_at(target, "name");
     p.global_replicas += replicas;
     if (is_target) before_target = false;
@@ -76,31 +68,31 @@ JobPlacement placement(const json& jobset, const json& target, std::int64_t inde
 
 /// labelAndAnnotateObject: the same keys as labels and as annotations.
 void label_and_annotate(json& object, const json& jobset, const json& rjob, std::int64_t index) {
-  const std::string name = detail::name_of(jobset);
+  const std::string name = k8s::name_of(jobset);
   const std::string job = job_name(name, string_at(rjob, "name"), index);
   const JobPlacement p = placement(jobset, rjob, index);
   const json* restarts = at_path(jobset, "status.restarts");
   json keys = {
       {std::string(k_js) + "jobset-name", name},
-      {std::string(k_js) + "jobset-uid", detail::uid_of(jobset)},
+      {std::string(k_js) + "jobset-uid", k8s::uid_of(jobset)},
       {std::string(k_js) + "replicatedjob-name", string_at(rjob, "name")},
       {std::string(k_js) + "restart-attempt",
        std::to_string(restarts != nullptr && restarts->is_number_integer() ? restarts->get<std::int64_t>()
                                                                            : 0)},
-      {std::string(k_js) + "replicatedjob-replicas", std::to_string(int_at(rjob, "replicas", 1))},
+      {std::string(k_js) + "replicatedjob-replicas", std::to_string(int_at(rjob, "replicas").value_or(1))},
       {std::string(k_js) + "global-replicas", std::to_string(p.global_replicas)},
       {std::string(k_js) + "job-index", std::to_string(index)},
-      {std::string(k_js) + "job-key", util::sha1_hex(detail::namespace_of(jobset) + "/" + job)},
+      {std::string(k_js) + "job-key", util::sha1_hex(k8s::namespace_of(jobset) + "/" + job)},
       {std::string(k_js) + "job-global-index", std::to_string(p.global_index)},
       {std::string(k_js) + "group-name", string_at(rjob, "groupName")},
       {std::string(k_js) + "group-replicas", std::to_string(p.group_replicas)},
       {std::string(k_js) + "job-group-index", std::to_string(p.group_index)}};
   if (const json* coordinator = at_path(jobset, "spec.coordinator");
       coordinator != nullptr && coordinator->is_object()) {
-    keys[std::string(k_js) + "coordinator"] = name + "-" + string_at(*coordinator, "replicatedJob") + "-" +
-                                              std::to_string(int_at(*coordinator, "jobIndex", 0)) + "-" +
-                                              std::to_string(int_at(*coordinator, "podIndex", 0)) + "." +
-                                              jobset_subdomain(jobset);
+    keys[std::string(k_js) + "coordinator"] =
+        name + "-" + string_at(*coordinator, "replicatedJob") + "-" +
+        std::to_string(int_at(*coordinator, "jobIndex").value_or(0)) + "-" +
+        std::to_string(int_at(*coordinator, "podIndex").value_or(0)) + "." + jobset_subdomain(jobset);
   }
   json& meta = ensure_path(object, "metadata");
   for (const char* field : {"labels", "annotations"}) {
@@ -131,7 +123,7 @@ void add_exclusive_node_selector(json& job) {
   }
   json& pod_spec = ensure_path(job, "spec.template.spec");
   ensure_path(pod_spec, "nodeSelector")["alpha.jobset.sigs.k8s.io/namespaced-job"] =
-      detail::namespace_of(job) + "_" + detail::name_of(job);
+      k8s::namespace_of(job) + "_" + k8s::name_of(job);
   if (!pod_spec.contains("tolerations") || !pod_spec["tolerations"].is_array())
     pod_spec["tolerations"] = json::array();
   pod_spec["tolerations"].push_back(
@@ -144,28 +136,28 @@ void add_claim_volumes(json& job, const json& jobset) {
   json& pod_spec = ensure_path(job, "spec.template.spec");
   for (const auto& policy : *policies) {
     for (const auto& tmpl : array_at(policy, "templates")) {
-      const std::string name = detail::name_of(tmpl);
+      const std::string name = k8s::name_of(tmpl);
       bool mounted = false;
       for (const char* list : {"containers", "initContainers"}) {
         for (const auto& c : array_at(pod_spec, list)) {
-          mounted = mounted || detail::find_by(array_at(c, "volumeMounts"), "name", name) != nullptr;
+          mounted = mounted || util::find_by(array_at(c, "volumeMounts"), "name", name) != nullptr;
         }
       }
       if (!mounted) continue;
       if (!pod_spec.contains("volumes") || !pod_spec["volumes"].is_array())
         pod_spec["volumes"] = json::array();
       pod_spec["volumes"].push_back(
-          {{"name", name}, {"persistentVolumeClaim", {{"claimName", name + "-" + detail::name_of(jobset)}}}});
+          {{"name", name}, {"persistentVolumeClaim", {{"claimName", name + "-" + k8s::name_of(jobset)}}}});
     }
   }
 }
 
 json job_for(const json& jobset, const json& rjob, std::int64_t index) {
-  const std::string name = job_name(detail::name_of(jobset), string_at(rjob, "name"), index);
+  const std::string name = job_name(k8s::name_of(jobset), string_at(rjob, "name"), index);
   json job = {{"apiVersion", "batch/v1"},
               {"kind", "Job"},
-              {"metadata", {{"name", name}, {"namespace", detail::namespace_of(jobset)}}},
-              {"spec", detail::object_at(rjob, "template.spec")}};
+              {"metadata", {{"name", name}, {"namespace", k8s::namespace_of(jobset)}}},
+              {"spec", util::object_at(rjob, "template.spec")}};
   if (const json* labels = at_path(rjob, "template.metadata.labels")) job["metadata"]["labels"] = *labels;
   if (const json* ann = at_path(rjob, "template.metadata.annotations")) job["metadata"]["annotations"] = *ann;
   label_and_annotate(job, jobset, rjob, index);
@@ -179,7 +171,8 @@ json job_for(const json& jobset, const json& rjob, std::int64_t index) {
   const json* suspend = at_path(jobset, "spec.suspend");
   job["spec"]["suspend"] = suspend != nullptr && suspend->is_boolean() && suspend->get<bool>();
   add_claim_volumes(job, jobset);
-  job["metadata"]["ownerReferences"] = json::array({owner_reference(k_jobset_api_version, "JobSet", jobset)});
+  job["metadata"]["ownerReferences"] =
+      json::array({k8s::controller_reference(k_jobset_api_version, "JobSet", jobset)});
   return job;
 }
 
@@ -222,7 +215,7 @@ std::string jobset_subdomain(const json& jobset) {
   const json* subdomain = at_path(jobset, "spec.network.subdomain");
   return subdomain != nullptr && subdomain->is_string() && !subdomain->get<std::string>().empty()
              ? subdomain->get<std::string>()
-             : detail::name_of(jobset);
+             : k8s::name_of(jobset);
 }
 
 std::optional<json> headless_service(const json& jobset) {
@@ -234,11 +227,12 @@ std::optional<json> headless_service(const json& jobset) {
       {"kind", "Service"},
       {"metadata",
        {{"name", jobset_subdomain(jobset)},
-        {"namespace", detail::namespace_of(jobset)},
-        {"ownerReferences", json::array({owner_reference(k_jobset_api_version, "JobSet", jobset)})}}},
+        {"namespace", k8s::namespace_of(jobset)},
+        {"ownerReferences",
+         json::array({k8s::controller_reference(k_jobset_api_version, "JobSet", jobset)})}}},
       {"spec",
        {{"clusterIP", "None"},
-        {"selector", {{std::string(k_js) + "jobset-name", detail::name_of(jobset)}}},
+        {"selector", {{std::string(k_js) + "jobset-name", k8s::name_of(jobset)}}},
         {"publishNotReadyAddresses", publish == nullptr || !publish->is_boolean() || publish->get<bool>()}}}};
 }
 
@@ -247,20 +241,20 @@ std::vector<json> desired_pvcs(const json& jobset) {
   const json* policies = at_path(jobset, "spec.volumeClaimPolicies");
   if (policies == nullptr || !policies->is_array()) return out;
   for (const auto& policy : *policies) {
-    const bool owned =
-        detail::string_at(detail::object_at(policy, "retentionPolicy"), "whenDeleted") == "Delete";
+    const bool owned = util::string_at(util::object_at(policy, "retentionPolicy"), "whenDeleted") == "Delete";
     for (const auto& tmpl : array_at(policy, "templates")) {
-      json meta = {{"name", detail::name_of(tmpl) + "-" + detail::name_of(jobset)},
-                   {"namespace", detail::namespace_of(jobset)},
-                   {"labels", detail::object_at(tmpl, "metadata.labels")}};
-      meta["labels"][std::string(k_js) + "jobset-name"] = detail::name_of(jobset);
+      json meta = {{"name", k8s::name_of(tmpl) + "-" + k8s::name_of(jobset)},
+                   {"namespace", k8s::namespace_of(jobset)},
+                   {"labels", util::object_at(tmpl, "metadata.labels")}};
+      meta["labels"][std::string(k_js) + "jobset-name"] = k8s::name_of(jobset);
       if (const json* ann = at_path(tmpl, "metadata.annotations")) meta["annotations"] = *ann;
       if (owned)
-        meta["ownerReferences"] = json::array({owner_reference(k_jobset_api_version, "JobSet", jobset)});
+        meta["ownerReferences"] =
+            json::array({k8s::controller_reference(k_jobset_api_version, "JobSet", jobset)});
       out.push_back({{"apiVersion", "v1"},
                      {"kind", "PersistentVolumeClaim"},
                      {"metadata", meta},
-                     {"spec", detail::object_at(tmpl, "spec")}});
+                     {"spec", util::object_at(tmpl, "spec")}});
     }
   }
   return out;
@@ -271,15 +265,16 @@ std::string job_name(const std::string& jobset, const std::string& replicated_jo
 }
 
 std::optional<json> desired_job(const json& jobset, const std::string& replicated_job, std::int64_t index) {
-  const json* rjob = detail::find_by(replicated_jobs(jobset), "name", replicated_job);
-  if (rjob == nullptr || index < 0 || index >= int_at(*rjob, "replicas", 1)) return std::nullopt;
+  const json* rjob = util::find_by(replicated_jobs(jobset), "name", replicated_job);
+  if (rjob == nullptr || index < 0 || index >= int_at(*rjob, "replicas").value_or(1)) return std::nullopt;
   return job_for(jobset, *rjob, index);
 }
 
 std::vector<json> desired_jobs(const json& jobset) {
   std::vector<json> out;
   for (const auto& rjob : replicated_jobs(jobset)) {
-    for (std::int64_t i = 0; i < int_at(rjob, "replicas", 1); ++i) out.push_back(job_for(jobset, rjob, i));
+    for (std::int64_t i = 0; i < int_at(rjob, "replicas").value_or(1); ++i)
+      out.push_back(job_for(jobset, rjob, i));
   }
   return out;
 }

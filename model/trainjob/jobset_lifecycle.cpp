@@ -1,9 +1,10 @@
 // The JobSet controller's reconcile (kubernetes-sigs/jobset v0.12.0 pkg/controllers/jobset_controller.go,
 // failure_policy.go, success_policy.go, depends_on.go, ttl_after_finished.go) as a pure decision.
 
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/jobset_children.hpp"
-#include "model/trainjob/json_access.hpp"
 #include "model/trainjob/lifecycle.hpp"
+#include "util/json_access.hpp"
 
 #include <algorithm>
 #include <map>
@@ -12,9 +13,9 @@ namespace kpt::model::trainjob {
 
 namespace {
 
-using detail::array_at;
-using detail::string_at;
 using nlohmann::json;
+using util::array_at;
+using util::string_at;
 
 struct Buckets {
   std::vector<const JobObservation*> previous, active, successful, failed;
@@ -34,11 +35,6 @@ Buckets bucket_jobs(const std::vector<JobObservation>& jobs, std::int64_t restar
     }
   }
   return b;
-}
-
-std::int64_t replicas_of(const json& rjob) {
-  const json* r = detail::child(rjob, "replicas");
-  return r != nullptr && r->is_number_integer() ? r->get<std::int64_t>() : 1;
 }
 
 /// calculateReplicatedJobStatuses, in spec order (the real order follows Go map iteration).
@@ -124,7 +120,7 @@ void restart(JobSetDecision& d, const json* rule, const JobObservation* job, boo
 }
 
 void execute_failure_policy(JobSetDecision& d, const json& jobset, const Buckets& b, util::Time now) {
-  const json* policy = detail::at_path(jobset, "spec.failurePolicy");
+  const json* policy = util::at_path(jobset, "spec.failurePolicy");
   if (policy == nullptr || !policy->is_object()) {
     mark_failed(d, "FailedJobs",
                 with_first_failed("jobset failed due to one or more job failures", first_failed(b.failed)),
@@ -153,7 +149,7 @@ void execute_failure_policy(JobSetDecision& d, const json& jobset, const Buckets
   }
   if (rule == nullptr) job = first_failed(b.failed);
   const std::string action = rule != nullptr ? string_at(*rule, "action") : "RestartJobSet";
-  const json* max = detail::child(*policy, "maxRestarts");
+  const json* max = util::child(*policy, "maxRestarts");
   const std::int64_t max_restarts = max != nullptr && max->is_number_integer() ? max->get<std::int64_t>() : 0;
   if (action == "FailJobSet") {
     mark_failed(d, "FailJobSetFailurePolicyAction",
@@ -171,7 +167,7 @@ void execute_failure_policy(JobSetDecision& d, const json& jobset, const Buckets
 }
 
 bool success_policy_met(const json& jobset, const Buckets& b) {
-  const json& policy = detail::object_at(jobset, "spec.successPolicy");
+  const json& policy = util::object_at(jobset, "spec.successPolicy");
   const json& targets = array_at(policy, "targetReplicatedJobs");
   auto matches = [&](const std::string& name) {
     return targets.empty() || std::find(targets.begin(), targets.end(), name) != targets.end();
@@ -183,7 +179,7 @@ bool success_policy_met(const json& jobset, const Buckets& b) {
     expected = 1;
   } else {
     for (const auto& rjob : array_at(jobset, "spec.replicatedJobs")) {
-      if (matches(string_at(rjob, "name"))) expected += replicas_of(rjob);
+      if (matches(string_at(rjob, "name"))) expected += util::int_at(rjob, "replicas").value_or(1);
     }
   }
   return done >= expected;
@@ -205,15 +201,15 @@ bool dependencies_reached(const json& rjob, const std::map<std::string, std::int
 
 void plan_jobs(JobSetDecision& d, const json& jobset, const std::vector<JobObservation>& jobs,
                const Buckets& b) {
-  const json* strategy = detail::at_path(jobset, "spec.failurePolicy.restartStrategy");
+  const json* strategy = util::at_path(jobset, "spec.failurePolicy.restartStrategy");
   if (strategy != nullptr && *strategy == "BlockingRecreate" && !b.previous.empty()) return;
   std::map<std::string, std::int64_t> replicas;
   for (const auto& rjob : array_at(jobset, "spec.replicatedJobs")) {
     const std::string name = string_at(rjob, "name");
-    replicas[name] = replicas_of(rjob);
+    replicas[name] = util::int_at(rjob, "replicas").value_or(1);
     if (!dependencies_reached(rjob, replicas, d.status.replicated_jobs_status)) continue;
-    for (std::int64_t i = 0; i < replicas_of(rjob); ++i) {
-      const std::string job = job_name(detail::name_of(jobset), name, i);
+    for (std::int64_t i = 0; i < util::int_at(rjob, "replicas").value_or(1); ++i) {
+      const std::string job = job_name(k8s::name_of(jobset), name, i);
       const bool exists = std::any_of(jobs.begin(), jobs.end(), [&](const auto& o) { return o.name == job; });
       if (!exists) d.create_jobs.push_back({name, i, job});
     }
@@ -221,7 +217,7 @@ void plan_jobs(JobSetDecision& d, const json& jobset, const std::vector<JobObser
 }
 
 void suspend_or_resume(JobSetDecision& d, const json& jobset, const Buckets& b, util::Time now) {
-  if (detail::bool_at(jobset, "spec.suspend")) {
+  if (util::bool_at(jobset, "spec.suspend")) {
     for (const auto* job : b.active) {
       if (!job->suspended) d.suspend_jobs.push_back(job->name);
     }
@@ -232,7 +228,7 @@ void suspend_or_resume(JobSetDecision& d, const json& jobset, const Buckets& b, 
   std::map<std::string, std::int64_t> replicas;
   for (const auto& rjob : array_at(jobset, "spec.replicatedJobs")) {
     const std::string name = string_at(rjob, "name");
-    replicas[name] = replicas_of(rjob);
+    replicas[name] = util::int_at(rjob, "replicas").value_or(1);
     if (!dependencies_reached(rjob, replicas, d.status.replicated_jobs_status)) continue;
     for (const auto* job : b.active) {
       if (job->replicated_job == name && job->suspended) d.resume_jobs.push_back(job->name);
@@ -242,7 +238,7 @@ void suspend_or_resume(JobSetDecision& d, const json& jobset, const Buckets& b, 
 }
 
 void ttl_after_finished(JobSetDecision& d, const json& jobset, util::Time now) {
-  const json* ttl = detail::at_path(jobset, "spec.ttlSecondsAfterFinished");
+  const json* ttl = util::at_path(jobset, "spec.ttlSecondsAfterFinished");
   if (ttl == nullptr || !ttl->is_number_integer()) return;
   for (const auto& c : d.status.conditions) {
     if ((c.type != "Completed" && c.type != "Failed") || c.status != "True") continue;
@@ -292,7 +288,7 @@ bool update_jobset_condition(std::vector<Condition>& conditions, Condition condi
 JobSetDecision decide_jobset(const json& jobset, const std::vector<JobObservation>& jobs, util::Time now) {
   JobSetDecision d;
   d.status = jobset_status_of(jobset);
-  const std::string managed_by = string_at(detail::object_at(jobset, "spec"), "managedBy");
+  const std::string managed_by = string_at(util::object_at(jobset, "spec"), "managedBy");
   if (!managed_by.empty() && managed_by != "jobset.sigs.k8s.io/jobset-controller") return d;
   const Buckets b = bucket_jobs(jobs, d.status.restarts);
   d.status.replicated_jobs_status = replicated_counts(jobset, b);
@@ -303,9 +299,10 @@ JobSetDecision decide_jobset(const json& jobset, const std::vector<JobObservatio
   }
   d.delete_jobs = names(b.previous);
   std::int64_t total = 0, ready = 0;
-  for (const auto& rjob : array_at(jobset, "spec.replicatedJobs")) total += replicas_of(rjob);
+  for (const auto& rjob : array_at(jobset, "spec.replicatedJobs"))
+    total += util::int_at(rjob, "replicas").value_or(1);
   for (const auto& c : d.status.replicated_jobs_status) ready += c.ready + c.succeeded;
-  if (!detail::bool_at(jobset, "spec.suspend") && total == ready)
+  if (!util::bool_at(jobset, "spec.suspend") && total == ready)
     restarting_false(d, "JobsReady", "all jobs are ready", now);
   if (!b.failed.empty()) {
     execute_failure_policy(d, jobset, b, now);
@@ -318,9 +315,9 @@ JobSetDecision decide_jobset(const json& jobset, const std::vector<JobObservatio
     d.status.terminal_state = "Completed";
     return d;
   }
-  d.ensure_service = detail::bool_at(jobset, "spec.network.enableDNSHostnames");
+  d.ensure_service = util::bool_at(jobset, "spec.network.enableDNSHostnames");
   d.ensure_pvcs = !array_at(jobset, "spec.volumeClaimPolicies").empty();
-  if (string_at(detail::object_at(jobset, "spec.startupPolicy"), "startupPolicyOrder") == "InOrder") {
+  if (string_at(util::object_at(jobset, "spec.startupPolicy"), "startupPolicyOrder") == "InOrder") {
     d.not_modelled.push_back("startupPolicy InOrder: jobs are created as with AnyOrder");
   }
   plan_jobs(d, jobset, jobs, b);

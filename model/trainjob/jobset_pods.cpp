@@ -1,17 +1,18 @@
 // The Job controller's pods for Indexed Jobs (kubernetes pkg/controller/job/job_controller.go and
 // indexed_job_utils.go), the batch API's defaults, and the JobSet pod webhook's priority label.
 
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/jobset_children.hpp"
-#include "model/trainjob/json_access.hpp"
+#include "util/json_access.hpp"
 
 namespace kpt::model::trainjob {
 
 namespace {
 
-using detail::at_path;
-using detail::ensure_path;
 using nlohmann::json;
+using util::at_path;
+using util::ensure_path;
 
 /// names.MaxGeneratedNameLength: 63 minus the 5 random characters.
 constexpr std::size_t k_max_generated_name = 58;
@@ -19,7 +20,7 @@ constexpr std::size_t k_max_generated_name = 58;
 void add_completion_index_env(json& container, bool pod_index_label) {
   if (!container.is_object()) return;
   if (!container.contains("env") || !container["env"].is_array()) container["env"] = json::array();
-  if (detail::find_by(container["env"], "name", "JOB_COMPLETION_INDEX") != nullptr) return;
+  if (util::find_by(container["env"], "name", "JOB_COMPLETION_INDEX") != nullptr) return;
   const std::string path = std::string(pod_index_label ? "metadata.labels['" : "metadata.annotations['") +
                            k_completion_index_key + "']";
   container["env"].push_back(
@@ -42,7 +43,7 @@ json created_job(const json& job, const std::string& uid) {
     spec["selector"] = {{"matchLabels", {{"batch.kubernetes.io/controller-uid", uid}}}};
   }
   json& labels = ensure_path(spec, "template.metadata.labels");
-  const std::string name = detail::name_of(job);
+  const std::string name = k8s::name_of(job);
   labels["batch.kubernetes.io/controller-uid"] = uid;
   labels["batch.kubernetes.io/job-name"] = name;
   labels["controller-uid"] = uid;
@@ -59,16 +60,16 @@ std::string pod_generate_name(const std::string& job, std::int64_t index) {
 
 json desired_pod(const json& job, std::int64_t index, const PodNameSuffix& suffix,
                  const PodOptions& options) {
-  const std::string job_name = detail::name_of(job);
+  const std::string job_name = k8s::name_of(job);
   json pod = {{"apiVersion", "v1"},
               {"kind", "Pod"},
-              {"metadata", detail::object_at(job, "spec.template.metadata")},
-              {"spec", detail::object_at(job, "spec.template.spec")}};
+              {"metadata", util::object_at(job, "spec.template.metadata")},
+              {"spec", util::object_at(job, "spec.template.spec")}};
   json& meta = pod["metadata"];
   const std::string generate_name = pod_generate_name(job_name, index);
   meta["generateName"] = generate_name;
   meta["name"] = generate_name + suffix(generate_name, index);
-  meta["namespace"] = detail::namespace_of(job);
+  meta["namespace"] = k8s::namespace_of(job);
   ensure_path(meta, "annotations")[k_completion_index_key] = std::to_string(index);
   if (options.pod_index_label) ensure_path(meta, "labels")[k_completion_index_key] = std::to_string(index);
   if (options.priority)
@@ -76,7 +77,7 @@ json desired_pod(const json& job, std::int64_t index, const PodNameSuffix& suffi
   meta["ownerReferences"] = json::array({{{"apiVersion", "batch/v1"},
                                           {"kind", "Job"},
                                           {"name", job_name},
-                                          {"uid", detail::uid_of(job)},
+                                          {"uid", k8s::uid_of(job)},
                                           {"controller", true},
                                           {"blockOwnerDeletion", true}}});
   json& spec = pod["spec"];

@@ -1,6 +1,7 @@
 #include "model/trainjob/lifecycle_types.hpp"
 
-#include "model/trainjob/json_access.hpp"
+#include "model/k8s/object_meta.hpp"
+#include "util/json_access.hpp"
 
 #include <charconv>
 
@@ -8,14 +9,10 @@ namespace kpt::model::trainjob {
 
 namespace {
 
-using detail::array_at;
-using detail::string_at;
 using nlohmann::json;
-
-std::int64_t int_at(const json& object, std::string_view key) {
-  const json* v = detail::child(object, key);
-  return v != nullptr && v->is_number_integer() ? v->get<std::int64_t>() : 0;
-}
+using util::array_at;
+using util::int_at;
+using util::string_at;
 
 std::vector<Condition> conditions_of(const json& status) {
   std::vector<Condition> out;
@@ -29,8 +26,9 @@ std::vector<Condition> conditions_of(const json& status) {
 std::vector<ReplicatedJobCounts> counts_of(const json& list) {
   std::vector<ReplicatedJobCounts> out;
   for (const auto& j : list.is_array() ? list : json::array()) {
-    out.push_back({string_at(j, "name"), int_at(j, "ready"), int_at(j, "succeeded"), int_at(j, "failed"),
-                   int_at(j, "active"), int_at(j, "suspended")});
+    out.push_back({string_at(j, "name"), int_at(j, "ready").value_or(0), int_at(j, "succeeded").value_or(0),
+                   int_at(j, "failed").value_or(0), int_at(j, "active").value_or(0),
+                   int_at(j, "suspended").value_or(0)});
   }
   return out;
 }
@@ -61,16 +59,16 @@ json counts_json(const std::vector<ReplicatedJobCounts>& counts) {
 }  // namespace
 
 TrainJobStatus trainjob_status_of(const json& trainjob) {
-  const json& status = detail::object_at(trainjob, "status");
+  const json& status = util::object_at(trainjob, "status");
   return {conditions_of(status), counts_of(array_at(status, "jobsStatus"))};
 }
 
 JobSetStatus jobset_status_of(const json& jobset) {
-  const json& status = detail::object_at(jobset, "status");
+  const json& status = util::object_at(jobset, "status");
   JobSetStatus out;
   out.conditions = conditions_of(status);
-  out.restarts = int_at(status, "restarts");
-  out.restarts_count_towards_max = int_at(status, "restartsCountTowardsMax");
+  out.restarts = int_at(status, "restarts").value_or(0);
+  out.restarts_count_towards_max = int_at(status, "restartsCountTowardsMax").value_or(0);
   out.replicated_jobs_status = counts_of(array_at(status, "replicatedJobsStatus"));
   out.terminal_state = string_at(status, "terminalState");
   return out;
@@ -78,23 +76,23 @@ JobSetStatus jobset_status_of(const json& jobset) {
 
 JobObservation job_observation_of(const json& job) {
   JobObservation o;
-  o.name = detail::name_of(job);
-  o.replicated_job = detail::label_of(job, "jobset.sigs.k8s.io/replicatedjob-name");
-  const std::string attempt = detail::label_of(job, "jobset.sigs.k8s.io/restart-attempt");
+  o.name = k8s::name_of(job);
+  o.replicated_job = k8s::label_of(job, "jobset.sigs.k8s.io/replicatedjob-name");
+  const std::string attempt = k8s::label_of(job, "jobset.sigs.k8s.io/restart-attempt");
   // An unreadable label reads as attempt 0, which a JobSet that has restarted treats as a previous run.
   std::from_chars(attempt.data(), attempt.data() + attempt.size(), o.restart_attempt);
-  const json& spec = detail::object_at(job, "spec");
+  const json& spec = util::object_at(job, "spec");
   o.parallelism = spec.contains("parallelism") && spec["parallelism"].is_number_integer()
-                      ? int_at(spec, "parallelism")
+                      ? int_at(spec, "parallelism").value_or(0)
                       : 1;
   if (spec.contains("completions") && spec["completions"].is_number_integer())
-    o.completions = int_at(spec, "completions");
-  o.suspended = detail::bool_at(spec, "suspend");
-  const json& status = detail::object_at(job, "status");
-  o.status.active = int_at(status, "active");
-  o.status.ready = int_at(status, "ready");
-  o.status.succeeded = int_at(status, "succeeded");
-  o.status.failed = int_at(status, "failed");
+    o.completions = int_at(spec, "completions").value_or(0);
+  o.suspended = util::bool_at(spec, "suspend");
+  const json& status = util::object_at(job, "status");
+  o.status.active = int_at(status, "active").value_or(0);
+  o.status.ready = int_at(status, "ready").value_or(0);
+  o.status.succeeded = int_at(status, "succeeded").value_or(0);
+  o.status.failed = int_at(status, "failed").value_or(0);
   o.status.completed_indexes = string_at(status, "completedIndexes");
   if (status.contains("startTime")) o.status.start_time = string_at(status, "startTime");
   if (status.contains("completionTime")) o.status.completion_time = string_at(status, "completionTime");

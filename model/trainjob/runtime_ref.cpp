@@ -1,8 +1,8 @@
 #include "model/trainjob/runtime_ref.hpp"
 
 #include "model/trainjob/constants.hpp"
-#include "model/trainjob/json_access.hpp"
 #include "model/trainjob/runtime_catalog.hpp"
+#include "util/json_access.hpp"
 #include "yaml/node_json.hpp"
 #include "yaml/yaml_writer.hpp"
 
@@ -12,9 +12,9 @@ namespace {
 
 using nlohmann::json;
 
-using detail::string_at;
+using util::string_at;
 
-const json& metadata_of(const json& object) { return detail::object_at(object, "metadata"); }
+const json& metadata_of(const json& object) { return util::object_at(object, "metadata"); }
 
 /// The API server's NotFound text: `trainingruntimes.trainer.kubeflow.org "x" not found`.
 std::string not_found_text(const RuntimeRef& ref) {
@@ -73,8 +73,8 @@ std::optional<Error> snapshot_mismatch(const json& runtime, const RuntimeRef& re
 }
 
 bool controlled_by(const json& object, const std::string& uid) {
-  for (const auto& owner : detail::array_at(object, "metadata.ownerReferences")) {
-    if (detail::bool_at(owner, "controller")) return string_at(owner, "uid") == uid;
+  for (const auto& owner : util::array_at(object, "metadata.ownerReferences")) {
+    if (util::bool_at(owner, "controller")) return string_at(owner, "uid") == uid;
   }
   return false;
 }
@@ -93,9 +93,14 @@ std::string RuntimeRef::to_json_text() const {
   return out + "}";
 }
 
+const json* trainer_of(const json& trainjob) {
+  const json* trainer = util::at_path(trainjob, "spec.trainer");
+  return trainer != nullptr && trainer->is_object() ? trainer : nullptr;
+}
+
 RuntimeRef runtime_ref_of(const json& trainjob) {
   RuntimeRef ref;
-  const json& raw = detail::object_at(trainjob, "spec.runtimeRef");
+  const json& raw = util::object_at(trainjob, "spec.runtimeRef");
   ref.name = string_at(raw, "name");
   ref.api_group_set = raw.is_object() && raw.contains("apiGroup") && raw["apiGroup"].is_string();
   ref.kind_set = raw.is_object() && raw.contains("kind") && raw["kind"].is_string();
@@ -154,7 +159,7 @@ Expected<json> runtime_from_snapshot(const json& configmap, const json& trainjob
     return make_error(ErrorCode::parse,
                       "invalid runtime snapshot: a snapshot configmap exists but is owned by another object");
   }
-  const json& data = detail::object_at(configmap, "data");
+  const json& data = util::object_at(configmap, "data");
   if (!data.contains(k_snapshot_key) || !data[k_snapshot_key].is_string()) {
     return make_error(ErrorCode::parse,
                       "invalid runtime snapshot: snapshot ConfigMap missing \"runtime\" data key");

@@ -31,6 +31,9 @@ struct RuntimeRef {
 /// The TrainJob's runtimeRef, defaulted.
 RuntimeRef runtime_ref_of(const nlohmann::json& trainjob);
 
+/// A TrainJob's spec.trainer when it is an object, else nullptr.
+const nlohmann::json* trainer_of(const nlohmann::json& trainjob);
+
 /// The runtimes a lookup may find, as objects: TrainingRuntimes (matched against the TrainJob's
 /// namespace through their metadata.namespace) and ClusterTrainingRuntimes.
 struct AvailableRuntimes {

@@ -1,8 +1,10 @@
 #include "model/trainjob/torch_plugin.hpp"
 
+#include "model/k8s/object_meta.hpp"
 #include "model/k8s/quantity.hpp"
 #include "model/trainjob/constants.hpp"
-#include "model/trainjob/json_access.hpp"
+#include "model/trainjob/runtime_ref.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -11,8 +13,8 @@ namespace kpt::model::trainjob {
 
 namespace {
 
-using detail::child;
 using nlohmann::json;
+using util::child;
 
 /// intstr.IntOrString: a JSON number is Int, a string is String.
 struct IntOrString {
@@ -54,11 +56,6 @@ std::int64_t gpu_in(const json* list, bool* ambiguous) {
   return found.value_or(0);
 }
 
-const json* trainer_of(const json& trainjob) {
-  const json* trainer = detail::at_path(trainjob, "spec.trainer");
-  return trainer != nullptr && trainer->is_object() ? trainer : nullptr;
-}
-
 const json* trainjob_resources(const json& trainjob) {
   const json* trainer = trainer_of(trainjob);
   const json* resources = trainer != nullptr ? child(*trainer, "resourcesPerNode") : nullptr;
@@ -68,7 +65,7 @@ const json* trainjob_resources(const json& trainjob) {
 IntOrString requested_nproc(const json& trainjob, const json& ml_policy, const ReleaseFeatures& f) {
   IntOrString requested;
   if (f.runtime_num_proc_per_node) {
-    if (auto v = int_or_string(detail::at_path(ml_policy, "torch.numProcPerNode"))) requested = *v;
+    if (auto v = int_or_string(util::at_path(ml_policy, "torch.numProcPerNode"))) requested = *v;
   }
   const json* trainer = trainer_of(trainjob);
   auto from_trainjob = int_or_string(trainer != nullptr ? child(*trainer, "numProcPerNode") : nullptr);
@@ -176,7 +173,7 @@ std::vector<json> pet_env(const std::string& trainjob_name, std::int64_t nnodes,
 }
 
 bool is_torchtune_command(const json& trainjob) {
-  const json* command = detail::at_path(trainjob, "spec.trainer.command");
+  const json* command = util::at_path(trainjob, "spec.trainer.command");
   return command != nullptr && *command == json::array({"tune", "run"});
 }
 

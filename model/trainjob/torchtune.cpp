@@ -1,10 +1,11 @@
 // The torchtune side of the torch plugin (kubeflow/trainer pkg/runtime/framework/plugins/torch/
 // torchtune.go from v2.1.0, torch.go in v2.0.0): what it appends to `tune run`.
 
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/constants.hpp"
-#include "model/trainjob/json_access.hpp"
 #include "model/trainjob/runtime_ref.hpp"
 #include "model/trainjob/torch_plugin.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -17,7 +18,7 @@ using nlohmann::json;
 
 std::vector<std::string> trainer_args(const json& trainjob) {
   std::vector<std::string> args;
-  const json* list = detail::at_path(trainjob, "spec.trainer.args");
+  const json* list = util::at_path(trainjob, "spec.trainer.args");
   if (list == nullptr || !list->is_array()) return args;
   for (const auto& arg : *list) {
     if (arg.is_string()) args.push_back(arg.get<std::string>());
@@ -112,7 +113,7 @@ std::vector<std::string> torchtune_command_suffix(const json& trainjob, std::int
                                                   const json& runtime_trainer_command,
                                                   TrainerRelease release) {
   const TorchtuneRecipes rules = features_of(release).torchtune;
-  const std::string name = detail::name_of(trainjob);
+  const std::string name = k8s::name_of(trainjob);
   std::vector<std::string> out;
   if (needs_rendezvous(nnodes, nproc, rules)) {
     out.push_back("--rdzv_endpoint=" + name + "-node-0-0." + name + ":" + std::to_string(k_trainer_port));

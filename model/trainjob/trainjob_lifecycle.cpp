@@ -1,10 +1,11 @@
 // Trainer's TrainJob reconcile (kubeflow/trainer pkg/controller/trainjob_controller.go and the JobSet
 // plugin's Status, v2.0.0 to v2.3.0) as a pure decision.
 
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/constants.hpp"
-#include "model/trainjob/json_access.hpp"
 #include "model/trainjob/lifecycle.hpp"
 #include "model/trainjob/runtime_ref.hpp"
+#include "util/json_access.hpp"
 
 namespace kpt::model::trainjob {
 
@@ -44,11 +45,11 @@ void copy_terminal_conditions(TrainJobStatus& s, const JobSetStatus& js, bool bo
 }
 
 void reconcile_deadline(TrainJobDecision& d, const json& trainjob, bool suspended, util::Time now) {
-  const json* seconds = detail::at_path(trainjob, "spec.activeDeadlineSeconds");
+  const json* seconds = util::at_path(trainjob, "spec.activeDeadlineSeconds");
   if (seconds == nullptr || !seconds->is_number_integer() || seconds->get<std::int64_t>() == 0) return;
   if (finished(d.status) || suspended) return;
   std::optional<util::Time> start =
-      util::parse_time(detail::string_at(detail::object_at(trainjob, "metadata"), "creationTimestamp"));
+      util::parse_time(util::string_at(util::object_at(trainjob, "metadata"), "creationTimestamp"));
   const Condition* resumed = find_condition(d.status.conditions, "Suspended");
   if (resumed != nullptr && resumed->status == "False")
     start = util::parse_time(resumed->last_transition_time);
@@ -82,7 +83,7 @@ TrainJobDecision decide_trainjob(const json& trainjob, const JobSetObservation& 
   TrainJobDecision d;
   const TrainJobStatus old = trainjob_status_of(trainjob);
   d.status = old;
-  const std::string managed_by = detail::string_at(detail::object_at(trainjob, "spec"), "managedBy");
+  const std::string managed_by = util::string_at(util::object_at(trainjob, "spec"), "managedBy");
   if (f.skips_external_managed_by && !managed_by.empty() && managed_by != k_managed_by_trainer) {
     d.skip = true;
     return d;
@@ -96,7 +97,7 @@ TrainJobDecision decide_trainjob(const json& trainjob, const JobSetObservation& 
     d.error = "unsupported runtime: " + runtime_ref_of(trainjob).registry_key();
     return d;
   }
-  const bool suspended = detail::bool_at(trainjob, "spec.suspend");
+  const bool suspended = util::bool_at(trainjob, "spec.suspend");
   if (f.rebuilds_when_finished || !finished(d.status)) {
     // The JobSet plugin's Build returns nothing for an existing JobSet unless one side is suspended.
     d.apply_objects = !jobset.exists || suspended || jobset.suspended;
@@ -111,7 +112,7 @@ TrainJobDecision decide_trainjob(const json& trainjob, const JobSetObservation& 
 
 JobSetObservation observe_jobset(const json* jobset) {
   if (jobset == nullptr) return {};
-  return {true, detail::bool_at(*jobset, "spec.suspend"), jobset_status_of(*jobset)};
+  return {true, util::bool_at(*jobset, "spec.suspend"), jobset_status_of(*jobset)};
 }
 
 StatusFromJobSet trainjob_status_from_jobset(const json& trainjob, TrainJobStatus status,
@@ -122,7 +123,7 @@ StatusFromJobSet trainjob_status_from_jobset(const json& trainjob, TrainJobStatu
   if (!jobset.exists) {
     // v2.2+ (kubeflow/trainer#3013): the JobSet may have gone with its TTL once the TrainJob finished.
     if (!f.keeps_status_without_jobset || !finished(out.status))
-      out.error = std::string("jobsets.jobset.x-k8s.io \"") + detail::name_of(trainjob) + "\" not found";
+      out.error = std::string("jobsets.jobset.x-k8s.io \"") + k8s::name_of(trainjob) + "\" not found";
     return out;
   }
   std::optional<Condition> deadline;

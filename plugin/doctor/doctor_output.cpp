@@ -1,5 +1,6 @@
 #include "plugin/doctor/doctor_output.hpp"
 
+#include "plugin/ansi.hpp"
 #include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
@@ -12,11 +13,6 @@ namespace kpt::plugin {
 namespace {
 
 using nlohmann::json;
-
-constexpr const char* k_green = "\033[32m";
-constexpr const char* k_yellow = "\033[33m";
-constexpr const char* k_red = "\033[31m";
-constexpr const char* k_reset = "\033[0m";
 
 enum class Tone { good, absent, bad, plain };
 
@@ -156,11 +152,11 @@ std::vector<Row> rows_of(const DoctorReport& r) {
 const char* colour_of(Tone t) {
   switch (t) {
     case Tone::good:
-      return k_green;
+      return ansi::green;
     case Tone::absent:
-      return k_yellow;
+      return ansi::yellow;
     case Tone::bad:
-      return k_red;
+      return ansi::red;
     case Tone::plain:
       return "";
   }
@@ -263,7 +259,7 @@ void write_doctor_table(std::ostream& out, const DoctorReport& report, bool colo
   if (colour) {
     layout.paint = [&rows](std::size_t row, std::size_t column) {
       if (row == 0 || column != 1 || rows[row - 1].tone == Tone::plain) return util::CellPaint{};
-      return util::CellPaint{colour_of(rows[row - 1].tone), k_reset};
+      return util::CellPaint{colour_of(rows[row - 1].tone), ansi::reset};
     };
   }
   out << util::format_columns(cells, layout);

@@ -1,5 +1,6 @@
 #include "plugin/env/env_output.hpp"
 
+#include "plugin/ansi.hpp"
 #include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
@@ -13,9 +14,6 @@ namespace kpt::plugin {
 
 namespace {
 
-constexpr const char* k_highlight = "\033[1;33m";
-constexpr const char* k_reset = "\033[0m";
-
 /// Writes rows as left-aligned columns separated by two spaces. Cells of `marked` rows (after the
 /// first column) are highlighted when `colour` is on.
 void write_columns(std::ostream& out, const std::vector<std::vector<std::string>>& rows,
@@ -24,7 +22,7 @@ void write_columns(std::ostream& out, const std::vector<std::vector<std::string>
   layout.gap = 2;
   if (colour) {
     layout.paint = [&marked](std::size_t row, std::size_t column) {
-      return marked[row] && column > 0 ? util::CellPaint{k_highlight, k_reset} : util::CellPaint{};
+      return marked[row] && column > 0 ? util::CellPaint{ansi::bold_yellow, ansi::reset} : util::CellPaint{};
     };
   }
   out << util::format_columns(rows, layout);

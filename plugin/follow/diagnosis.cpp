@@ -165,7 +165,7 @@ bool mentions_gang(std::string_view text) {
 // Why nothing runs: a pod that cannot start, cannot be scheduled, or a controller error.
 void pending_reason(const JobView& view, const std::vector<std::string>& events, Diagnosis& d) {
   if (auto fatal = fatal_stall(view)) {
-    d.verdict = Verdict::stuck;
+    d.verdict = JobVerdict::stuck;
     d.problem = *fatal;
     for (const auto& r : view.replicas) {
       if (!r.start_error.empty()) {
@@ -183,14 +183,14 @@ void pending_reason(const JobView& view, const std::vector<std::string>& events,
   }
   for (const auto& r : view.replicas) {
     if (r.unschedulable.empty()) continue;
-    d.verdict = Verdict::pending;
+    d.verdict = JobVerdict::pending;
     d.klass = mentions_gang(r.unschedulable) ? FailureClass::gang_wait : FailureClass::unschedulable;
     d.problem = fmt::format("{} is not scheduled: {}", r.pod, r.unschedulable);
     return;
   }
   for (const auto& e : events) {
     if (mentions_gang(e)) {
-      d.verdict = Verdict::pending;
+      d.verdict = JobVerdict::pending;
       d.klass = FailureClass::gang_wait;
       d.problem = e;
       return;
@@ -199,13 +199,13 @@ void pending_reason(const JobView& view, const std::vector<std::string>& events,
   const bool none_started = std::none_of(view.replicas.begin(), view.replicas.end(),
                                          [](const ReplicaView& r) { return r.started; });
   if (none_started && !events.empty()) {
-    d.verdict = Verdict::pending;
+    d.verdict = JobVerdict::pending;
     d.klass = FailureClass::controller_error;
     d.problem = events.back();
     return;
   }
   if (none_started) {
-    d.verdict = Verdict::pending;
+    d.verdict = JobVerdict::pending;
     d.problem = view.replicas.empty() ? "no pods yet" : "no pod has started yet";
   }
 }
@@ -230,23 +230,23 @@ void silences(const JobView& view, const DiagnosisInput& in, Diagnosis& d) {
 
 }  // namespace
 
-std::string_view verdict_id(Verdict v) {
+std::string_view verdict_id(JobVerdict v) {
   switch (v) {
-    case Verdict::succeeded:
+    case JobVerdict::succeeded:
       return "succeeded";
-    case Verdict::failed:
+    case JobVerdict::failed:
       return "failed";
-    case Verdict::crash_loop:
+    case JobVerdict::crash_loop:
       return "crash-loop";
-    case Verdict::stuck:
+    case JobVerdict::stuck:
       return "stuck";
-    case Verdict::pending:
+    case JobVerdict::pending:
       return "pending";
-    case Verdict::running:
+    case JobVerdict::running:
       return "running";
-    case Verdict::stalled:
+    case JobVerdict::stalled:
       return "stalled";
-    case Verdict::unknown:
+    case JobVerdict::unknown:
       break;
   }
   return "unknown";
@@ -284,39 +284,39 @@ Diagnosis diagnose(const DiagnosisInput& in) {
     return f.restarts >= k_crash_loop_restarts && (backing_off || recent);
   });
   if (view.succeeded) {
-    d.verdict = Verdict::succeeded;
+    d.verdict = JobVerdict::succeeded;
   } else if (in.crash_loop_repeats > 0 || (!view.finished && looping)) {
-    d.verdict = Verdict::crash_loop;
+    d.verdict = JobVerdict::crash_loop;
     d.repeats = in.crash_loop_repeats > 0 ? in.crash_loop_repeats : most_restarts;
   } else if (view.finished) {
-    d.verdict = Verdict::failed;
+    d.verdict = JobVerdict::failed;
   } else {
-    d.verdict = view.replicas.empty() && !view.exists ? Verdict::unknown : Verdict::running;
+    d.verdict = view.replicas.empty() && !view.exists ? JobVerdict::unknown : JobVerdict::running;
     pending_reason(view, d.events, d);
-    if (d.verdict == Verdict::running) {
+    if (d.verdict == JobVerdict::running) {
       silences(view, in, d);
       if (std::any_of(d.ranks.begin(), d.ranks.end(), [](const RankSilence& s) { return s.silent; }))
-        d.verdict = Verdict::stalled;
+        d.verdict = JobVerdict::stalled;
     }
   }
 
   StepContext step = in.step;
   step.trainjob = view.kind == "trainjob";
-  if (d.root && d.verdict != Verdict::succeeded) {
+  if (d.root && d.verdict != JobVerdict::succeeded) {
     if (d.klass == FailureClass::none) d.klass = d.root->klass;
     step.detail = step_detail(*d.root);
   }
-  if (d.verdict == Verdict::crash_loop) {
+  if (d.verdict == JobVerdict::crash_loop) {
     const std::string limit = backoff_hint(view.kind == "trainjob");
     d.next_step = d.klass == FailureClass::none ? next_step(FailureClass::crash_loop, step)
                                                 : next_step(d.klass, step) + "; then " + limit;
-  } else if (d.verdict == Verdict::stalled) {
+  } else if (d.verdict == JobVerdict::stalled) {
     d.next_step = next_step(FailureClass::stalled, step);
   } else if (d.klass == FailureClass::none && view.finished && !view.succeeded && !d.events.empty()) {
     d.klass = FailureClass::controller_error;
     d.problem = d.events.back();
     d.next_step = next_step(d.klass, step);
-  } else if (d.verdict != Verdict::succeeded && (d.verdict != Verdict::running || d.root)) {
+  } else if (d.verdict != JobVerdict::succeeded && (d.verdict != JobVerdict::running || d.root)) {
     d.next_step = next_step(d.klass, step);
   }
   return d;

@@ -66,8 +66,8 @@ struct RankSilence {
   bool silent = false;  ///< silent for at least the threshold, and longer than the others
 };
 
-enum class Verdict { succeeded, failed, crash_loop, stuck, pending, running, stalled, unknown };
-std::string_view verdict_id(Verdict v);
+enum class JobVerdict { succeeded, failed, crash_loop, stuck, pending, running, stalled, unknown };
+std::string_view verdict_id(JobVerdict v);
 
 struct Diagnosis {
   std::string kind;  ///< "pytorchjob" or "trainjob"
@@ -75,7 +75,7 @@ struct Diagnosis {
   std::string ns;
   std::string state;  ///< the job's latest condition
   std::string message;
-  Verdict verdict = Verdict::unknown;
+  JobVerdict verdict = JobVerdict::unknown;
   std::optional<RankFailure> root;          ///< the first failure by time
   std::vector<RankFailure> following;       ///< the other failed ranks, in order of time
   FailureClass klass = FailureClass::none;  ///< of the root cause, or of what keeps the job waiting

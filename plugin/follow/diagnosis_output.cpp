@@ -39,21 +39,21 @@ std::string logs_hint(const RankFailure& f, const StepContext& step) {
 std::string header(const Diagnosis& d) {
   const std::string job = d.kind + " " + d.name;
   switch (d.verdict) {
-    case Verdict::succeeded:
+    case JobVerdict::succeeded:
       return job + " succeeded: nothing to diagnose";
-    case Verdict::failed:
+    case JobVerdict::failed:
       if (!d.root) return job + " failed" + (d.problem.empty() ? std::string() : ": " + d.problem);
       return fmt::format("{} failed: {} failed first{}", job, who(d.root->role, d.root->rank),
                          d.root->restarts > 0 ? fmt::format(" (after {} restarts)", d.root->restarts) : "");
-    case Verdict::crash_loop:
+    case JobVerdict::crash_loop:
       if (!d.root) return fmt::format("{} is in a crash loop", job);
       return fmt::format("{} is in a crash loop: {} failed the same way {} times", job,
                          who(d.root->role, d.root->rank), d.repeats);
-    case Verdict::stuck:
+    case JobVerdict::stuck:
       return fmt::format("{} is stuck: {}", job, d.problem);
-    case Verdict::pending:
+    case JobVerdict::pending:
       return fmt::format("{} is pending: {}", job, d.problem);
-    case Verdict::stalled: {
+    case JobVerdict::stalled: {
       std::vector<std::string> silent;
       long long seconds = 0;
       for (const auto& r : d.ranks) {
@@ -64,9 +64,9 @@ std::string header(const Diagnosis& d) {
       return fmt::format("{} is running, but {} {} printed nothing for {}s", job, util::join(silent, " and "),
                          silent.size() == 1 ? "has" : "have", seconds);
     }
-    case Verdict::running:
+    case JobVerdict::running:
       return fmt::format("{} is running{}", job, d.root ? " and restarting" : ": no failure so far");
-    case Verdict::unknown:
+    case JobVerdict::unknown:
       break;
   }
   return job + ": " + (d.state.empty() ? std::string("not reconciled yet") : d.state);
@@ -103,14 +103,14 @@ void root_lines(const Diagnosis& d, std::vector<std::string>& out) {
 
 std::vector<std::string> diagnosis_lines(const Diagnosis& d, const StepContext& step) {
   std::vector<std::string> out{header(d)};
-  if (d.verdict == Verdict::succeeded) return out;
-  if (d.root &&
-      (d.verdict == Verdict::failed || d.verdict == Verdict::crash_loop || d.verdict == Verdict::running)) {
+  if (d.verdict == JobVerdict::succeeded) return out;
+  if (d.root && (d.verdict == JobVerdict::failed || d.verdict == JobVerdict::crash_loop ||
+                 d.verdict == JobVerdict::running)) {
     root_lines(d, out);
   } else if (!d.problem.empty() && d.klass != FailureClass::none) {
     out.push_back(label("class", class_title(d.klass)));
   }
-  if (d.verdict == Verdict::stalled || d.verdict == Verdict::running) {
+  if (d.verdict == JobVerdict::stalled || d.verdict == JobVerdict::running) {
     std::vector<const RankSilence*> ranks;
     for (const auto& r : d.ranks) ranks.push_back(&r);
     std::stable_sort(ranks.begin(), ranks.end(),
@@ -130,7 +130,7 @@ std::vector<std::string> diagnosis_lines(const Diagnosis& d, const StepContext& 
                         fmt::format("{} still running: kubectl delete {} {}{} removes the job and its pods",
                                     util::join(d.left_behind, ", "), d.kind, d.name, step.kubectl_flags)));
   }
-  if ((d.verdict == Verdict::pending || d.verdict == Verdict::stuck ||
+  if ((d.verdict == JobVerdict::pending || d.verdict == JobVerdict::stuck ||
        d.klass == FailureClass::controller_error) &&
       !d.events.empty() && d.problem != d.events.back()) {
     out.push_back(label("event", cut(d.events.back())));
@@ -193,7 +193,7 @@ json diagnosis_json(const Diagnosis& d) {
 
 std::string failure_summary(const Diagnosis& d, double seconds) {
   std::string head = fmt::format("{} {} failed after {:.1f}s", d.kind, d.name, seconds);
-  if (d.verdict == Verdict::crash_loop)
+  if (d.verdict == JobVerdict::crash_loop)
     head = fmt::format("{} {} crash-looped for {:.1f}s", d.kind, d.name, seconds);
   std::string which;
   if (d.root) {

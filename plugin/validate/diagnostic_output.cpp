@@ -1,5 +1,6 @@
 #include "plugin/validate/diagnostic_output.hpp"
 
+#include "plugin/ansi.hpp"
 #include "yaml/node.hpp"
 
 #include <ostream>
@@ -8,26 +9,19 @@ namespace kpt::plugin {
 
 namespace {
 
-constexpr const char* k_reset = "\033[0m";
-constexpr const char* k_bold = "\033[1m";
-constexpr const char* k_red = "\033[1;31m";
-constexpr const char* k_magenta = "\033[1;35m";
-constexpr const char* k_cyan = "\033[1;36m";
-constexpr const char* k_green = "\033[1;32m";
-
 /// Text output calls an info finding a "note", as compilers do.
 const char* severity_label(Severity s) { return s == Severity::info ? "note" : to_string(s); }
 
 const char* severity_colour(Severity s) {
   switch (s) {
     case Severity::error:
-      return k_red;
+      return ansi::bold_red;
     case Severity::warning:
-      return k_magenta;
+      return ansi::bold_magenta;
     case Severity::info:
       break;
   }
-  return k_cyan;
+  return ansi::bold_cyan;
 }
 
 std::string plural(std::size_t n, const char* one, const char* many) {
@@ -130,14 +124,14 @@ CaretLines caret_lines(std::string_view line_text, std::uint32_t col, std::size_
 
 std::string format_finding(const Diagnostic& d, const std::string* source, bool colour) {
   const auto paint = [colour](const char* code, const std::string& text) {
-    return colour ? std::string(code) + text + k_reset : text;
+    return colour ? std::string(code) + text + ansi::reset : text;
   };
   std::string where = d.location.file;
   if (d.location.line != 0) {
     where += ":" + std::to_string(d.location.line);
     if (d.location.col != 0) where += ":" + std::to_string(d.location.col);
   }
-  std::string out = paint(k_bold, where + ":") + " " +
+  std::string out = paint(ansi::bold, where + ":") + " " +
                     paint(severity_colour(d.severity), std::string(severity_label(d.severity)) + ":") + " ";
   if (!d.field_path.empty()) out += d.field_path + ": ";
   out += d.message;
@@ -147,7 +141,7 @@ std::string format_finding(const Diagnostic& d, const std::string* source, bool 
     const auto text = yaml::line_of(*source, d.location.line);
     if (!text.empty()) {
       const auto lines = caret_lines(text, d.location.col);
-      out += lines.source + "\n" + paint(k_green, lines.caret) + "\n";
+      out += lines.source + "\n" + paint(ansi::bold_green, lines.caret) + "\n";
     }
   }
   if (!d.hint.empty()) out += "  hint: " + d.hint + "\n";

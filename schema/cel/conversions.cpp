@@ -8,9 +8,6 @@
 namespace kpt::cel {
 namespace {
 
-constexpr double k_two_63 = 9223372036854775808.0;
-constexpr double k_two_64 = 18446744073709551616.0;
-
 Value conversion_error(const Value& v, const char* to) {
   return Value::error("type conversion error from '" + std::string(v.type_name()) + "' to '" + to + "'");
 }

@@ -8,7 +8,7 @@ namespace {
 
 bool is_alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 
-int hex_value(char c) {
+int hex_digit_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
@@ -23,7 +23,7 @@ std::optional<char32_t> hex_escape(Cursor& in, std::size_t start) {
   std::size_t count = 0;
   bool bad = false;
   while (!in.at_end() && (braced || count < 2)) {
-    const int digit = hex_value(in.peek());
+    const int digit = hex_digit_value(in.peek());
     if (digit < 0) {
       bad = !braced || in.peek() != '}' || count == 0;
       if (bad) ++in.pos;

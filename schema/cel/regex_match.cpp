@@ -58,7 +58,7 @@ bool holds(Assertion a, Context ctx) {
   return false;
 }
 
-char32_t char_at(std::string_view text, std::size_t pos) {
+char32_t rune_at(std::string_view text, std::size_t pos) {
   if (pos >= text.size()) return k_none;
   return utf8::decode(text, pos);
 }
@@ -77,13 +77,13 @@ class Machine {
 
   bool run(std::string_view text, bool anchored) {
     std::size_t pos = 0;
-    Context ctx{k_none, char_at(text, 0)};
+    Context ctx{k_none, rune_at(text, 0)};
     while (true) {
       if ((pos == 0 || !anchored) && add(m_current, 0, ctx)) return true;
       if (ctx.next == k_none || (anchored && m_current.size() == 0)) return false;
       const char32_t c = ctx.next;
       utf8::decode(text, pos);
-      ctx = Context{c, char_at(text, pos)};
+      ctx = Context{c, rune_at(text, pos)};
       if (step(c, ctx)) return true;
       std::swap(m_current, m_next);
       m_next.clear();

@@ -7,7 +7,7 @@
 namespace kpt::cel::regex {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_decimal_digit(char c) { return c >= '0' && c <= '9'; }
 
 SyntaxNode assertion_node(Assertion a) {
   SyntaxNode node;
@@ -94,7 +94,7 @@ class SyntaxParser {
     const auto number = [&](int& out) {
       const std::size_t begin = p;
       out = 0;
-      while (p < m_in.src.size() && is_digit(m_in.src[p]) && p - begin < 8)
+      while (p < m_in.src.size() && is_decimal_digit(m_in.src[p]) && p - begin < 8)
         out = out * 10 + (m_in.src[p++] - '0');
       return p > begin;
     };
@@ -212,7 +212,7 @@ class SyntaxParser {
     }
     const std::string_view name = m_in.src.substr(m_in.pos, end - m_in.pos);
     const auto word = [](char c) {
-      return is_digit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+      return is_decimal_digit(c) || c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
     };
     m_in.pos = end + 1;
     if (name.empty() || !std::all_of(name.begin(), name.end(), word)) {

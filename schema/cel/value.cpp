@@ -171,7 +171,10 @@ std::string display(const Value& v) {
   constexpr std::size_t k_max = 200;
   std::string out;
   display_to(out, v, k_max);
-  if (out.size() > k_max) out = out.substr(0, k_max) + "...";
+  if (out.size() > k_max) {
+    out.resize(k_max);
+    out += "...";
+  }
   return out;
 }
 

@@ -10,6 +10,10 @@
 
 namespace kpt::cel {
 
+/// 2^63 and 2^64 as doubles: the bounds of int64 and uint64 that a double converts or compares against.
+constexpr double k_two_63 = 9223372036854775808.0;
+constexpr double k_two_64 = 18446744073709551616.0;
+
 /// The kinds of CEL value this evaluator models. `opaque` stands for a CEL type it does not
 /// model (timestamp, duration, bytes, quantity): such a value can be bound, tested with has() and
 /// passed around, but any operation on it is "unsupported" rather than a guess.

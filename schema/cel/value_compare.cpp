@@ -9,9 +9,6 @@
 namespace kpt::cel {
 namespace {
 
-constexpr double k_two_63 = 9223372036854775808.0;
-constexpr double k_two_64 = 18446744073709551616.0;
-
 int sign(double d) { return d < 0 ? -1 : (d > 0 ? 1 : 0); }
 
 /// Orders an integer against a double exactly (no rounding of the integer to double).

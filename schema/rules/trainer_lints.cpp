@@ -1,14 +1,15 @@
 // Lints for TrainJobs that no validator (and no Trainer webhook) reports: names JobSet rejects after
 // admission, numNodes below 1, torch runtimes that bypass torchrun, and process counts that do not fit
 // the GPUs.
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/build.hpp"
 #include "model/trainjob/constants.hpp"
-#include "model/trainjob/json_access.hpp"
 #include "model/trainjob/name_limits.hpp"
 #include "model/trainjob/torch_plugin.hpp"
 #include "schema/rules/launch_command.hpp"
 #include "schema/rules/rule_helpers.hpp"
 #include "schema/rules/trainer_rules.hpp"
+#include "util/json_access.hpp"
 
 namespace kpt::schema::rules {
 
@@ -25,7 +26,7 @@ yaml::Position pos_at(const yaml::Document& doc, std::initializer_list<std::stri
 // event (kubeflow/trainer#2735), the TrainJob keeps no condition at all.
 void lint_name_length(const yaml::Document& doc, const json& trainjob, const json& runtime,
                       tj::TrainerRelease release, Diagnostics& out) {
-  const std::string name = tj::detail::name_of(trainjob);
+  const std::string name = model::k8s::name_of(trainjob);
   const auto limit = tj::name_limit_for(trainjob, runtime, release);
   if (!limit || name.size() > tj::k_max_generated_label || name.size() <= limit->max_length) return;
   out.push_back(make_finding(
@@ -40,12 +41,11 @@ void lint_name_length(const yaml::Document& doc, const json& trainjob, const jso
 }
 
 const json* trainer_container(const json& jobset) {
-  for (const auto& rjob : tj::detail::array_at(jobset, "spec.replicatedJobs")) {
-    if (tj::detail::label_of(tj::detail::object_at(rjob, "template"), tj::k_label_ancestor) !=
+  for (const auto& rjob : util::array_at(jobset, "spec.replicatedJobs")) {
+    if (model::k8s::label_of(util::object_at(rjob, "template"), tj::k_label_ancestor) !=
         tj::k_ancestor_trainer)
       continue;
-    return tj::detail::find_by(tj::detail::array_at(rjob, "template.spec.template.spec.containers"), "name",
-                               tj::k_node);
+    return util::find_by(util::array_at(rjob, "template.spec.template.spec.containers"), "name", tj::k_node);
   }
   return nullptr;
 }
@@ -53,7 +53,7 @@ const json* trainer_container(const json& jobset) {
 std::vector<std::string> argv_of(const json& container) {
   std::vector<std::string> argv;
   for (const char* key : {"command", "args"}) {
-    for (const auto& a : tj::detail::array_at(container, key)) {
+    for (const auto& a : util::array_at(container, key)) {
       if (a.is_string()) argv.push_back(a.get<std::string>());
     }
   }
@@ -77,7 +77,7 @@ void lint_torchrun(const yaml::Document& doc, const json& node, Diagnostics& out
 void lint_nproc_gpus(const yaml::Document& doc, const json& node, Diagnostics& out) {
   const yaml::Node* nproc = doc.root.at_path({"spec", "trainer", "numProcPerNode"});
   if (nproc == nullptr || nproc->kind != yaml::NodeKind::integer) return;
-  const std::int64_t gpus = tj::gpus_of(tj::detail::object_at(node, "resources"));
+  const std::int64_t gpus = tj::gpus_of(util::object_at(node, "resources"));
   if (gpus <= 0 || nproc->integer <= gpus) return;
   out.push_back(make_finding(
       doc, nproc->pos, Severity::warning, "spec.trainer.numProcPerNode", "lint.trainjob-nproc-gpus",

@@ -2,10 +2,10 @@
 // pkg/runtime/framework/plugins/jobset/jobset.go Validate): the manager must be a domain-prefixed
 // path, and a patch may only name replicated jobs and containers the runtime has. The webhook
 // reports them all at `spec.runtimePatches`; each finding here points at the entry at fault.
-#include "model/trainjob/json_access.hpp"
 #include "schema/k8s_names.hpp"
 #include "schema/rules/rule_helpers.hpp"
 #include "schema/rules/trainer_rules.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -44,16 +44,16 @@ std::string manager_error(std::string_view manager) {
 /// The names of a runtime job's containers and initContainers, as one set (as the webhook keeps them).
 std::set<std::string, std::less<>> container_names(const json& rjob) {
   std::set<std::string, std::less<>> out;
-  const json& pod = tj::detail::object_at(rjob, "template.spec.template.spec");
+  const json& pod = util::object_at(rjob, "template.spec.template.spec");
   for (const char* list : {"initContainers", "containers"}) {
-    for (const auto& c : tj::detail::array_at(pod, list)) out.insert(tj::detail::string_at(c, "name"));
+    for (const auto& c : util::array_at(pod, list)) out.insert(util::string_at(c, "name"));
   }
   return out;
 }
 
 std::set<std::string, std::less<>> job_names(const json& rjobs) {
   std::set<std::string, std::less<>> out;
-  for (const auto& rjob : rjobs) out.insert(tj::detail::string_at(rjob, "name"));
+  for (const auto& rjob : rjobs) out.insert(util::string_at(rjob, "name"));
   return out;
 }
 
@@ -108,7 +108,7 @@ Diagnostics check_patch_rules(const yaml::Document& doc, const json& runtime) {
   PatchContext c{doc, out};
   const yaml::Node* patches = doc.root.at_path({"spec", "runtimePatches"});
   if (patches == nullptr || !patches->is_seq()) return out;
-  const json& rjobs = tj::detail::array_at(runtime, "spec.template.spec.replicatedJobs");
+  const json& rjobs = util::array_at(runtime, "spec.template.spec.replicatedJobs");
   for (std::size_t i = 0; i < patches->items.size(); ++i) {
     const yaml::Node& patch = patches->items[i];
     const std::string path = "spec.runtimePatches[" + std::to_string(i) + "]";
@@ -126,7 +126,7 @@ Diagnostics check_patch_rules(const yaml::Document& doc, const json& runtime) {
       const std::string at =
           path + ".trainingRuntimeSpec.template.spec.replicatedJobs[" + std::to_string(j) + "]";
       const std::string name(string_value(job.find("name")));
-      const json* rjob = tj::detail::find_by(rjobs, "name", name);
+      const json* rjob = util::find_by(rjobs, "name", name);
       if (rjob == nullptr) {
         out.push_back(make_finding(
             doc, pos_or(job.find("name"), job.pos), Severity::error, at + ".name", "trainer.patch-job",

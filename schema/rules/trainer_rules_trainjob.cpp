@@ -1,13 +1,14 @@
 // The TrainJob validating webhook of Kubeflow Trainer (kubeflow/trainer v2.3.0
 // pkg/webhooks/trainjob_webhook.go and the plugins' Validate: plugins/jobset/jobset.go,
 // plugins/torch/{torch,torchtune}.go), checked against the runtime the TrainJob names.
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/build.hpp"
 #include "model/trainjob/constants.hpp"
-#include "model/trainjob/json_access.hpp"
 #include "model/trainjob/runtime_catalog.hpp"
 #include "model/trainjob/torch_plugin.hpp"
 #include "schema/rules/rule_helpers.hpp"
 #include "schema/rules/trainer_rules.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "yaml/node_json.hpp"
 
@@ -56,16 +57,16 @@ void check_runtime_ref(const yaml::Document& doc, const Expected<json>& runtime,
     return;
   }
   const std::string warning = tj::deprecated_runtime_warning(*runtime);
-  if (!warning.empty() && runtime->value("kind", "") == tj::k_kind_cluster_training_runtime) {
+  if (!warning.empty() && util::string_at(*runtime, "kind") == tj::k_kind_cluster_training_runtime) {
     out.push_back(make_finding(doc, pos, Severity::warning, "spec.runtimeRef", "trainer.deprecated-runtime",
                                warning, "move to a supported runtime"));
   }
 }
 
 bool runtime_has_ancestor(const json& runtime, std::string_view ancestor) {
-  const json& rjobs = tj::detail::array_at(runtime, "spec.template.spec.replicatedJobs");
+  const json& rjobs = util::array_at(runtime, "spec.template.spec.replicatedJobs");
   return std::any_of(rjobs.begin(), rjobs.end(), [&](const json& rjob) {
-    return tj::detail::label_of(tj::detail::object_at(rjob, "template"), tj::k_label_ancestor) == ancestor;
+    return model::k8s::label_of(util::object_at(rjob, "template"), tj::k_label_ancestor) == ancestor;
   });
 }
 
@@ -104,20 +105,19 @@ void check_reserved_env(const yaml::Document& doc, Diagnostics& out) {
 }
 
 bool has_named(const json& pod_spec, const char* list, const std::string& name) {
-  return tj::detail::find_by(tj::detail::array_at(pod_spec, list), "name", name) != nullptr;
+  return util::find_by(util::array_at(pod_spec, list), "name", name) != nullptr;
 }
 
 // v2.3 envInjection: every target container must exist in its replicated job (containers, then
 // initContainers); the webhook words it as the reconcile does.
 void check_env_injection(const yaml::Document& doc, const json& runtime, Diagnostics& out) {
-  const json& rjobs = tj::detail::array_at(runtime, "spec.template.spec.replicatedJobs");
-  for (const auto& target : tj::detail::array_at(runtime, "spec.mlPolicy.torch.envInjection.targets")) {
-    const std::string job = tj::detail::string_at(target, "jobName");
-    const json* rjob = tj::detail::find_by(rjobs, "name", job);
+  const json& rjobs = util::array_at(runtime, "spec.template.spec.replicatedJobs");
+  for (const auto& target : util::array_at(runtime, "spec.mlPolicy.torch.envInjection.targets")) {
+    const std::string job = util::string_at(target, "jobName");
+    const json* rjob = util::find_by(rjobs, "name", job);
     const json none = json::object();
-    const json& pod_spec =
-        rjob != nullptr ? tj::detail::object_at(*rjob, "template.spec.template.spec") : none;
-    for (const auto& c : tj::detail::array_at(target, "containerNames")) {
+    const json& pod_spec = rjob != nullptr ? util::object_at(*rjob, "template.spec.template.spec") : none;
+    for (const auto& c : util::array_at(target, "containerNames")) {
       if (!c.is_string()) continue;
       const std::string name = c.get<std::string>();
       if (has_named(pod_spec, "containers", name) || has_named(pod_spec, "initContainers", name)) continue;
@@ -132,7 +132,7 @@ void check_env_injection(const yaml::Document& doc, const json& runtime, Diagnos
 
 void check_torchtune(const yaml::Document& doc, const json& runtime, const TrainerRuleOptions& opts,
                      Diagnostics& out) {
-  const std::string model = tj::torchtune_model(runtime.value("metadata", json::object()).value("name", ""));
+  const std::string model = tj::torchtune_model(model::k8s::name_of(runtime));
   if (std::find(k_torchtune_models.begin(), k_torchtune_models.end(), model) == k_torchtune_models.end()) {
     out.push_back(make_finding(doc, pos_or(doc.root.at_path({"spec", "runtimeRef", "name"}), doc.start),
                                Severity::error, "spec.runtimeRef.name", "trainer.torchtune-model",

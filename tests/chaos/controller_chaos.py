@@ -523,7 +523,7 @@ def main():
     finally:
         stop.set()
         controller.kill()
-        subprocess.run([args.binary, "local", "down", "--state-dir", state], env=env,
+        subprocess.run([args.binary, "local", "down", "--force", "--state-dir", state], env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for p_ in problems[:50]:
         print(p_)

@@ -363,7 +363,7 @@ def main():
                   "configmaps": len(final.items)}
 
         # Durable: a restarted cluster holds the same objects.
-        local(args.binary, env, "down", "--state-dir", state)
+        local(args.binary, env, "down", "--force", "--state-dir", state)
         local(args.binary, env, *up)
         config.load_kube_config(config_file=kubeconfig)
         again = client.CoreV1Api().list_namespaced_config_map(NS)
@@ -381,7 +381,7 @@ def main():
               f"{len(problems)} problems")
     finally:
         stop.set()
-        subprocess.run([args.binary, "local", "down", "--state-dir", state], env=env,
+        subprocess.run([args.binary, "local", "down", "--force", "--state-dir", state], env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     for p_ in problems[:50]:
         print(p_)

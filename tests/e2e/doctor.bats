@@ -131,7 +131,8 @@ print(r["crd"]["controllerGenReleases"], r["crd"]["fingerprintReleases"], r["ope
   install v1.7.0
   run --separate-stderr "$KPT_BIN" version --cluster
   [ "$status" -eq 0 ]
-  [ "${lines[0]}" = "kubectl-pytorch $("$KPT_BIN" version | cut -d' ' -f2)" ]
+  [ "${lines[0]}" = "$("$KPT_BIN" version | head -n1)" ]
+  [ "${lines[1]}" = "$("$KPT_BIN" version | sed -n 2p)" ]
   [ "${lines[${#lines[@]}-1]}" = "verdict: operator v1.7.0: the image and the CRD agree" ]
   run --separate-stderr "$KPT_BIN" version --cluster -o json
   [ "$status" -eq 0 ]

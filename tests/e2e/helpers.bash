@@ -28,7 +28,7 @@ start_api_server() {
     { echo "$UP_OUTPUT" >&3; return 1; }
 }
 stop_api_server() {
-  "$KPT_BIN" local down --state-dir "$STATE" >/dev/null 2>&1 || true
+  "$KPT_BIN" local down --force --state-dir "$STATE" >/dev/null 2>&1 || true
 }
 # The whole local cluster (server, controller, node) for a suite, from setup_file: HOME, its state
 # and KUBECONFIG in a fresh KPT_FILE_DIR named after $1; `local up`'s output in up.log there.
@@ -41,6 +41,13 @@ start_file_cluster() {
 }
 # From teardown_file: stops the suite's cluster and removes KPT_FILE_DIR.
 stop_file_cluster() {
-  "$KPT_BIN" local down >/dev/null 2>&1 || true
+  "$KPT_BIN" local down --force --grace 2s >/dev/null 2>&1 || true
   rm -rf "$KPT_FILE_DIR"
+}
+# Waits (at most 30 s) until each object exists: `kubectl wait` fails at once on one that a
+# controller has not created yet.
+wait_created() {
+  for obj in "$@"; do
+    for _ in $(seq 300); do kubectl get "$obj" >/dev/null 2>&1 && break; sleep 0.1; done
+  done
 }

@@ -40,7 +40,7 @@ YAML
 }
 
 teardown_file() {
-  "$KPT_BIN" local down >/dev/null 2>&1 || true
+  "$KPT_BIN" local down --force --grace 2s >/dev/null 2>&1 || true
   rm -rf "$KPT_FILE_DIR"
 }
 

@@ -13,7 +13,7 @@ setup() {
   export KUBECONFIG="$HOME/.kube/kubectl-pytorch-local.yaml"
 }
 teardown() {
-  "$KPT_BIN" local down >/dev/null 2>&1 || true
+  "$KPT_BIN" local down --force --grace 2s >/dev/null 2>&1 || true
   teardown_workdir
 }
 
@@ -78,7 +78,7 @@ YAML
   for pod in sleeper-always sleeper-never; do
     kubectl wait --for=jsonpath='{.status.phase}'=Running "pod/$pod" --timeout=30s >/dev/null
   done
-  "$KPT_BIN" local down >/dev/null
+  "$KPT_BIN" local down --force >/dev/null
   up
   kubectl wait --for=jsonpath='{.status.phase}'=Failed pod/sleeper-never --timeout=30s >/dev/null
   run kubectl get pod sleeper-never -o jsonpath='{.status.containerStatuses[0].state.terminated.reason}'

@@ -11,7 +11,7 @@ setup() {
   mkdir -p "$HOME"
 }
 teardown() {
-  "$KPT_BIN" local down >/dev/null 2>&1 || true
+  "$KPT_BIN" local down --force --grace 2s >/dev/null 2>&1 || true
   teardown_workdir
 }
 

@@ -12,21 +12,28 @@ teardown() { teardown_workdir; }
   [[ "$output" == *"kubectl-pytorch"* ]]
 }
 
-@test "kubectl pytorch version runs the plugin through kubectl" {
+@test "kubectl pytorch version runs the plugin through kubectl: git's version, then the commit" {
   PATH=$(plugin_path) run kubectl pytorch version
   [ "$status" -eq 0 ]
-  [[ "$output" =~ ^kubectl-pytorch\ v[0-9]+\.[0-9]+\.[0-9]+$ ]]
+  [ "${#lines[@]}" -eq 2 ]
+  [[ "${lines[0]}" =~ ^kubectl-pytorch\ v[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?$ ]]
+  [[ "${lines[1]}" =~ ^commit\ [0-9a-f]{40}( with uncommitted changes)?$ ]]
 }
 
-@test "version -o json and -o yaml name the client version as kubectl version does" {
+@test "version -o json and -o yaml name the git version, commit and tree state as kubectl version does" {
   PATH=$(plugin_path) run kubectl pytorch version -o json
   [ "$status" -eq 0 ]
-  version=$(printf '%s' "$output" | python3 -c 'import json, sys; print(json.load(sys.stdin)["clientVersion"]["gitVersion"])')
-  [[ "$version" =~ ^v[0-9]+\.[0-9]+\.[0-9]+$ ]]
+  read -r version commit state < <(printf '%s' "$output" | python3 -c 'import json, sys
+v = json.load(sys.stdin)["clientVersion"]
+print(v["gitVersion"], v["gitCommit"], v["gitTreeState"])')
+  [ "kubectl-pytorch $version" = "$("$KPT_BIN" version | head -n1)" ]
+  [[ "$commit" =~ ^[0-9a-f]{40}$ ]]
+  [[ "$state" == clean || ( "$state" == dirty && "$version" == *-dirty ) ]]
   run "$KPT_BIN" version -o yaml
   [ "$status" -eq 0 ]
   [ "${lines[0]}" = "clientVersion:" ]
-  [[ "${lines[1]}" == *"gitVersion: $version"* ]]
+  [[ "$output" == *"gitVersion: $version"* && "$output" == *"gitCommit: $commit"* ]]
+  [[ "$output" == *"gitTreeState: $state"* ]]
 }
 
 @test "help names the program as kubectl pytorch and lists exit codes" {

@@ -6,7 +6,7 @@ set -euo pipefail
 bin=$(realpath "$1")
 runs=${2:-10}
 work=$(mktemp -d "${TMPDIR:-/tmp}/kpt-bench-local.XXXXXX")
-trap 'HOME="$work/home" XDG_STATE_HOME="$work/state" "$bin" local down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+trap 'HOME="$work/home" XDG_STATE_HOME="$work/state" "$bin" local down --force >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 export HOME="$work/home" XDG_STATE_HOME="$work/state"
 mkdir -p "$HOME"
 cd "$work"

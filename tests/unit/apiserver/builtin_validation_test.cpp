@@ -404,6 +404,44 @@ TEST_F(BuiltinValidation, ValuesOutsideTheFixedSetsAreUnsupportedInTheRealServer
             201);
 }
 
+TEST_F(BuiltinValidation, ContainerNamesHostnameAndSubdomainAreDnsLabels) {
+  const std::string rule =
+      "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start "
+      "and "
+      "end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+  struct Case {
+    const char* name;
+    json spec;
+    std::string reason;
+    std::string field;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"a path as a container name", json::parse(R"({"containers":[{"name":"../x","image":"i"}]})"),
+       "FieldValueInvalid", "spec.containers[0].name", "Invalid value: \"../x\": " + rule},
+      {"a name an init container already has",
+       json::parse(
+           R"({"initContainers":[{"name":"a","image":"i"}],"containers":[{"name":"a","image":"i"}]})"),
+       "FieldValueDuplicate", "spec.containers[0].name", "Duplicate value: \"a\""},
+      {"a newline in the hostname",
+       json::parse(R"({"hostname":"w\n1.2.3.4 evil","containers":[{"name":"c","image":"i"}]})"),
+       "FieldValueInvalid", "spec.hostname", "Invalid value: \"w\\n1.2.3.4 evil\": " + rule},
+      {"a dotted subdomain", json::parse(R"({"subdomain":"a.b","containers":[{"name":"c","image":"i"}]})"),
+       "FieldValueInvalid", "spec.subdomain", "Invalid value: \"a.b\": " + rule},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto r = create(k_ns + "pods", json{{"metadata", {{"name", "p"}}}, {"spec", c.spec}});
+    ASSERT_EQ(r.status, 422) << r.body;
+    const auto causes = status_of(r)["details"]["causes"];
+    ASSERT_EQ(causes.size(), 1u) << r.body;
+    EXPECT_EQ(causes[0]["reason"], c.reason);
+    EXPECT_EQ(causes[0]["field"], c.field);
+    EXPECT_EQ(causes[0]["message"], c.message);
+  }
+}
+
 TEST_F(BuiltinValidation, APodsSpecChangesOnlyWhereTheRealServerLetsItChange) {
   ASSERT_EQ(create(k_ns + "pods", json::parse(R"({"metadata":{"name":"p","labels":{"a":"1"}},"spec":{
       "activeDeadlineSeconds":100,"tolerations":[{"key":"k","operator":"Exists"}],

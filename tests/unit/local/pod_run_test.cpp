@@ -98,6 +98,40 @@ TEST(PodRun, AConfigErrorKeepsThePodPendingWithTheReason) {
             "CreateContainerConfigError");
 }
 
+TEST(PodRun, PastItsActiveDeadlineAPodFailsAsTheKubeletSaysAndNothingRestarts) {
+  NodeEnvironment node;
+  auto run = make_pod_run(pod("Always"), node, "t0");
+  record_start(run, 0, 42, "t1");
+  mark_deadline_exceeded(run);
+  EXPECT_EQ(pod_phase(run), "Failed");
+  // The container, stopped with SIGTERM, stays terminated: an Always pod past its deadline is over.
+  ProcessExit killed;
+  killed.signal = 15;
+  killed.exit_code = 143;
+  record_exit(run, 0, killed, "t2", SteadyTime{});
+  EXPECT_TRUE(due_starts(run, SteadyTime{} + 1h).empty());
+  const json status = pod_status(run, node);
+  EXPECT_EQ(status["phase"], "Failed");
+  EXPECT_EQ(status["reason"], "DeadlineExceeded");
+  EXPECT_EQ(status["message"], "Pod was active on the node longer than the specified deadline");
+  EXPECT_EQ(status["containerStatuses"][0]["state"]["terminated"]["exitCode"], 143);
+  EXPECT_EQ(status["containerStatuses"][0]["state"]["terminated"]["reason"], "Error");
+  EXPECT_EQ(status["containerStatuses"][0]["restartCount"], 0);
+}
+
+TEST(PodRun, AContainerNameThatIsNoDnsLabelNeverBecomesALaunch) {
+  NodeEnvironment node;
+  json p = pod("Never");
+  p["spec"]["containers"][0]["name"] = "../x";
+  auto run = make_pod_run(p, node, "t0");
+  EXPECT_TRUE(due_starts(run, SteadyTime{}).empty());
+  EXPECT_EQ(
+      run.config_error,
+      "spec.containers[0].name: Invalid value: \"../x\": a lowercase RFC 1123 label must consist of lower "
+      "case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. "
+      "'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')");
+}
+
 TEST(RestartBackoff, DoublesAndCaps) {
   EXPECT_EQ(restart_backoff(0), 1000ms);
   EXPECT_EQ(restart_backoff(1), 2000ms);

@@ -36,7 +36,7 @@ Diagnosis failed_job() {
   d.ns = "ml";
   d.state = "Failed";
   d.message = "PyTorchJob dg is failed because 1 Worker replica(s) failed.";
-  d.verdict = Verdict::failed;
+  d.verdict = JobVerdict::failed;
   d.root = failure("worker-1", 1, FailureClass::exception, "exited with code 1");
   d.root->error = PythonError{"RuntimeError: loss is NaN at step 3", "RuntimeError", "train.py:36"};
   RankFailure peer = failure("worker-0", 0, FailureClass::peer_lost, "exited with code 1");
@@ -79,7 +79,7 @@ TEST(DiagnosisLines, AStalledJobNamesTheSilentRankAndTheOthersLastLines) {
   Diagnosis d;
   d.kind = "pytorchjob";
   d.name = "dg";
-  d.verdict = Verdict::stalled;
+  d.verdict = JobVerdict::stalled;
   d.ranks = {{"dg-worker-0", "worker-0", 0, 2, "rank 0 step 40", false},
              {"dg-worker-1", "worker-1", 1, 75, "rank 1 step 3", true}};
   d.next_step = "see where it waits (py-spy dump --pid PID) and whether a peer it waits for has failed";
@@ -96,7 +96,7 @@ TEST(DiagnosisLines, APendingJobSaysWhyAndTheClass) {
   Diagnosis d;
   d.kind = "trainjob";
   d.name = "tj";
-  d.verdict = Verdict::pending;
+  d.verdict = JobVerdict::pending;
   d.klass = FailureClass::unschedulable;
   d.problem = "tj-node-0-0-x is not scheduled: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu.";
   d.next_step = "no node fits the pod";
