@@ -1,4 +1,5 @@
 // `diagnose JOB` (alias `why`): why a job failed, is stuck or is slow.
+#include "model/k8s/object_meta.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
@@ -40,7 +41,7 @@ int diagnose_job(const Context& ctx, const DiagnoseFlags& f) {
   if (!target) return fail(ctx, target.error());
   auto job = find_job(*target->api, target->ns, f.job);
   if (!job) return fail(ctx, job.error());
-  const std::string name = job->object["metadata"].value("name", "");
+  const std::string name = model::k8s::name_of(job->object);
   std::unique_ptr<LastOutputProbe> probe =
       target->session ? local_last_output(target->session->paths.pod_log_dir) : api_last_output(*target->api);
   GatherOptions options;

@@ -1,3 +1,4 @@
+#include "model/k8s/object_meta.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
@@ -72,7 +73,7 @@ std::string log_path(const std::string& ns, const ReplicaView& r, const LogsFlag
 // prefixed with role and rank; a pod that restarted says which attempt its lines are from.
 int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, const FoundJob& job,
                const LogsFlags& f, const LogQuery& q) {
-  auto pods = list_job_pods(api, *job.kind, ns, job.object["metadata"].value("name", ""));
+  auto pods = list_job_pods(api, *job.kind, ns, model::k8s::name_of(job.object));
   if (!pods) return fail(ctx, pods.error());
   const JobView view = make_job_view(job.object, pods->items);
   int printed = 0;
@@ -183,7 +184,7 @@ void add_logs_command(CLI::App& app, Context& ctx) {
     FollowOptions follow;
     follow.kind = job->kind;
     follow.ns = target->ns;
-    follow.job = job->object["metadata"].value("name", "");
+    follow.job = model::k8s::name_of(job->object);
     follow.replica = flags->replica;
     follow.rank = flags->rank;
     follow.tail = flags->tail;

@@ -1,8 +1,10 @@
 #include "plugin/follow/diagnosis.hpp"
 
 #include "kube/json_fields.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "plugin/follow/exit_status.hpp"
 #include "plugin/follow/job_view.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -27,7 +29,7 @@ constexpr std::chrono::minutes k_recent_failure{2};
 
 const json* find_pod(const std::vector<json>& pods, const std::string& name) {
   for (const auto& p : pods) {
-    if (p.is_object() && p.value("/metadata/name"_json_pointer, std::string{}) == name) return &p;
+    if (model::k8s::name_of(p) == name) return &p;
   }
   return nullptr;
 }
@@ -57,8 +59,8 @@ int int_field(const json& object, const char* key) {
 std::optional<RankFailure> failure_of(const ReplicaView& r, const json& pod,
                                       const std::vector<RunLog>& logs) {
   const json cs = container_status(pod, r.container);
-  const json state = cs.value("state", json::object());
-  const json last = cs.value("lastState", json::object());
+  const json& state = util::object_at(cs, "state");
+  const json& last = util::object_at(cs, "lastState");
   const json* term = nullptr;
   bool previous_log = false;
   if (state.is_object() && state.contains("terminated") && state["terminated"].is_object()) {
@@ -147,7 +149,7 @@ std::vector<std::string> warning_events(const std::vector<json>& events) {
   std::set<std::string> seen;
   for (const auto& e : events) {
     if (!e.is_object()) continue;
-    const std::string object = e.value("/involvedObject/name"_json_pointer, std::string{});
+    const std::string object = util::string_at(util::object_at(e, "involvedObject"), "name");
     const std::string line =
         fmt::format("{}: {}: {}", object, kube::string_field(e, "reason"), kube::string_field(e, "message"));
     if (seen.insert(line).second) out.push_back(line);

@@ -1,8 +1,10 @@
 #include "plugin/follow/diagnosis_gather.hpp"
 
 #include "kube/json_fields.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "plugin/follow/job_view.hpp"
 #include "plugin/follow/last_output.hpp"
+#include "util/json_access.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -43,7 +45,7 @@ std::vector<json> job_warning_events(kube::ApiClient& api, const std::string& ns
   std::vector<json> out;
   if (!events) return out;
   for (auto& e : events->items) {
-    const std::string object = e.value("/involvedObject/name"_json_pointer, std::string{});
+    const std::string object = util::string_at(util::object_at(e, "involvedObject"), "name");
     if (object == job || object.rfind(job + "-", 0) == 0) out.push_back(std::move(e));
   }
   return out;
@@ -55,7 +57,7 @@ Expected<DiagnosisInput> gather_diagnosis(kube::ApiClient& api, const FoundJob& 
   in.job = job.object;
   in.now = options.now;
   in.silence = options.silence;
-  const std::string name = job.object["metadata"].value("name", "");
+  const std::string name = model::k8s::name_of(job.object);
   auto pods = list_job_pods(api, *job.kind, ns, name);
   if (!pods) return pods.error();
   in.pods = pods->items;
@@ -67,7 +69,7 @@ Expected<DiagnosisInput> gather_diagnosis(kube::ApiClient& api, const FoundJob& 
       RunLog log{r.pod, false, std::move(*lines), std::nullopt};
       if (r.phase == "Running" && options.probe != nullptr) {
         for (const auto& pod : in.pods) {
-          if (pod.value("/metadata/name"_json_pointer, std::string{}) != r.pod) continue;
+          if (model::k8s::name_of(pod) != r.pod) continue;
           log.last_output = options.probe->last_output(pod, r.container);
           if (!log.last_output) log.last_output = run_started(pod, r.container);
         }

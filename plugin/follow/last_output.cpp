@@ -2,7 +2,9 @@
 
 #include "kube/json_fields.hpp"
 #include "local/log_store.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "plugin/follow/job_view.hpp"
+#include "util/json_access.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -19,8 +21,8 @@ class ApiProbe final : public LastOutputProbe {
  public:
   explicit ApiProbe(kube::ApiClient& api) : m_api(api) {}
   std::optional<WallTime> last_output(const json& pod, const std::string& container) override {
-    const std::string ns = pod.value("/metadata/namespace"_json_pointer, std::string{});
-    const std::string name = pod.value("/metadata/name"_json_pointer, std::string{});
+    const std::string ns = model::k8s::namespace_of(pod);
+    const std::string name = model::k8s::name_of(pod);
     auto text = m_api.get_raw(kube::resources::pods().object_path(ns, name, "log") +
                               "?container=" + container + "&tailLines=1&timestamps=true");
     if (!text) return std::nullopt;
@@ -37,10 +39,9 @@ class LocalProbe final : public LastOutputProbe {
   std::optional<WallTime> last_output(const json& pod, const std::string& container) override {
     const json cs = container_status(pod, container);
     // The local node names a run's log by its restart count, which is the running run's index.
-    const std::string file = m_store.path(pod.value("/metadata/namespace"_json_pointer, std::string{}),
-                                          pod.value("/metadata/name"_json_pointer, std::string{}),
-                                          pod.value("/metadata/uid"_json_pointer, std::string{}), container,
-                                          cs.value("restartCount", 0));
+    const std::string file =
+        m_store.path(model::k8s::namespace_of(pod), model::k8s::name_of(pod), model::k8s::uid_of(pod),
+                     container, static_cast<int>(util::int_at(cs, "restartCount").value_or(0)));
     struct stat st {};
     if (::stat(file.c_str(), &st) != 0 || st.st_size == 0) return std::nullopt;
     return WallTime(std::chrono::seconds(st.st_mtim.tv_sec));
@@ -62,7 +63,7 @@ std::unique_ptr<LastOutputProbe> local_last_output(std::string pod_log_dir) {
 
 std::optional<WallTime> run_started(const json& pod, const std::string& container) {
   const json cs = container_status(pod, container);
-  const json state = cs.value("state", json::object());
+  const json& state = util::object_at(cs, "state");
   if (!state.is_object() || !state.contains("running") || !state["running"].is_object()) return std::nullopt;
   const auto t = util::parse_time(kube::string_field(state["running"], "startedAt"));
   if (!t) return std::nullopt;
