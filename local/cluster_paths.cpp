@@ -36,6 +36,7 @@ ClusterPaths ClusterPaths::in(const std::string& state_dir) {
   p.key_file = state_dir + "/apiserver.key";
   p.token_file = state_dir + "/token";
   p.log_file = state_dir + "/apiserver.log";
+  p.access_log_file = state_dir + "/access.log";
   p.hosts_file = state_dir + "/hosts";
   p.pod_log_dir = state_dir + "/logs";
   p.database_file = state_dir + "/objects.db";
