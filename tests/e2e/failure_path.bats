@@ -111,17 +111,22 @@ json_field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)
   [ "$(json_field "$output" 'd["verdict"], [(r["role"], r["silent"], r["lastLine"]) for r in d["ranks"]]')" = "stalled [('worker-0', True, 'rank 0 step 3'), ('worker-1', True, 'rank 1 step 3')]" ]
 }
 
-@test "a TrainJob node fails under torchrun: the node and its worker's exception, not torchrun's" {
+# Node 1's rank 3 raises; node 1's torchrun then waits for its other worker while node 0's workers
+# lose their peers and node 0 exits first. When the Job gives up (backoffLimit 0) it deletes the
+# pods still running, so which node's pod is left to be seen first is a race: the verdict names a
+# node and the exception of a worker of it, never torchrun's ChildFailedError.
+@test "a TrainJob node fails under torchrun: a node and its worker's exception, not torchrun's" {
   needs_torch
   run --separate-stderr timeout 150 "$KPT_BIN" run --local "$FAIL/fail-trainjob.yaml"
   [ "$status" -eq 1 ]
   tail=$(echo "$stderr" | tail -n 8)
-  [[ "$tail" == *$'trainjob fail-trainjob failed: node-1 (rank 1) failed first\n'* ]]
-  [[ "$tail" == *$'\n  exception:  RuntimeError: loss is NaN at step 3 (train.py:36)\n  class:      Python exception\n'* ]]
-  [[ "$tail" == *"  its log:    kubectl pytorch logs trainjob/fail-trainjob --rank 1 --local -n default"* ]]
+  [[ "$tail" == *$'trainjob fail-trainjob failed: node-'?' (rank '?$') failed first\n'* ]]
+  [[ "$tail" == *$'\n  exception:  RuntimeError: '*' (train.py:'* ]]
+  [[ "$tail" != *"ChildFailedError"* ]]
+  [[ "$tail" == *"  its log:    kubectl pytorch logs trainjob/fail-trainjob --rank "?" --local -n default"* ]]
   run --separate-stderr "$KPT_BIN" diagnose trainjob/fail-trainjob --local -o json
   [ "$status" -eq 0 ]
-  [ "$(json_field "$output" 'd["kind"], d["verdict"], d["rootCause"]["role"], d["rootCause"]["exception"]["line"]')" = "trainjob failed node-1 RuntimeError: loss is NaN at step 3" ]
+  [ "$(json_field "$output" 'd["kind"], d["verdict"], d["rootCause"]["role"].startswith("node-"), d["rootCause"]["exception"]["line"].startswith("RuntimeError: ")')" = "trainjob failed True True" ]
 }
 
 @test "a rank that prints its first line after a long silent start loses no line" {
