@@ -45,7 +45,7 @@ rules:
 - apiGroups: ["scheduling.volcano.sh", "scheduling.x-k8s.io"]
   resources: ["podgroups"]
   verbs: ["create", "delete"]
-@TRAINER_RULES@---
+@TRAINER_RULES@@STATUS_RULES@---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRoleBinding
 metadata:
@@ -116,7 +116,7 @@ spec:
 @EXTRA_ARGS@        ports:
         - name: metrics
           containerPort: 8080
-        livenessProbe:
+@STATUS_PORT@        livenessProbe:
           httpGet:
             path: /healthz
             port: metrics
@@ -163,6 +163,70 @@ constexpr const char* k_jobset_rules = R"(- apiGroups: ["jobset.x-k8s.io"]
   verbs: ["list", "watch", "create", "patch", "delete"]
 )";
 
+// TrainJobStatus: the status server reviews the pods' tokens, writes each job's CA ConfigMap
+// (server-side apply, which may create it) and a TrainJob's status by server-side apply.
+constexpr const char* k_status_rules = R"(- apiGroups: ["authentication.k8s.io"]
+  resources: ["tokenreviews"]
+  verbs: ["create"]
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["create", "patch"]
+- apiGroups: ["trainer.kubeflow.org"]
+  resources: ["trainjobs/status"]
+  verbs: ["patch"]
+)";
+
+constexpr const char* k_status_port = R"(        - name: status-server
+          containerPort: 10443
+)";
+
+// The Service the pods reach the status server by (KUBEFLOW_TRAINER_SERVER_URL), and the Secret
+// holding the certificate every replica serves (created by the first one).
+constexpr const char* k_status_objects = R"(---
+apiVersion: v1
+kind: Service
+metadata:
+  name: kubectl-pytorch-controller
+  namespace: @NS@
+  labels:
+    app.kubernetes.io/name: kubectl-pytorch-controller
+spec:
+  selector:
+    app.kubernetes.io/name: kubectl-pytorch-controller
+  ports:
+  - name: status-server
+    port: 10443
+    targetPort: status-server
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: kubectl-pytorch-controller-status-server
+  namespace: @NS@
+rules:
+- apiGroups: [""]
+  resources: ["secrets"]
+  resourceNames: ["kubectl-pytorch-controller-status-cert"]
+  verbs: ["get"]
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["create"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: kubectl-pytorch-controller-status-server
+  namespace: @NS@
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: kubectl-pytorch-controller-status-server
+subjects:
+- kind: ServiceAccount
+  name: kubectl-pytorch-controller
+  namespace: @NS@
+)";
+
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
   for (auto pos = text.find(from); pos != std::string::npos; pos = text.find(from, pos + to.size())) {
     text.replace(pos, from.size(), to);
@@ -197,7 +261,12 @@ std::string controller_manifests(const ManifestOptions& options) {
   std::string trainer_rules = options.trainer || options.via_jobset ? k_trainer_rules : "";
   if (options.via_jobset) trainer_rules += k_jobset_rules;
   rest = replace_all(rest, "@TRAINER_RULES@", trainer_rules);
-  rest = replace_all(rest, "@EXTRA_ARGS@", options.via_jobset ? "        - --via-jobset\n" : "");
+  std::string extra_args = options.via_jobset ? "        - --via-jobset\n" : "";
+  if (options.train_job_status) extra_args += "        - --feature-gates=TrainJobStatus=true\n";
+  rest = replace_all(rest, "@EXTRA_ARGS@", extra_args);
+  rest = replace_all(rest, "@STATUS_RULES@", options.train_job_status ? k_status_rules : "");
+  rest = replace_all(rest, "@STATUS_PORT@", options.train_job_status ? k_status_port : "");
+  if (options.train_job_status) rest += replace_all(k_status_objects, "@NS@", options.namespace_);
   // The Trainer CRDs are too large for client-side apply's last-applied annotation (256 KiB),
   // as with Trainer's own manifests: say so where the user reads first.
   std::string out = header_of(options);

@@ -5,6 +5,7 @@
 #include "kube/api_client.hpp"
 #include "model/trainjob/lifecycle.hpp"
 #include "model/trainjob/release.hpp"
+#include "model/trainjob/status_protocol.hpp"
 #include "util/clock.hpp"
 #include "util/expected.hpp"
 
@@ -38,6 +39,8 @@ struct TrainJobOptions {
   /// --via-jobset: create the JobSet as Trainer does, for a cluster whose JobSet controller makes
   /// the Jobs and pods, instead of the pods and Service directly.
   bool via_jobset = false;
+  /// TrainJobStatus: the progress env and volume in the trainer pods, and the job's CA ConfigMap.
+  std::optional<StatusClientConfig> status_clients{};
 };
 
 /// The field manager Trainer server-side applies its objects with (force: it owns them).
@@ -106,11 +109,15 @@ class TrainJobReconciler {
   TrainJobOptions m_options;
   TrainJobCaches m_caches;
   EventRecorder m_events;
+  StatusClients m_status;
   std::mutex m_mutex;
   std::map<std::string, std::pair<std::string, nlohmann::json>> m_runtimes;  ///< key -> {uid, runtime}
   /// --via-jobset: key -> {TrainJob uid, SHA-1 of the JobSet body last applied}.
   std::map<std::string, std::pair<std::string, std::string>> m_applied;
 };
+
+/// Where a TrainJob's pods post their progress: the TrainJob route of the status server.
+model::trainjob::StatusTarget status_target(const nlohmann::json& trainjob);
 
 /// The annotation holding the in-memory JobSet's status.restarts and restartsCountTowardsMax
 /// ("<restarts>/<towards max>").

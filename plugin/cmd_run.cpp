@@ -8,6 +8,7 @@
 #include "plugin/follow/diagnosis_output.hpp"
 #include "plugin/follow/job_follower.hpp"
 #include "plugin/follow/job_kind.hpp"
+#include "plugin/follow/progress_hook.hpp"
 #include "plugin/interrupt.hpp"
 #include "plugin/job_hints.hpp"
 #include "plugin/job_target.hpp"
@@ -43,6 +44,7 @@ struct RunFlags {
   std::string output;  ///< -o: yaml, json or name; default yaml for --dry-run, NAME for --detach
   bool force_conflicts = false;
   std::string workdir;
+  std::string progress;  ///< --progress REGEX
 };
 
 // A rank silent this long is named in a warning unless --stall-timeout says otherwise: longer
@@ -53,7 +55,8 @@ struct Deadlines {
   std::optional<std::chrono::milliseconds> timeout;
   std::chrono::milliseconds pending{};
   std::chrono::milliseconds stall{k_default_stall};
-  bool stall_ends = false;  ///< --stall-timeout given: a silent rank ends the follow
+  bool stall_ends = false;                          ///< --stall-timeout given: a silent rank ends the follow
+  std::shared_ptr<const ProgressPattern> progress;  ///< --progress, compiled
 };
 
 Expected<Deadlines> check_flags(const RunFlags& f) {
@@ -82,6 +85,11 @@ Expected<Deadlines> check_flags(const RunFlags& f) {
     }
     d.stall = std::chrono::milliseconds(*stall);
     d.stall_ends = true;
+  }
+  if (!f.progress.empty()) {
+    auto pattern = ProgressPattern::compile(f.progress);
+    if (!pattern) return pattern.error();
+    d.progress = std::make_shared<const ProgressPattern>(std::move(*pattern));
   }
   return d;
 }
@@ -299,6 +307,8 @@ int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, J
   follow.live_status = ctx.err_is_tty;
   follow.colour = ctx.colour_out();
   follow.step = step_context(ctx, f.source.local, kind, name, target.ns);
+  RunProgress progress(deadlines.progress);
+  follow.hooks = progress.hooks(ctx.err_is_tty);
   const FollowResult result = follow_job(*target.api, follow, ctx.out, ctx.err, guard.flag());
   switch (result.end) {
     case FollowEnd::succeeded:
@@ -446,6 +456,11 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--force", source.force, "Run even when validation finds errors");
   cmd->add_flag("--force-conflicts", flags->force_conflicts,
                 "Server-side apply: take over conflicting fields");
+  cmd->add_option(
+         "--progress", flags->progress,
+         "Read progress from rank 0's lines this RE2 pattern matches: groups current and total "
+         "(named, or the first two), or percent; for lines no known shape matches (docs/progress.md)")
+      ->type_name("REGEX");
   cmd->add_option("--workdir", flags->workdir,
                   "--local: where commands run (default: the manifest's folder)");
   cmd->add_option("--operator", source.operator_release,

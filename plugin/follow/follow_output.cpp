@@ -118,6 +118,7 @@ std::optional<std::chrono::steady_clock::time_point> LogTail::last_line_at() con
 
 void LogTail::take_line(std::string line) {
   if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (m_options.on_line) m_options.on_line(line);
   const bool print = !m_options.filter || m_options.filter(line);
   {
     std::lock_guard lock(m_mutex);

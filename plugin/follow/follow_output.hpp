@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -54,7 +55,9 @@ class LogTail {
     std::string prefix;  ///< before each printed line
     /// Which lines to print (all when empty); every line is kept for the diagnosis either way.
     std::function<bool(std::string_view)> filter;
-    std::function<void()> on_change;     ///< the stream ended, or the tail finished
+    std::function<void()> on_change;  ///< the stream ended, or the tail finished
+    /// Each whole line as read, before it is printed (on this tail's thread), filtered or not.
+    std::function<void(std::string_view)> on_line;
     const util::Clock* clock = nullptr;  ///< for last_line_at; the real clock when null
     std::size_t keep_lines = 100;
     bool timestamps = false;  ///< lines begin with the server's timestamp: kept lines without it

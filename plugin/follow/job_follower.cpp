@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <set>
@@ -117,7 +118,8 @@ class Follower {
     }
     if (pods) m_first_look = false;
     if (m_options.progress) {
-      m_console.status(status_line(view));
+      const auto& suffix = m_options.hooks.status_suffix;
+      m_console.status(status_line(view) + (suffix ? suffix(job, view) : std::string()));
       for (const auto& [key, text] : notable_states(view)) {
         if (m_seen_notes.insert(key).second) m_console.note("note: " + text);
       }
@@ -147,6 +149,7 @@ class Follower {
       tail.prefix = log_prefix(r, m_options.colour);
       tail.filter = m_options.filter;
       tail.on_change = [this] { m_waiter.notify(); };
+      if (r.rank == 0) tail.on_line = rank0_hook();
       tail.clock = &m_clock;
       tail.timestamps = m_options.timestamps;
       Tail t;
@@ -214,6 +217,21 @@ class Follower {
       if (r.uid == uid) return &r;
     }
     return nullptr;
+  }
+
+  // Rank 0's lines to the hook; with a status suffix (the progress), also a look at most every
+  // 2 s, so that the line moves with the log and not only with the job's events.
+  std::function<void(std::string_view)> rank0_hook() {
+    if (!m_options.hooks.rank0_line) return nullptr;
+    if (!m_options.hooks.status_suffix) return m_options.hooks.rank0_line;
+    return [this](std::string_view line) {
+      m_options.hooks.rank0_line(line);
+      const auto now = m_clock.steady_now().time_since_epoch().count();
+      auto last = m_last_nudge.load();
+      if (now - last >= std::chrono::steady_clock::duration(std::chrono::seconds(2)).count() &&
+          m_last_nudge.compare_exchange_strong(last, now))
+        m_waiter.notify();
+    };
   }
 
   // The job's and its pods' Warning events, each once.
@@ -349,11 +367,19 @@ class Follower {
     m_diagnosis = diagnosis(0);
     if (m_options.progress) {
       m_console.finish();
+      // The progress hook's last word (where training got to): after the summary of a success,
+      // before the verdict of a failure, which ends the output.
+      const auto final_line = [&] {
+        if (!m_options.hooks.final_line) return;
+        if (const auto line = m_options.hooks.final_line(m_job, view); !line.empty()) m_console.note(line);
+      };
       if (!view.succeeded) {
+        final_line();
         for (const auto& line : diagnosis_lines(*m_diagnosis, m_options.step)) m_console.note(line);
         m_console.note(failure_summary(*m_diagnosis, seconds));
       } else {
         m_console.note(summary_line(view, seconds));
+        final_line();
         if (!m_diagnosis->left_behind.empty()) {
           m_console.note(fmt::format("note: {} still running: kubectl delete {} {}{} removes them",
                                      util::join(m_diagnosis->left_behind, ", "), m_kind.singular, view.name,
@@ -387,6 +413,8 @@ class Follower {
   Console m_console;
   const util::Clock& m_clock;
   FollowWaiter& m_waiter;
+  // When rank0_hook last asked for a look (set on the tails' threads; declared before them).
+  std::atomic<std::chrono::steady_clock::rep> m_last_nudge{0};
   const SteadyTime m_started;
   std::map<std::string, Tail> m_tails;                // key: pod uid / run index
   std::map<std::string, SteadyTime> m_waiting_since;  // a run whose tail waits for the run before

@@ -175,6 +175,8 @@ Expected<nlohmann::json> FakeApiClient::patch(const kube::ResourceRef& ref, cons
                                               const std::string& body, const kube::WriteOptions& opts) {
   std::lock_guard lock(m_mutex);
   record("patch", ref, ns, name);
+  m_calls.back().subresource = opts.subresource;
+  m_calls.back().body = body;
   if (type == kube::PatchType::apply) {
     m_calls.back().field_manager = opts.field_manager;
     m_calls.back().force = opts.force;
@@ -183,8 +185,18 @@ Expected<nlohmann::json> FakeApiClient::patch(const kube::ResourceRef& ref, cons
   if (type == kube::PatchType::json)
     return api_error(415, "UnsupportedMediaType", "the fake does merge and apply patches only");
   auto patch_body = nlohmann::json::parse(body);
-  patch_body.erase("status");
   const auto it = m_objects.find({ref.resource, ns, name});
+  if (opts.subresource == "status") {
+    // The status subresource never creates; an apply there replaces the fields it names.
+    if (it == m_objects.end())
+      return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
+    const nlohmann::json status = patch_body.value("status", nlohmann::json::object());
+    for (const auto& [key, value] : status.items()) it->second["status"][key] = value;
+    stamp(it->second);
+    log_change(ref.resource, kube::WatchEvent::Type::modified, it->second);
+    return it->second;
+  }
+  patch_body.erase("status");
   if (it == m_objects.end() && type == kube::PatchType::apply) {
     patch_body["metadata"]["namespace"] = ns;
     patch_body["metadata"]["name"] = name;
@@ -224,7 +236,7 @@ Expected<std::string> FakeApiClient::get_raw(const std::string& path) {
   {
     std::lock_guard lock(m_mutex);
     m_calls.push_back({"get_raw", path, "", ""});
-    handler = m_raw;
+    handler = m_log_raw;
   }
   if (!handler) return api_error(404, "NotFound", "the fake serves no raw paths");
   std::string text;
@@ -246,7 +258,7 @@ Expected<void> FakeApiClient::stream_raw(const std::string& path,
   {
     std::lock_guard lock(m_mutex);
     m_calls.push_back({"stream_raw", path, "", ""});
-    handler = m_raw;
+    handler = m_log_raw;
   }
   if (!handler) return api_error(404, "NotFound", "the fake serves no raw paths");
   return handler(path, on_data, cancel);
@@ -254,13 +266,25 @@ Expected<void> FakeApiClient::stream_raw(const std::string& path,
 
 void FakeApiClient::serve_raw(RawHandler handler) {
   std::lock_guard lock(m_mutex);
-  m_raw = std::move(handler);
+  m_log_raw = std::move(handler);
 }
 
-Expected<nlohmann::json> FakeApiClient::post_raw(const std::string& path, const nlohmann::json&) {
-  std::lock_guard lock(m_mutex);
-  m_calls.push_back({"post_raw", path, "", ""});
+Expected<nlohmann::json> FakeApiClient::post_raw(const std::string& path, const nlohmann::json& body) {
+  std::function<Expected<nlohmann::json>(const std::string&, const nlohmann::json&)> raw;
+  {
+    std::lock_guard lock(m_mutex);
+    m_calls.push_back({"post_raw", path, "", ""});
+    m_calls.back().body = body.dump();
+    raw = m_raw;
+  }
+  if (raw) return raw(path, body);
   return api_error(404, "NotFound", "the fake serves no raw paths");
+}
+
+void FakeApiClient::set_raw_handler(
+    std::function<Expected<nlohmann::json>(const std::string& path, const nlohmann::json& body)> h) {
+  std::lock_guard lock(m_mutex);
+  m_raw = std::move(h);
 }
 
 nlohmann::json FakeApiClient::put(const kube::ResourceRef& ref, const nlohmann::json& obj) {
@@ -297,11 +321,12 @@ void FakeApiClient::merge(const std::string& resource, const std::string& ns, co
   log_change(resource, kube::WatchEvent::Type::modified, obj);
 }
 
-void FakeApiClient::fail_next(const std::string& verb, int http_status, const std::string& reason,
-                              int count) {
+void FakeApiClient::fail_next(const std::string& verb, int http_status, const std::string& reason, int count,
+                              const std::string& message) {
   std::lock_guard lock(m_mutex);
   for (int i = 0; i < count; ++i)
-    m_faults[verb].push_back(api_error(http_status, reason, "injected " + reason));
+    m_faults[verb].push_back(
+        api_error(http_status, reason, message.empty() ? "injected " + reason : message));
 }
 
 void FakeApiClient::set_graceful_delete(bool graceful) {
