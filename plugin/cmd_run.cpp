@@ -5,10 +5,12 @@
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
+#include "plugin/follow/diagnosis_output.hpp"
 #include "plugin/follow/job_follower.hpp"
 #include "plugin/follow/job_kind.hpp"
 #include "plugin/follow/progress_hook.hpp"
 #include "plugin/interrupt.hpp"
+#include "plugin/job_hints.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/run/run_prepare.hpp"
@@ -20,10 +22,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <filesystem>
 #include <ostream>
-#include <string_view>
 #include <thread>
 
 namespace kpt::plugin {
@@ -36,6 +36,7 @@ struct RunFlags {
   JobSource source;
   std::string timeout;
   std::string pending_timeout = "5m";
+  std::string stall_timeout;  ///< empty: warn after k_default_stall; given: end the follow
   bool detach = false;
   bool rm = false;
   bool replace = false;  ///< a running job the manifest changes is deleted and created again
@@ -46,9 +47,15 @@ struct RunFlags {
   std::string progress;  ///< --progress REGEX
 };
 
+// A rank silent this long is named in a warning unless --stall-timeout says otherwise: longer
+// than a cold start of Python and torch, or an evaluation pass that prints nothing.
+constexpr std::chrono::minutes k_default_stall{5};
+
 struct Deadlines {
   std::optional<std::chrono::milliseconds> timeout;
   std::chrono::milliseconds pending{};
+  std::chrono::milliseconds stall{k_default_stall};
+  bool stall_ends = false;                          ///< --stall-timeout given: a silent rank ends the follow
   std::shared_ptr<const ProgressPattern> progress;  ///< --progress, compiled
 };
 
@@ -70,6 +77,15 @@ Expected<Deadlines> check_flags(const RunFlags& f) {
   if (!pending || *pending <= 0)
     return make_error(ErrorCode::usage, "invalid --pending-timeout " + util::quote(f.pending_timeout));
   d.pending = std::chrono::milliseconds(*pending);
+  if (!f.stall_timeout.empty()) {
+    auto stall = util::parse_duration_ms(f.stall_timeout);
+    if (!stall || *stall <= 0) {
+      return make_error(ErrorCode::usage,
+                        "invalid --stall-timeout " + util::quote(f.stall_timeout) + " (use e.g. 90s, 10m)");
+    }
+    d.stall = std::chrono::milliseconds(*stall);
+    d.stall_ends = true;
+  }
   if (!f.progress.empty()) {
     auto pattern = ProgressPattern::compile(f.progress);
     if (!pattern) return pattern.error();
@@ -202,50 +218,6 @@ void print_object(const Context& ctx, const RunFlags& f, const json& object, con
   }
 }
 
-// A word as a POSIX shell reads it back: unchanged when it is plain, else in single quotes.
-std::string shell_word(const std::string& word) {
-  const auto plain = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
-           std::string_view("_-./:=@%+,").find(c) != std::string_view::npos;
-  };
-  if (!word.empty() && std::all_of(word.begin(), word.end(), plain)) return word;
-  std::string out = "'";
-  for (char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-std::string flag_words(const std::string& name, const std::string& value) {
-  return value.empty() ? std::string() : " " + name + " " + shell_word(value);
-}
-
-std::string connection_words(const Context& ctx) {
-  return flag_words("--kubeconfig", ctx.connection.kubeconfig) +
-         flag_words("--context", ctx.connection.context);
-}
-
-// Hints that work when pasted: they reach the same cluster (the --kubeconfig and --context this
-// command was given; for a --local job the embedded cluster) and name the namespace. Credentials
-// are never repeated.
-std::string plugin_hint(const Context& ctx, const RunFlags& f, const std::string& args,
-                        const std::string& ns) {
-  return ctx.program + " " + args + (f.source.local ? std::string(" --local") : connection_words(ctx)) +
-         flag_words("-n", ns);
-}
-
-std::string kubectl_hint(const Context& ctx, const RunFlags& f, const std::string& args,
-                         const std::string& ns) {
-  const std::string where = f.source.local
-                                ? flag_words("--kubeconfig", local::default_kubeconfig_path(ctx.env))
-                                : connection_words(ctx);
-  return "kubectl " + args + where + flag_words("-n", ns);
-}
-
-// How `logs` and `status` name the job: NAME for a PyTorchJob, trainjob/NAME for a TrainJob (a
-// PyTorchJob of the same name would otherwise be ambiguous).
-std::string job_word(const JobKind& kind, const std::string& name) {
-  return &kind == &pytorchjob_kind() ? name : std::string(kind.singular) + "/" + name;
-}
-
 struct Applied {
   json object;
   bool existed = false;
@@ -279,27 +251,46 @@ void remove_job(const Context& ctx, kube::ApiClient& api, const JobKind& kind, c
   }
 }
 
-// Timeout or Ctrl-C: the job keeps running (unless --rm), and how to get back to it.
+// Timeout, Ctrl-C, a stall or a crash loop: the job keeps running (unless --rm), and how to get
+// back to it.
 int left_running(const Context& ctx, const RunFlags& f, JobTarget& target, const JobKind& kind,
                  const std::string& name, const FollowResult& result) {
   const std::string what = f.rm ? "deleting the job (--rm)" : "the job keeps running";
   if (result.end == FollowEnd::timeout) {
     print_error(ctx.err, result.message + ": " + what);
-  } else {
+  } else if (result.end == FollowEnd::interrupted) {
     ctx.err << "interrupted: " << what << "\n";
+  } else {
+    ctx.err << (f.rm                                  ? what
+                : result.end == FollowEnd::crash_loop ? "the job keeps restarting"
+                                                      : what)
+            << "\n";
   }
   if (f.rm) {
     remove_job(ctx, *target.api, kind, target.ns, name);
     return result.exit_code;
   }
-  ctx.err << "  follow again: " << plugin_hint(ctx, f, "logs " + job_word(kind, name) + " -f", target.ns)
+  ctx.err << "  follow again: "
+          << plugin_hint(ctx, f.source.local, "logs " + job_word(kind, name) + " -f", target.ns)
           << "\n  delete it:    "
-          << kubectl_hint(ctx, f, "delete " + std::string(kind.singular) + " " + name, target.ns) << "\n";
+          << kubectl_hint(ctx, f.source.local, "delete " + std::string(kind.singular) + " " + name, target.ns)
+          << "\n";
   if (target.session && target.session->started_here) {
     ctx.err << "  the local cluster stays up for it: " << ctx.program << " local down  stops it\n";
     target.session->started_here = false;
   }
   return result.exit_code;
+}
+
+// A crash loop or a stall: the diagnosis, its verdict as the error.
+void print_verdict(const Context& ctx, const FollowResult& result, const StepContext& step) {
+  if (!result.diagnosis) {
+    print_error(ctx.err, result.message);
+    return;
+  }
+  const auto lines = diagnosis_lines(*result.diagnosis, step);
+  print_error(ctx.err, lines.front());
+  for (std::size_t i = 1; i < lines.size(); ++i) ctx.err << lines[i] << "\n";
 }
 
 int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, JobTarget& target,
@@ -311,8 +302,11 @@ int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, J
   follow.job = name;
   follow.timeout = deadlines.timeout;
   follow.pending_timeout = deadlines.pending;
+  follow.stall_timeout = deadlines.stall;
+  follow.stall_ends = deadlines.stall_ends;
   follow.live_status = ctx.err_is_tty;
   follow.colour = ctx.colour_out();
+  follow.step = step_context(ctx, f.source.local, kind, name, target.ns);
   RunProgress progress(deadlines.progress);
   follow.hooks = progress.hooks(ctx.err_is_tty);
   const FollowResult result = follow_job(*target.api, follow, ctx.out, ctx.err, guard.flag());
@@ -324,11 +318,18 @@ int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, J
     case FollowEnd::timeout:
     case FollowEnd::interrupted:
       return left_running(ctx, f, target, kind, name, result);
+    case FollowEnd::crash_loop:
+    case FollowEnd::stalled:
+      print_verdict(ctx, result, follow.step);
+      return left_running(ctx, f, target, kind, name, result);
     case FollowEnd::stuck:
     case FollowEnd::gone:
       print_error(ctx.err, result.message);
-      if (result.end == FollowEnd::stuck)
-        ctx.err << "  inspect: " << plugin_hint(ctx, f, "status " + job_word(kind, name), target.ns) << "\n";
+      if (result.diagnosis) {
+        // The verdict line says what the error said: the class, the next step and the events follow.
+        const auto lines = diagnosis_lines(*result.diagnosis, follow.step);
+        for (std::size_t i = 1; i < lines.size(); ++i) ctx.err << lines[i] << "\n";
+      }
       if (f.rm) remove_job(ctx, *target.api, kind, target.ns, name);
       return exit_code::findings;
   }
@@ -373,8 +374,8 @@ int run_on(Context& ctx, const RunFlags& f, const Deadlines& deadlines, JobTarge
   ctx.err << resource_name(kind, name) << (applied->existed ? " configured" : " created") << "\n";
   if (f.detach) {
     print_object(ctx, f, applied->object, "bare");
-    ctx.err << "follow it with: " << plugin_hint(ctx, f, "logs " + job_word(kind, name) + " -f", target.ns)
-            << "\n";
+    ctx.err << "follow it with: "
+            << plugin_hint(ctx, f.source.local, "logs " + job_word(kind, name) + " -f", target.ns) << "\n";
     if (target.session) target.session->started_here = false;  // the job needs the cluster to keep running
     return exit_code::ok;
   }
@@ -416,9 +417,14 @@ void add_run_command(CLI::App& app, Context& ctx) {
       "  kubectl pytorch run --image IMG --nodes 2 --nproc-per-node 2 -- torchrun train.py   # a TrainJob\n"
       "  kubectl pytorch run --detach -o name job.yaml    # prints pytorchjob.kubeflow.org/NAME\n"
       "  kubectl pytorch run --replace job.yaml           # the job runs with another spec: recreate it\n"
+      "When the job fails, run ends with a diagnosis (as 'diagnose' prints it): the first rank to fail,\n"
+      "its exit code decoded, its exception, the class of failure and a next step. It stops following\n"
+      "a crash loop (a rank failing the same way 3 times in a row) and, with --stall-timeout, a rank\n"
+      "that prints nothing.\n"
       "Exit code: 0 the job succeeded; rank 0's exit code when it failed (1 without one);\n"
-      "124 --timeout; 130 interrupted (the job keeps running unless --rm); 1 stuck, deleted or\n"
-      "refused (a running job the manifest changes, without --replace); 2 usage.");
+      "124 --timeout; 130 interrupted (the job keeps running unless --rm); 1 stuck, in a crash loop,\n"
+      "stalled (--stall-timeout), deleted or refused (a running job the manifest changes, without\n"
+      "--replace); 2 usage.");
   JobSource& source = flags->source;
   cmd->add_option("args", source.args, "FILE, or with --image the command after '--'");
   cmd->add_flag("--local", source.local,
@@ -433,6 +439,10 @@ void add_run_command(CLI::App& app, Context& ctx) {
                   "Build the job: processes per pod (spec.nprocPerNode; a TrainJob's numProcPerNode)");
   cmd->add_option("--name", source.name, "Build the job: its name (default pytorch-<random>)");
   cmd->add_option("--timeout", flags->timeout, "Give up following after this long (30s, 5m, 1h): exit 124");
+  cmd->add_option(
+      "--stall-timeout", flags->stall_timeout,
+      "Give up when a running rank prints nothing for this long (90s, 10m): exit 1, the job keeps "
+      "running (default: a warning after 5m)");
   cmd->add_option("--pending-timeout", flags->pending_timeout,
                   "Give up when a replica has not started after this long")
       ->capture_default_str();

@@ -20,6 +20,7 @@ void add_local_command(CLI::App& app, Context& ctx);
 void add_controller_command(CLI::App& app, Context& ctx);
 void add_run_command(CLI::App& app, Context& ctx);
 void add_logs_command(CLI::App& app, Context& ctx);
+void add_diagnose_command(CLI::App& app, Context& ctx);
 void add_status_command(CLI::App& app, Context& ctx);
 void add_completion_command(CLI::App& app, Context& ctx);
 void add_version_command(CLI::App& app, Context& ctx);

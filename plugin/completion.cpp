@@ -28,7 +28,7 @@ struct Walk {
 
 const CLI::App* find_subcommand(const CLI::App* app, const std::string& name) {
   for (const auto* sub : app->get_subcommands([](const CLI::App*) { return true; })) {
-    if (!sub->get_group().empty() && sub->get_name() == name) return sub;
+    if (!sub->get_group().empty() && sub->check_name(name)) return sub;  // an alias too (why)
   }
   return nullptr;
 }
@@ -91,6 +91,7 @@ std::vector<std::string> output_formats(const std::string& command) {
       {"doctor", {"table", "json", "yaml"}},
       {"version", {"table", "json", "yaml"}},
       {"run", {"yaml", "json", "name"}},
+      {"diagnose", {"text", "json", "yaml"}},
       {"config-resolve", {"json"}}};
   const auto it = k_formats.find(command);
   return it == k_formats.end() ? std::vector<std::string>{} : it->second;
@@ -182,11 +183,11 @@ Completion complete_flags(const CLI::App& root, const Walk& w, const std::string
   return c;
 }
 
-// logs, status and env take a job's name (env also a file).
+// logs, status, diagnose and env take a job's name (env also a file).
 Completion complete_arguments(Context& ctx, const Walk& w, const std::string& partial) {
   Completion c;
   const std::string& name = w.command->get_name();
-  const bool takes_job = name == "logs" || name == "status" || name == "env";
+  const bool takes_job = name == "logs" || name == "status" || name == "diagnose" || name == "env";
   if (takes_job && w.positionals.empty()) {
     for (const auto& job : names_in_cluster(ctx, kube::resources::pytorchjobs(), true))
       add_matching(c, partial, job);

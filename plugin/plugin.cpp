@@ -98,6 +98,7 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
     add_doctor_command(app, ctx);
     add_run_command(app, ctx);
     add_logs_command(app, ctx);
+    add_diagnose_command(app, ctx);
     add_status_command(app, ctx);
     add_local_command(app, ctx);
     add_controller_command(app, ctx);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 
 namespace kpt::util {
@@ -24,20 +25,21 @@ class RealClock final : public Clock {
   }
 };
 
-/// A clock that moves only when told to.
+/// A clock that moves only when told to. One thread may move it while others read it (a
+/// follower's log threads stamp lines with the clock its test moves).
 class FakeClock final : public Clock {
  public:
   explicit FakeClock(std::chrono::system_clock::time_point start) : m_wall(start) {}
-  [[nodiscard]] std::chrono::system_clock::time_point now() const override { return m_wall; }
-  [[nodiscard]] std::chrono::steady_clock::time_point steady_now() const override { return m_steady; }
+  [[nodiscard]] std::chrono::system_clock::time_point now() const override { return m_wall.load(); }
+  [[nodiscard]] std::chrono::steady_clock::time_point steady_now() const override { return m_steady.load(); }
   void advance(std::chrono::milliseconds d) {
-    m_wall += d;
-    m_steady += d;
+    m_wall.store(m_wall.load() + d);
+    m_steady.store(m_steady.load() + d);
   }
 
  private:
-  std::chrono::system_clock::time_point m_wall;
-  std::chrono::steady_clock::time_point m_steady{};
+  std::atomic<std::chrono::system_clock::time_point> m_wall;
+  std::atomic<std::chrono::steady_clock::time_point> m_steady{std::chrono::steady_clock::time_point{}};
 };
 
 }  // namespace kpt::util

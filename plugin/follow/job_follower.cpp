@@ -1,8 +1,13 @@
 #include "plugin/follow/job_follower.hpp"
 
+#include "plugin/follow/crash_loop.hpp"
+#include "plugin/follow/diagnosis_gather.hpp"
+#include "plugin/follow/diagnosis_output.hpp"
 #include "plugin/follow/follow_output.hpp"
 #include "plugin/follow/job_kind.hpp"
 #include "plugin/follow/watch_waiter.hpp"
+#include "util/strings.hpp"
+#include "util/time.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,6 +24,12 @@ namespace {
 
 using nlohmann::json;
 using std::chrono::milliseconds;
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// How often the log of a run that has ended is asked for again when asking failed.
+constexpr int k_unread_retries = 5;
+// How long a new run's log waits for the run before it to be printed in full.
+constexpr std::chrono::seconds k_previous_run_wait{3};
 
 const char* const k_colours[] = {"\033[31m", "\033[32m", "\033[33m", "\033[34m", "\033[35m", "\033[36m"};
 
@@ -36,6 +47,23 @@ std::string no_pods_reason(const JobKind& kind, const JobView& view, double seco
   return fmt::format("{}: no controller has acted on it ({}, or kubectl pytorch controller, running?)", head,
                      who);
 }
+
+std::string who(const ReplicaView& r) {
+  return r.rank >= 0 ? fmt::format("{} (rank {})", r.role, r.rank) : r.role;
+}
+
+// One followed run of a pod's container.
+struct Tail {
+  std::unique_ptr<LogTail> log;
+  std::string uid;
+  std::string pod;
+  std::string role;
+  int restart = 0;
+  SteadyTime started{};                  // when the follow began to tail it
+  bool accounted = false;                // its end was looked at for the crash-loop count
+  std::optional<SteadyTime> warned_for;  // the silence a stall warning was printed for
+  bool unread_said = false;              // its log's last read failed, and the follow said so
+};
 
 // One follow: the state kept between looks at the job, and the steps of each look.
 class Follower {
@@ -62,7 +90,7 @@ class Follower {
                         fmt::format("{} '{}' was deleted", m_kind.singular, m_options.job));
       }
       if (job) {  // else transient: the client already retried
-        m_last_job = *job;
+        m_job = *job;
         if (auto end = decide(look(*job))) return *end;
       }
       m_waiter.wait(m_options.poll);
@@ -79,9 +107,15 @@ class Follower {
   JobView look(const json& job) {
     auto pods = list_job_pods(m_api, m_kind, m_options.ns, m_options.job);
     JobView view = make_job_view(job, pods ? pods->items : std::vector<json>{});
-    if (!view.replicas.empty()) m_last_replicas = view.replicas;
+    if (!view.replicas.empty()) {
+      m_last_replicas = view.replicas;
+      m_last_pods = pods->items;
+    }
     m_result.last = view;
-    if (m_options.logs) start_tails(view);
+    if (m_options.logs) {
+      settle_tails(view);
+      start_tails(view);
+    }
     if (pods) m_first_look = false;
     if (m_options.progress) {
       const auto& suffix = m_options.hooks.status_suffix;
@@ -94,21 +128,95 @@ class Follower {
     return view;
   }
 
-  // A tail per container run: a restart gets its own.
+  // A tail per container run: a restart gets its own, after a separator line.
   void start_tails(const JobView& view) {
     for (const auto& r : view.replicas) {
-      if (!r.started || (!m_options.replica.empty() && m_options.replica != r.role)) continue;
+      if (!r.started || !selected(r, m_options.replica, m_options.rank)) continue;
       if (!r.waiting_reason.empty()) continue;  // in back-off: the next run gets its own tail
       const std::string key = r.uid + "/" + std::to_string(r.restarts);
-      if (m_tails.count(key) != 0) continue;
+      if (m_tails.count(key) != 0 || !previous_run_printed(r)) continue;
       std::string path = kube::resources::pods().object_path(m_options.ns, r.pod, "log") +
                          "?container=" + r.container + "&follow=true";
-      // --tail cuts what was written before the follow began; a run that starts later is new output.
-      if (m_options.tail >= 0 && m_first_look) path += "&tailLines=" + std::to_string(m_options.tail);
-      m_tails.emplace(key, std::make_unique<LogTail>(
-                               m_api, m_console, path, log_prefix(r, m_options.colour),
-                               [this] { m_waiter.notify(); }, r.rank == 0 ? rank0_hook() : nullptr));
+      // --tail and --since cut what was written before the follow began; a later run is new output.
+      if (m_first_look) {
+        if (m_options.tail >= 0) path += "&tailLines=" + std::to_string(m_options.tail);
+        if (m_options.since_seconds) path += "&sinceSeconds=" + std::to_string(*m_options.since_seconds);
+      }
+      if (m_options.timestamps) path += "&timestamps=true";
+      if (r.restarts > 0 && !m_first_look) m_console.log_line(attempt_separator(r));
+      LogTail::Options tail;
+      tail.path = std::move(path);
+      tail.prefix = log_prefix(r, m_options.colour);
+      tail.filter = m_options.filter;
+      tail.on_change = [this] { m_waiter.notify(); };
+      if (r.rank == 0) tail.on_line = rank0_hook();
+      tail.clock = &m_clock;
+      tail.timestamps = m_options.timestamps;
+      Tail t;
+      t.uid = r.uid;
+      t.pod = r.pod;
+      t.role = r.role;
+      t.restart = r.restarts;
+      t.started = m_clock.steady_now();
+      t.log = std::make_unique<LogTail>(m_api, m_console, std::move(tail));
+      m_tails.emplace(key, std::move(t));
     }
+  }
+
+  // Whether the pod's earlier run has printed all it will (its tail is done), so that the new
+  // run's separator and lines come after it; after k_previous_run_wait they come anyway.
+  bool previous_run_printed(const ReplicaView& r) {
+    for (const auto& [key, t] : m_tails) {
+      if (t.uid != r.uid || t.restart >= r.restarts || t.log->done()) continue;
+      const std::string seen = r.uid + "/" + std::to_string(r.restarts);
+      const auto first = m_waiting_since.emplace(seen, m_clock.steady_now()).first->second;
+      return m_clock.steady_now() - first >= k_previous_run_wait;
+    }
+    return true;
+  }
+
+  // A tail whose stream ended goes on while its run does (the stream was cut), else it is done;
+  // a failed run is counted towards a crash loop.
+  void settle_tails(const JobView& view) {
+    for (auto& [key, t] : m_tails) {
+      const ReplicaView* r = find_replica(view, t.uid);
+      const bool runs_on = r != nullptr && r->restarts == t.restart && r->running && !view.finished;
+      // A log that could not be read is read again while it is still this run's (it ran and
+      // ended, and did not restart): a few times, then the loss is said.
+      const bool unread = r != nullptr && r->restarts == t.restart && !t.log->error().empty() &&
+                          t.log->reopens() < k_unread_retries;
+      if (t.log->ended()) {
+        if (runs_on || unread) {
+          t.log->resume();
+        } else {
+          say_unread(t);
+          t.log->finish();
+        }
+      }
+      if (t.log->done() && !t.accounted && r != nullptr) {
+        const bool restarted = r->restarts > t.restart;
+        const bool failed = r->exit_code && *r->exit_code != 0 && (restarted || !r->running);
+        if (!failed) continue;
+        t.accounted = true;
+        const int repeats = m_crash_loops.record(t.role, failure_signature(t.log->lines(), *r->exit_code));
+        if (repeats > m_loop.repeats) m_loop = {repeats, r->role, r->rank};
+      }
+    }
+  }
+
+  // A log that could not be read is said, not lost silently: once, with why.
+  void say_unread(Tail& t) {
+    const std::string error = t.log->error();
+    if (error.empty() || t.unread_said || !m_options.progress) return;
+    t.unread_said = true;
+    m_console.note(fmt::format("warning: {}: its log could not be read: {}", t.pod, error));
+  }
+
+  static const ReplicaView* find_replica(const JobView& view, const std::string& uid) {
+    for (const auto& r : view.replicas) {
+      if (r.uid == uid) return &r;
+    }
+    return nullptr;
   }
 
   // Rank 0's lines to the hook; with a status suffix (the progress), also a look at most every
@@ -128,13 +236,8 @@ class Follower {
 
   // The job's and its pods' Warning events, each once.
   void report_events() {
-    kube::ListOptions ev_opts;
-    ev_opts.field_selector = "type=Warning";
-    auto events = m_api.list(kube::resources::events(), m_options.ns, ev_opts);
-    if (!events) return;
-    for (const auto& e : events->items) {
+    for (const auto& e : job_warning_events(m_api, m_options.ns, m_options.job)) {
       const std::string obj = e.value("/involvedObject/name"_json_pointer, std::string{});
-      if (obj != m_options.job && obj.rfind(m_options.job + "-", 0) != 0) continue;
       const std::string key =
           e.value("/metadata/uid"_json_pointer, std::string{}) + "/" + std::to_string(e.value("count", 1));
       if (m_seen_events.insert(key).second) {
@@ -147,20 +250,105 @@ class Follower {
   // The end of the follow, when this view is one.
   std::optional<FollowResult> decide(const JobView& view) {
     if (view.finished) return finished(view);
+    if (m_options.crash_loop_repeats > 0 && m_loop.repeats >= m_options.crash_loop_repeats) {
+      m_diagnosis = diagnosis(m_loop.repeats);
+      return end_with(FollowEnd::crash_loop, 1,
+                      fmt::format("{} failed the same way {} times in a row: the job would restart forever",
+                                  m_loop.role, m_loop.repeats));
+    }
     if (auto stall = fatal_stall(view)) {
       m_waiter.wait(milliseconds(300));  // let the tails print what the process said before it gave up
+      m_diagnosis = diagnosis(0);
       return end_with(FollowEnd::stuck, 1, *stall);
     }
+    if (auto silent = check_silence(view)) return silent;
     if (since_start() < m_options.pending_timeout) return std::nullopt;
     if (view.replicas.empty()) return end_with(FollowEnd::stuck, 1, no_pods_reason(m_kind, view, elapsed()));
     for (const auto& r : view.replicas) {
       if (!r.started) {
+        m_diagnosis = diagnosis(0);
         return end_with(FollowEnd::stuck, 1,
                         fmt::format("{} has not started after {:.0f}s{}", r.pod, elapsed(),
                                     r.unschedulable.empty() ? "" : ": " + r.unschedulable));
       }
     }
     return std::nullopt;
+  }
+
+  // A running rank silent for the stall timeout: a warning once per silence, or (stall_ends)
+  // the end of the follow.
+  std::optional<FollowResult> check_silence(const JobView& view) {
+    const auto now = m_clock.steady_now();
+    std::vector<std::string> silent;
+    for (auto& [key, t] : m_tails) {
+      const ReplicaView* r = find_replica(view, t.uid);
+      if (r == nullptr || !r->running || r->restarts != t.restart || t.log->done()) continue;
+      const SteadyTime last = t.log->last_line_at().value_or(t.started);
+      if (now - last < m_options.stall_timeout) continue;
+      if (!m_options.stall_ends && t.warned_for == last) continue;
+      t.warned_for = last;
+      silent.push_back(
+          fmt::format("{} has printed nothing for {}", who(*r),
+                      util::format_age(std::chrono::duration_cast<std::chrono::seconds>(now - last))));
+    }
+    if (silent.empty()) return std::nullopt;
+    const std::string what = util::join(silent, "; ");
+    if (!m_options.stall_ends) {
+      if (m_options.progress) {
+        m_console.note(
+            "warning: " + what + " (--stall-timeout " +
+            util::format_age(std::chrono::duration_cast<std::chrono::seconds>(m_options.stall_timeout)) +
+            ")");
+        for (const auto& line : others_lines(view)) m_console.note(line);
+      }
+      return std::nullopt;
+    }
+    m_diagnosis = diagnosis(0);
+    return end_with(FollowEnd::stalled, 1, what);
+  }
+
+  // The other ranks' last lines, for a stall warning.
+  std::vector<std::string> others_lines(const JobView& view) {
+    std::vector<std::string> out;
+    const auto now = m_clock.steady_now();
+    for (const auto& [key, t] : m_tails) {
+      const ReplicaView* r = find_replica(view, t.uid);
+      if (r == nullptr || r->restarts != t.restart || !r->running) continue;
+      const auto last = t.log->last_line_at();
+      const auto lines = t.log->lines();
+      const auto age = std::chrono::duration_cast<std::chrono::seconds>(now - last.value_or(t.started));
+      out.push_back(
+          fmt::format("  {} {} ago: {}", who(*r), util::format_age(age),
+                      lines.empty() ? std::string("no output yet") : util::quote(lines.back(), 120)));
+    }
+    return out;
+  }
+
+  // What the follow saw, as the diagnosis reads it: the last pods, their events, each run's lines.
+  Diagnosis diagnosis(int repeats) {
+    DiagnosisInput in;
+    in.job = m_job;
+    in.pods = m_last_pods;
+    in.events = job_warning_events(m_api, m_options.ns, m_options.job);
+    in.now = m_clock.now();
+    in.silence = std::chrono::duration_cast<std::chrono::seconds>(m_options.stall_timeout);
+    in.crash_loop_repeats = repeats;
+    in.step = m_options.step;
+    const auto steady_now = m_clock.steady_now();
+    // Per pod: its newest run is the current log, the one before it the previous.
+    std::map<std::string, std::vector<const Tail*>> runs;
+    for (const auto& [key, t] : m_tails) runs[t.pod].push_back(&t);
+    for (auto& [pod, list] : runs) {
+      std::sort(list.begin(), list.end(),
+                [](const Tail* a, const Tail* b) { return a->restart < b->restart; });
+      for (std::size_t i = list.size() > 2 ? list.size() - 2 : 0; i < list.size(); ++i) {
+        const Tail& t = *list[i];
+        RunLog log{pod, i + 1 < list.size(), t.log->lines(), std::nullopt};
+        log.last_output = in.now - (steady_now - t.log->last_line_at().value_or(t.started));
+        in.logs.push_back(std::move(log));
+      }
+    }
+    return diagnose(in);
   }
 
   // A finished job ends the follow once its logs are drained (or after options.drain).
@@ -170,14 +358,34 @@ class Follower {
     if (view.replicas.empty()) view.replicas = m_last_replicas;
     if (!m_finished_at) m_finished_at = m_clock.steady_now();
     bool all_done = true;
-    for (const auto& [key, tail] : m_tails) all_done = all_done && tail->done();
+    for (const auto& [key, tail] : m_tails) all_done = all_done && tail.log->done();
     if (!all_done && m_clock.steady_now() - *m_finished_at < m_options.drain) return std::nullopt;
+    for (auto& [key, t] : m_tails) say_unread(t);
     const int code = exit_code_for(view);
     // A job followed after it started (logs -f) ran longer than this follow: its status says how long.
-    if (m_options.progress)
-      m_console.note(summary_line(view, std::max(elapsed(), view.ran_for.value_or(0.0))));
-    if (m_options.progress && m_options.hooks.final_line) {
-      if (const auto line = m_options.hooks.final_line(m_last_job, view); !line.empty()) m_console.note(line);
+    const double seconds = std::max(elapsed(), view.ran_for.value_or(0.0));
+    m_diagnosis = diagnosis(0);
+    if (m_options.progress) {
+      m_console.finish();
+      // The progress hook's last word (where training got to): after the summary of a success,
+      // before the verdict of a failure, which ends the output.
+      const auto final_line = [&] {
+        if (!m_options.hooks.final_line) return;
+        if (const auto line = m_options.hooks.final_line(m_job, view); !line.empty()) m_console.note(line);
+      };
+      if (!view.succeeded) {
+        final_line();
+        for (const auto& line : diagnosis_lines(*m_diagnosis, m_options.step)) m_console.note(line);
+        m_console.note(failure_summary(*m_diagnosis, seconds));
+      } else {
+        m_console.note(summary_line(view, seconds));
+        final_line();
+        if (!m_diagnosis->left_behind.empty()) {
+          m_console.note(fmt::format("note: {} still running: kubectl delete {} {}{} removes them",
+                                     util::join(m_diagnosis->left_behind, ", "), m_kind.singular, view.name,
+                                     m_options.step.kubectl_flags));
+        }
+      }
     }
     return end_with(view.succeeded ? FollowEnd::succeeded : FollowEnd::failed, code, view.message);
   }
@@ -186,11 +394,18 @@ class Follower {
     m_result.end = end;
     m_result.exit_code = code;
     m_result.message = std::move(message);
-    for (auto& [key, tail] : m_tails) tail->cancel();
+    m_result.diagnosis = std::move(m_diagnosis);
+    for (auto& [key, tail] : m_tails) tail.log->cancel();
     m_tails.clear();
     m_console.finish();
     return m_result;
   }
+
+  struct Loop {
+    int repeats = 0;
+    std::string role;
+    int rank = -1;
+  };
 
   kube::ApiClient& m_api;
   const FollowOptions& m_options;
@@ -200,15 +415,20 @@ class Follower {
   FollowWaiter& m_waiter;
   // When rank0_hook last asked for a look (set on the tails' threads; declared before them).
   std::atomic<std::chrono::steady_clock::rep> m_last_nudge{0};
-  const std::chrono::steady_clock::time_point m_started;
-  std::map<std::string, std::unique_ptr<LogTail>> m_tails;  // key: pod uid / run index
-  bool m_first_look = true;                                 // the pods' runs seen now began before the follow
+  const SteadyTime m_started;
+  std::map<std::string, Tail> m_tails;                // key: pod uid / run index
+  std::map<std::string, SteadyTime> m_waiting_since;  // a run whose tail waits for the run before
+  bool m_first_look = true;                           // the pods' runs seen now began before the follow
   std::set<std::string> m_seen_notes;
   std::set<std::string> m_seen_events;
-  std::optional<std::chrono::steady_clock::time_point> m_finished_at;
-  std::vector<ReplicaView> m_last_replicas;  // of the latest look that found pods
+  std::optional<SteadyTime> m_finished_at;
+  json m_job;
+  std::vector<json> m_last_pods;             // of the latest look that found pods
+  std::vector<ReplicaView> m_last_replicas;  // the same, as views
+  CrashLoopTracker m_crash_loops;
+  Loop m_loop;
+  std::optional<Diagnosis> m_diagnosis;
   FollowResult m_result;
-  json m_last_job;  // as last read, for the final hook
 };
 
 }  // namespace
@@ -220,6 +440,15 @@ std::string log_prefix(const ReplicaView& replica, bool colour) {
   std::uint32_t h = 2166136261u;  // FNV-1a: the same pod always gets the same colour
   for (unsigned char c : replica.pod) h = (h ^ c) * 16777619u;
   return std::string(k_colours[h % 6]) + text + "\033[0m";
+}
+
+std::string attempt_separator(const ReplicaView& replica) {
+  return fmt::format("--- {} attempt {} ---", replica.role, replica.restarts + 1);
+}
+
+bool selected(const ReplicaView& replica, const std::string& replica_filter, std::optional<int> rank) {
+  if (!replica_filter.empty() && replica_filter != replica.role) return false;
+  return !rank || replica.rank == *rank;
 }
 
 FollowResult follow_job(kube::ApiClient& api, const FollowOptions& options, std::ostream& out,

@@ -16,14 +16,6 @@ namespace {
 
 using nlohmann::json;
 
-json container_status(const json& pod, const std::string& container) {
-  const json statuses = pod.value("/status/containerStatuses"_json_pointer, json::array());
-  for (const auto& s : statuses) {
-    if (s.value("name", "") == container) return s;
-  }
-  return statuses.empty() ? json::object() : statuses.front();
-}
-
 // Phase, scheduling, restarts, waiting state and the latest termination of the replica's container.
 void read_pod_status(const json& pod, ReplicaView& r) {
   const json status = pod.value("status", json::object());
@@ -48,7 +40,8 @@ void read_pod_status(const json& pod, ReplicaView& r) {
     r.exit_code = term->value("exitCode", 0);
     if (term->value("reason", "") == "StartError") r.start_error = term->value("message", "cannot start");
   }
-  r.started = state.contains("running") || term != nullptr;
+  r.running = state.contains("running");
+  r.started = r.running || term != nullptr;
   if (state.contains("running")) r.started_at = state["running"].value("startedAt", "");
   if (r.started_at.empty() && term != nullptr) r.started_at = term->value("startedAt", "");
 }
@@ -201,6 +194,14 @@ JobView trainjob_view(const json& job, const std::vector<json>& pods) {
 }
 
 }  // namespace
+
+nlohmann::json container_status(const nlohmann::json& pod, const std::string& container) {
+  const json statuses = pod.value("/status/containerStatuses"_json_pointer, json::array());
+  for (const auto& s : statuses) {
+    if (s.value("name", "") == container) return s;
+  }
+  return statuses.empty() ? json::object() : statuses.front();
+}
 
 JobView make_job_view(const nlohmann::json& job, const std::vector<nlohmann::json>& pods) {
   if (!job.is_object() || !job.contains("metadata") || !job["metadata"].is_object()) return JobView{};

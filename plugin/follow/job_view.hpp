@@ -24,6 +24,7 @@ struct ReplicaView {
   std::string phase;      ///< Pending, Running, Succeeded, Failed, Unknown
   int restarts = 0;
   bool started = false;  ///< the main container has run at least once
+  bool running = false;  ///< the main container runs now
   std::string waiting_reason;
   std::string waiting_message;
   std::optional<int> exit_code;  ///< of the main container's latest termination
@@ -48,6 +49,9 @@ struct JobView {
   /// creation to its Complete or Failed condition), at the API's second resolution.
   std::optional<double> ran_for;
 };
+
+/// The status of the pod's container of that name (of its first container when none has it).
+nlohmann::json container_status(const nlohmann::json& pod, const std::string& container);
 
 /// The view of a PyTorchJob or TrainJob and its pods (pods of other jobs are ignored; of a
 /// TrainJob only those of its JobSet's latest restart attempt).

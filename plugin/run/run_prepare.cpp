@@ -120,6 +120,8 @@ Expected<PreparedJob> job_from_image(const Context& ctx, const JobSource& s) {
     // The Training Operator gives a worker-only job no MASTER_ADDR/RANK/WORLD_SIZE: there the job
     // gets a Master, as the worker-only lint asks; our controller runs worker-only jobs as they are.
     r.with_master = !target->ours;
+    ctx.err << "note: --image sets spec.runPolicy.backoffLimit " << r.backoff_limit
+            << ": the job fails after that many restarts instead of restarting forever\n";
     job = build_job(r);
   } else {
     r.workers = s.nodes > 0 ? s.nodes : 1;

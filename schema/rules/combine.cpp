@@ -15,6 +15,7 @@ const std::vector<std::string> k_lint_ids{
     "lint.image-placeholder",         "lint.image-unpinned",       "lint.nproc-per-node",
     "lint.nproc-rank-is-node-rank",   "lint.trainjob-name-length", "lint.trainjob-no-torchrun",
     "lint.trainjob-nproc-gpus",       "lint.trainjob-runtime-gpu", "lint.trainjob-num-nodes",
+    "lint.no-backoff-limit",
 };
 
 bool same_place(const Diagnostic& a, const Diagnostic& b) {

@@ -26,6 +26,7 @@ class JobLints {
   Diagnostics run() {
     rendezvous();
     template_restart_policy();
+    backoff_limit();
     clean_pod_policy();
     zero_workers();
     long_name();
@@ -101,6 +102,37 @@ class JobLints {
           "the operator overrides the pod template's restartPolicy with the replica's " + used +
               " and records a " + event + " warning event",
           "set " + base + ".restartPolicy instead and remove this one");
+    }
+  }
+
+  /// A replica that restarts on failure with no backoffLimit restarts a failing job forever: a
+  /// typo leaves it Running and restarting. Said once per job, at the first such replica.
+  void backoff_limit() {
+    const yaml::Node* run_policy = m_doc.root.at_path({"spec", "runPolicy"});
+    if (run_policy != nullptr && run_policy->is_map() && run_policy->find("backoffLimit") != nullptr) return;
+    for (const auto& r : m_replicas) {
+      const yaml::Node* policy =
+          r.spec != nullptr && r.spec->is_map() ? r.spec->find("restartPolicy") : nullptr;
+      if (policy == nullptr || !policy->is_string()) continue;
+      const bool exit_code = policy->text == "ExitCode";
+      if (policy->text != "OnFailure" && !exit_code) continue;
+      const std::string message =
+          exit_code
+              ? "restartPolicy 'ExitCode' recreates a pod that exits with 128 or more (137: killed, often "
+                "out of memory) again and again while spec.runPolicy.backoffLimit is not set"
+              : "restartPolicy 'OnFailure' restarts a failing pod again and again while "
+                "spec.runPolicy.backoffLimit is not set: a typo keeps the job Running and restarting";
+      std::string hint =
+          "set spec.runPolicy.backoffLimit (e.g. 3) so that the job fails after that many restarts";
+      if (exit_code) {
+        hint +=
+            "; the Training Operator does not count ExitCode re-creations against it "
+            "(kubeflow/trainer#2045), "
+            "so bound the job with spec.runPolicy.activeDeadlineSeconds too";
+      }
+      add(policy->pos, Severity::warning, replica_path(r.type) + ".restartPolicy", "lint.no-backoff-limit",
+          message, hint);
+      return;
     }
   }
 

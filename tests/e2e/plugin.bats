@@ -44,7 +44,7 @@ print(v["gitVersion"], v["gitCommit"], v["gitTreeState"])')
 }
 
 @test "every command's help has examples and states its own exit codes once (124 and 130 only for run and logs), no parser artefacts" {
-  commands=(validate env doctor run logs status convert completion version controller "controller manifests"
+  commands=(validate env doctor run logs diagnose status convert completion version controller "controller manifests"
     local "local up" "local down" "local reset" "local status")
   for c in "${commands[@]}"; do
     # shellcheck disable=SC2086 # the words of a subcommand

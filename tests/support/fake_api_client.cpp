@@ -232,17 +232,41 @@ Expected<void> FakeApiClient::remove(const kube::ResourceRef& ref, const std::st
 }
 
 Expected<std::string> FakeApiClient::get_raw(const std::string& path) {
-  std::lock_guard lock(m_mutex);
-  m_calls.push_back({"get_raw", path, "", ""});
-  return api_error(404, "NotFound", "the fake serves no raw paths");
+  RawHandler handler;
+  {
+    std::lock_guard lock(m_mutex);
+    m_calls.push_back({"get_raw", path, "", ""});
+    handler = m_log_raw;
+  }
+  if (!handler) return api_error(404, "NotFound", "the fake serves no raw paths");
+  std::string text;
+  auto served = handler(
+      path,
+      [&text](std::string_view chunk) {
+        text.append(chunk);
+        return true;
+      },
+      nullptr);
+  if (!served) return served.error();
+  return text;
 }
 
 Expected<void> FakeApiClient::stream_raw(const std::string& path,
-                                         const std::function<bool(std::string_view)>&,
-                                         const std::atomic<bool>*) {
+                                         const std::function<bool(std::string_view)>& on_data,
+                                         const std::atomic<bool>* cancel) {
+  RawHandler handler;
+  {
+    std::lock_guard lock(m_mutex);
+    m_calls.push_back({"stream_raw", path, "", ""});
+    handler = m_log_raw;
+  }
+  if (!handler) return api_error(404, "NotFound", "the fake serves no raw paths");
+  return handler(path, on_data, cancel);
+}
+
+void FakeApiClient::serve_raw(RawHandler handler) {
   std::lock_guard lock(m_mutex);
-  m_calls.push_back({"stream_raw", path, "", ""});
-  return api_error(404, "NotFound", "the fake serves no raw paths");
+  m_log_raw = std::move(handler);
 }
 
 Expected<nlohmann::json> FakeApiClient::post_raw(const std::string& path, const nlohmann::json& body) {

@@ -76,6 +76,13 @@ class FakeApiClient final : public kube::ApiClient {
   /// The next `count` calls of `verb` fail with this HTTP status and reason (and `message`).
   void fail_next(const std::string& verb, int http_status, const std::string& reason, int count = 1,
                  const std::string& message = {});
+  /// Serves get_raw and stream_raw (pod logs) with `handler` instead of a 404: it gets the path
+  /// and query, and for a stream the data callback and the cancel flag (for get_raw, a callback
+  /// that collects the text). Called without the fake's lock held.
+  using RawHandler = std::function<Expected<void>(const std::string& path,
+                                                  const std::function<bool(std::string_view)>& on_data,
+                                                  const std::atomic<bool>* cancel)>;
+  void serve_raw(RawHandler handler);
   /// When true, delete marks objects with a deletionTimestamp instead of removing them.
   void set_graceful_delete(bool graceful);
   /// Actually removes an object (finishes a graceful delete).
@@ -107,6 +114,7 @@ class FakeApiClient final : public kube::ApiClient {
   std::map<Key, nlohmann::json> m_objects;
   std::vector<RecordedCall> m_calls;
   std::map<std::string, std::deque<Error>> m_faults;
+  RawHandler m_log_raw;
   long m_version = 1;
   bool m_graceful = false;
   std::function<Expected<nlohmann::json>(const std::string&, const nlohmann::json&)> m_raw;

@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <mutex>
 #include <sstream>
+#include <thread>
 
 namespace kpt::plugin {
 namespace {
@@ -44,17 +46,20 @@ json pod(const std::string& phase, const json& state) {
 const json k_running = {{"running", {{"startedAt", "t"}}}};
 const json k_exited_3 = {{"terminated", {{"exitCode", 3}, {"reason", "Error"}}}};
 
-// Each wait moves the fake clock; `on_wait` plays the cluster between two looks.
+// Each wait moves the fake clock; `on_wait` plays the cluster between two looks. With `real`, a
+// wait also lets that much real time pass, for the log threads.
 class StepWaiter final : public FollowWaiter {
  public:
   explicit StepWaiter(util::FakeClock& clock) : m_clock(clock) {}
   void wait(milliseconds how_long) override {
+    if (real.count() > 0) std::this_thread::sleep_for(real);
     m_clock.advance(how_long);
     ++waits;
     if (on_wait) on_wait(waits);
   }
   int waits = 0;
   std::function<void(int)> on_wait;
+  milliseconds real{0};
 
  private:
   util::FakeClock& m_clock;
@@ -106,7 +111,14 @@ TEST_F(JobFollower, ARunningJobIsFollowedUntilItFailsWithRankZerosCode) {
   EXPECT_EQ(result.end, FollowEnd::failed);
   EXPECT_EQ(result.exit_code, 3);
   EXPECT_EQ(waiter.waits, 3);
-  EXPECT_NE(err.str().find(summary_line(result.last, 1.2)), std::string::npos) << err.str();
+  // The last line names the rank that failed first, and how (the diagnosis before it says more).
+  EXPECT_NE(
+      err.str().find(
+          "pytorchjob mnist failed: worker-0 (rank 0) failed first\n  exit:       exited with code 3\n"),
+      std::string::npos)
+      << err.str();
+  const std::string last = "pytorchjob mnist failed after 1.2s: mnist-worker-0 (rank 0) exited with code 3\n";
+  EXPECT_EQ(err.str().substr(err.str().size() - last.size()), last) << err.str();
 }
 
 TEST_F(JobFollower, AReplicaThatNeverStartsIsStuckAfterThePendingTimeout) {
@@ -206,6 +218,189 @@ TEST_F(JobFollower, ATrainJobIsFollowedByItsJobSetsPodsToItsVerdict) {
       err.str().find("trainjob mnist failed after 0.8s: mnist-node-0-0-abcde (rank 0) exited with code 3"),
       std::string::npos)
       << err.str();
+}
+
+// A log endpoint that the test scripts call by call: each call gets its number (1 for the first).
+class ScriptedLogs {
+ public:
+  using Call = std::function<Expected<void>(int n, const std::function<bool(std::string_view)>& on_data,
+                                            const std::atomic<bool>* cancel)>;
+  explicit ScriptedLogs(testing::FakeApiClient& api, Call call) : m_call(std::move(call)) {
+    api.serve_raw([this](const std::string&, const std::function<bool(std::string_view)>& on_data,
+                         const std::atomic<bool>* cancel) {
+      int n = 0;
+      {
+        std::lock_guard lock(m_mutex);
+        n = ++m_calls;
+      }
+      return m_call(n, on_data, cancel);
+    });
+  }
+  int calls() {
+    std::lock_guard lock(m_mutex);
+    return m_calls;
+  }
+
+ private:
+  Call m_call;
+  std::mutex m_mutex;
+  int m_calls = 0;
+};
+
+const json k_exited_0 = {{"terminated", {{"exitCode", 0}, {"reason", "Completed"}}}};
+
+// The job succeeds at the wait `at`.
+void succeed_at(testing::FakeApiClient& api, int n, int at) {
+  if (n != at) return;
+  api.put(kube::resources::pytorchjobs(), job("Succeeded"));
+  api.merge("pods", "ml", "mnist-worker-0",
+            {{"status",
+              {{"phase", "Succeeded"},
+               {"containerStatuses",
+                json::array({{{"name", "pytorch"}, {"restartCount", 0}, {"state", k_exited_0}}})}}}});
+}
+
+class JobFollowerLogs : public JobFollower {
+ protected:
+  JobFollowerLogs() {
+    options.logs = true;
+    options.progress = false;
+    waiter.real = milliseconds(20);
+    api.put(kube::resources::pytorchjobs(), job("Running"));
+    api.put(kube::resources::pods(), pod("Running", k_running));
+  }
+};
+
+// The log loss of a first run: the log endpoint answers 400 while the node does not have the
+// log yet (a slow start), and the tail used to end for good on it. The rank's first line comes
+// after a long silence; it must be printed, once.
+TEST_F(JobFollowerLogs, ALogThatAnswers400FirstIsReadWhenItCanBe) {
+  ScriptedLogs logs(api, [](int n, const auto& on_data, const std::atomic<bool>*) -> Expected<void> {
+    if (n == 1) {
+      return testing::api_error(400, "BadRequest",
+                                "container \"pytorch\" in pod \"mnist-worker-0\" is waiting to start: "
+                                "ContainerCreating");
+    }
+    on_data("first line after a slow start\n");
+    return {};
+  });
+  waiter.on_wait = [&](int n) { succeed_at(api, n, 40); };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::succeeded);
+  EXPECT_EQ(out.str(), "[worker-0 r0] first line after a slow start\n");
+  EXPECT_GE(logs.calls(), 2);
+}
+
+TEST_F(JobFollowerLogs, AStreamCutWhileTheRunGoesOnIsReopenedWithoutALineTwice) {
+  ScriptedLogs logs(api, [](int n, const auto& on_data, const std::atomic<bool>*) -> Expected<void> {
+    // The server sends the run's log from its start each time; the first stream is cut mid-line.
+    on_data(n == 1 ? "a\nb" : "a\nbc\nd\n");
+    return {};
+  });
+  waiter.on_wait = [&](int n) { succeed_at(api, n, 40); };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::succeeded);
+  EXPECT_EQ(out.str(), "[worker-0 r0] a\n[worker-0 r0] bc\n[worker-0 r0] d\n");
+}
+
+TEST_F(JobFollowerLogs, AReopenedStreamWithOtherBytesIsAnotherRunsAndPrintsNothing) {
+  ScriptedLogs logs(api, [](int n, const auto& on_data, const std::atomic<bool>*) -> Expected<void> {
+    on_data(n == 1 ? "run one\n" : "RUN TWO\nmore\n");
+    return {};
+  });
+  waiter.on_wait = [&](int n) { succeed_at(api, n, 40); };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::succeeded);
+  EXPECT_EQ(out.str(), "[worker-0 r0] run one\n");
+}
+
+TEST_F(JobFollowerLogs, ALogThatCannotBeReadIsSaidNotLostSilently) {
+  options.progress = true;
+  ScriptedLogs logs(api, [](int, const auto&, const std::atomic<bool>*) -> Expected<void> {
+    return testing::api_error(500, "InternalError", "the node is gone");
+  });
+  waiter.on_wait = [&](int n) { succeed_at(api, n, 3); };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::succeeded);
+  EXPECT_NE(err.str().find("warning: mnist-worker-0: its log could not be read: the node is gone"),
+            std::string::npos)
+      << err.str();
+}
+
+TEST_F(JobFollowerLogs, TheSameFailureThreeTimesInARowEndsTheFollowAsACrashLoop) {
+  ScriptedLogs logs(api, [](int, const auto& on_data, const std::atomic<bool>*) -> Expected<void> {
+    on_data("  File \"/app/train.py\", line 4\n    def f(:\n          ^\nSyntaxError: invalid syntax\n");
+    return {};
+  });
+  int restarts = 0;
+  waiter.on_wait = [&](int n) {
+    if (n % 5 != 0 || restarts == 6) return;
+    ++restarts;
+    api.merge(
+        "pods", "ml", "mnist-worker-0",
+        {{"status",
+          {{"containerStatuses",
+            json::array({{{"name", "pytorch"},
+                          {"restartCount", restarts},
+                          {"state", k_running},
+                          {"lastState", {{"terminated", {{"exitCode", 1}, {"reason", "Error"}}}}}}})}}}});
+  };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::crash_loop);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.message, "worker-0 failed the same way 3 times in a row: the job would restart forever");
+  ASSERT_TRUE(result.diagnosis.has_value());
+  EXPECT_EQ(verdict_id(result.diagnosis->verdict), "crash-loop");
+  EXPECT_EQ(result.diagnosis->repeats, 3);
+  ASSERT_TRUE(result.diagnosis->root.has_value());
+  EXPECT_EQ(result.diagnosis->root->error->line, "SyntaxError: invalid syntax");
+  EXPECT_NE(out.str().find("--- worker-0 attempt 2 ---\n"), std::string::npos) << out.str();
+}
+
+TEST_F(JobFollowerLogs, ARankSilentForTheStallTimeoutEndsTheFollowWhenAskedTo) {
+  std::atomic<bool> printed{false};
+  ScriptedLogs logs(api, [&](int, const auto& on_data, const std::atomic<bool>* cancel) -> Expected<void> {
+    on_data("rank 0 step 3\n");
+    printed = true;
+    while (!cancel->load()) std::this_thread::sleep_for(milliseconds(5));
+    return {};
+  });
+  options.stall_timeout = std::chrono::seconds(10);
+  options.stall_ends = true;
+  waiter.on_wait = [&](int) {
+    while (!printed.load()) std::this_thread::sleep_for(milliseconds(5));  // the clock moves after the line
+  };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::stalled);
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(result.message, "worker-0 (rank 0) has printed nothing for 10s");
+  ASSERT_TRUE(result.diagnosis.has_value());
+  EXPECT_EQ(verdict_id(result.diagnosis->verdict), "stalled");
+  ASSERT_EQ(result.diagnosis->ranks.size(), 1u);
+  EXPECT_EQ(result.diagnosis->ranks[0].last_line, "rank 0 step 3");
+}
+
+TEST_F(JobFollowerLogs, BeforeTheStallTimeoutOnlyWarnsOncePerSilence) {
+  options.progress = true;
+  std::atomic<bool> printed{false};
+  ScriptedLogs logs(api, [&](int, const auto& on_data, const std::atomic<bool>* cancel) -> Expected<void> {
+    on_data("rank 0 step 3\n");
+    printed = true;
+    while (!cancel->load()) std::this_thread::sleep_for(milliseconds(5));
+    return {};
+  });
+  options.stall_timeout = std::chrono::seconds(2);
+  waiter.on_wait = [&](int n) {
+    while (!printed.load()) std::this_thread::sleep_for(milliseconds(5));
+    succeed_at(api, n, 20);
+  };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::succeeded);
+  const std::string text = err.str();
+  const std::string warning = "warning: worker-0 (rank 0) has printed nothing for 2s (--stall-timeout 2s)\n";
+  ASSERT_NE(text.find(warning), std::string::npos) << text;
+  EXPECT_EQ(text.find(warning, text.find(warning) + 1), std::string::npos) << text;
+  EXPECT_NE(text.find("  worker-0 (rank 0) 2s ago: 'rank 0 step 3'\n"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -232,6 +232,43 @@ TEST(Lints, JobLevelLints) {
   }
 }
 
+TEST(Lints, RestartingOnFailureWithoutABackoffLimitRestartsForever) {
+  const auto with_policy = [](const std::string& policy, const std::string& run_policy = "") {
+    return job(run_policy +
+               "  pytorchReplicaSpecs:\n    Worker:\n      replicas: 2\n      restartPolicy: " + policy +
+               "\n      template:\n        spec:\n          containers:\n          - name: pytorch\n"
+               "            image: repo/train:1.0\n            command: [torchrun, t.py]\n");
+  };
+  const std::string hint =
+      " | hint: set spec.runPolicy.backoffLimit (e.g. 3) so that the job fails after that many restarts";
+  const std::vector<Case> cases{
+      {"OnFailure",
+       with_policy("OnFailure"),
+       {"9:22 warning spec.pytorchReplicaSpecs.Worker.restartPolicy [lint.no-backoff-limit]: restartPolicy "
+        "'OnFailure' restarts a failing pod again and again while spec.runPolicy.backoffLimit is not set: a "
+        "typo "
+        "keeps the job Running and restarting" +
+        hint}},
+      {"ExitCode, which the operator's backoffLimit does not even count",
+       with_policy("ExitCode"),
+       {"9:22 warning spec.pytorchReplicaSpecs.Worker.restartPolicy [lint.no-backoff-limit]: restartPolicy "
+        "'ExitCode' recreates a pod that exits with 128 or more (137: killed, often out of memory) again and "
+        "again while spec.runPolicy.backoffLimit is not set" +
+        hint +
+        "; the Training Operator does not count ExitCode re-creations against it (kubeflow/trainer#2045), so "
+        "bound the job with spec.runPolicy.activeDeadlineSeconds too"}},
+      {"a backoffLimit ends it", with_policy("OnFailure", "  runPolicy:\n    backoffLimit: 3\n"), {}},
+      {"Never does not restart", with_policy("Never"), {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    RuleOptions opts;
+    opts.release = rel(c.release);
+    opts.disabled = {"lint.worker-only-no-master-env"};
+    EXPECT_EQ(show_all(check_lints(read_one(c.yaml), opts)), c.want);
+  }
+}
+
 TEST(Lints, MisplacedFieldsNameWhereTheyBelong) {
   const std::string two_types =
       "  restartPolicy: Never\n  pytorchReplicaSpecs:\n    Master:\n      replicas: 1\n" +

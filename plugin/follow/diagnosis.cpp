@@ -1,0 +1,327 @@
+#include "plugin/follow/diagnosis.hpp"
+
+#include "kube/json_fields.hpp"
+#include "model/k8s/object_meta.hpp"
+#include "plugin/follow/exit_status.hpp"
+#include "plugin/follow/job_view.hpp"
+#include "util/json_access.hpp"
+#include "util/strings.hpp"
+#include "util/time.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace kpt::plugin {
+
+namespace {
+
+using nlohmann::json;
+
+// Failures this close after the first one may still be its cause: finishedAt has second
+// resolution, and kubelets on different nodes see exits at slightly different times.
+constexpr long long k_same_moment_seconds = 5;
+// A container that keeps failing this often in back-off is in a crash loop for `diagnose`.
+constexpr int k_crash_loop_restarts = 3;
+// ... when its last failure is this recent.
+constexpr std::chrono::minutes k_recent_failure{2};
+
+const json* find_pod(const std::vector<json>& pods, const std::string& name) {
+  for (const auto& p : pods) {
+    if (model::k8s::name_of(p) == name) return &p;
+  }
+  return nullptr;
+}
+
+const RunLog* find_log(const std::vector<RunLog>& logs, const std::string& pod, bool previous) {
+  for (const auto& l : logs) {
+    if (l.pod == pod && l.previous == previous) return &l;
+  }
+  return nullptr;
+}
+
+std::string last_non_empty(const std::vector<std::string>& lines) {
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    const auto t = util::trim(strip_launcher_prefix(*it));
+    if (!t.empty()) return std::string(t);
+  }
+  return {};
+}
+
+int int_field(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+
+// The failed run a replica shows: its current termination, else (restarted, or waiting to)
+// the last one; with the log that holds it.
+std::optional<RankFailure> failure_of(const ReplicaView& r, const json& pod,
+                                      const std::vector<RunLog>& logs) {
+  const json cs = container_status(pod, r.container);
+  const json& state = util::object_at(cs, "state");
+  const json& last = util::object_at(cs, "lastState");
+  const json* term = nullptr;
+  bool previous_log = false;
+  if (state.is_object() && state.contains("terminated") && state["terminated"].is_object()) {
+    term = &state["terminated"];
+  } else if (last.is_object() && last.contains("terminated") && last["terminated"].is_object()) {
+    term = &last["terminated"];
+    previous_log = state.is_object() && state.contains("running");  // restarted: the failed run is previous
+  }
+  if (term == nullptr) return std::nullopt;
+  RankFailure f;
+  f.exit_code = int_field(*term, "exitCode");
+  f.reason = kube::string_field(*term, "reason");
+  if (f.exit_code == 0 && f.reason != "OOMKilled") return std::nullopt;
+  f.pod = r.pod;
+  f.role = r.role;
+  f.rank = r.rank;
+  f.restarts = r.restarts;
+  f.previous_run = previous_log;
+  f.signal = int_field(*term, "signal");
+  f.finished_at = kube::string_field(*term, "finishedAt");
+  f.exit_text = decode_exit(f.exit_code, f.reason, f.signal).text;
+  FailureEvidence evidence;
+  evidence.exit_code = f.exit_code;
+  evidence.reason = f.reason;
+  evidence.signal = f.signal;
+  if (const RunLog* log = find_log(logs, r.pod, previous_log)) {
+    f.error = cause_python_error(log->lines);
+    f.last_line = last_non_empty(log->lines);
+    evidence.lines = log->lines;
+  }
+  if (f.reason == "StartError") f.last_line = kube::string_field(*term, "message");
+  if (f.error) evidence.exception_line = f.error->line;
+  f.klass = classify_failure(evidence);
+  return f;
+}
+
+long long seconds_of(const std::string& rfc3339) {
+  const auto t = util::parse_time(rfc3339);
+  return t ? t->time_since_epoch().count() : 0;
+}
+
+std::string step_detail(const RankFailure& f) {
+  if (f.klass == FailureClass::missing_module && f.error) return missing_module_name(f.error->line);
+  if (f.klass == FailureClass::exception && f.error) return f.error->where;
+  if (f.klass == FailureClass::signal) return decode_exit(f.exit_code, f.reason, f.signal).signal;
+  return {};
+}
+
+// The root cause among the failures: the first by time; but a failure that usually follows
+// another's (a lost peer, SIGTERM) gives way to one of another kind at about the same moment.
+void order_failures(std::vector<RankFailure>& failures, Diagnosis& d) {
+  std::stable_sort(failures.begin(), failures.end(), [](const RankFailure& a, const RankFailure& b) {
+    const auto ta = seconds_of(a.finished_at);
+    const auto tb = seconds_of(b.finished_at);
+    if (ta != tb) return ta < tb;
+    if (maybe_collateral(a.klass) != maybe_collateral(b.klass)) return !maybe_collateral(a.klass);
+    if (a.restarts != b.restarts) return a.restarts > b.restarts;
+    return a.rank < b.rank;
+  });
+  std::size_t root = 0;
+  const auto first = seconds_of(failures.front().finished_at);
+  if (maybe_collateral(failures.front().klass)) {
+    for (std::size_t i = 1; i < failures.size(); ++i) {
+      if (seconds_of(failures[i].finished_at) - first > k_same_moment_seconds) break;
+      if (!maybe_collateral(failures[i].klass)) {
+        root = i;
+        break;
+      }
+    }
+  }
+  d.root = failures[root];
+  const auto root_time = seconds_of(d.root->finished_at);
+  for (std::size_t i = 0; i < failures.size(); ++i) {
+    if (i == root) continue;
+    RankFailure f = failures[i];
+    f.collateral = maybe_collateral(f.klass);
+    if (root_time > 0 && seconds_of(f.finished_at) > 0)
+      f.after_root = static_cast<double>(seconds_of(f.finished_at) - root_time);
+    d.following.push_back(std::move(f));
+  }
+}
+
+// Warning events of the job's objects, each reason and message once, newest last.
+std::vector<std::string> warning_events(const std::vector<json>& events) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const auto& e : events) {
+    if (!e.is_object()) continue;
+    const std::string object = util::string_at(util::object_at(e, "involvedObject"), "name");
+    const std::string line =
+        fmt::format("{}: {}: {}", object, kube::string_field(e, "reason"), kube::string_field(e, "message"));
+    if (seen.insert(line).second) out.push_back(line);
+  }
+  return out;
+}
+
+bool mentions_gang(std::string_view text) {
+  const std::string t = util::to_lower(text);
+  return t.find("podgroup") != std::string::npos || t.find("pod group") != std::string::npos ||
+         t.find("gang") != std::string::npos || t.find("minavailable") != std::string::npos ||
+         t.find("minmember") != std::string::npos;
+}
+
+// Why nothing runs: a pod that cannot start, cannot be scheduled, or a controller error.
+void pending_reason(const JobView& view, const std::vector<std::string>& events, Diagnosis& d) {
+  if (auto fatal = fatal_stall(view)) {
+    d.verdict = JobVerdict::stuck;
+    d.problem = *fatal;
+    for (const auto& r : view.replicas) {
+      if (!r.start_error.empty()) {
+        d.klass = FailureClass::start_error;
+      } else if (r.waiting_reason == "CreateContainerConfigError") {
+        d.klass = FailureClass::config_error;
+      } else if (!r.waiting_reason.empty()) {
+        d.klass = FailureClass::image_pull;
+      } else {
+        continue;
+      }
+      break;
+    }
+    return;
+  }
+  for (const auto& r : view.replicas) {
+    if (r.unschedulable.empty()) continue;
+    d.verdict = JobVerdict::pending;
+    d.klass = mentions_gang(r.unschedulable) ? FailureClass::gang_wait : FailureClass::unschedulable;
+    d.problem = fmt::format("{} is not scheduled: {}", r.pod, r.unschedulable);
+    return;
+  }
+  for (const auto& e : events) {
+    if (mentions_gang(e)) {
+      d.verdict = JobVerdict::pending;
+      d.klass = FailureClass::gang_wait;
+      d.problem = e;
+      return;
+    }
+  }
+  const bool none_started = std::none_of(view.replicas.begin(), view.replicas.end(),
+                                         [](const ReplicaView& r) { return r.started; });
+  if (none_started && !events.empty()) {
+    d.verdict = JobVerdict::pending;
+    d.klass = FailureClass::controller_error;
+    d.problem = events.back();
+    return;
+  }
+  if (none_started) {
+    d.verdict = JobVerdict::pending;
+    d.problem = view.replicas.empty() ? "no pods yet" : "no pod has started yet";
+  }
+}
+
+// A running job's ranks with the age of their last output; silent ones flagged.
+void silences(const JobView& view, const DiagnosisInput& in, Diagnosis& d) {
+  for (const auto& r : view.replicas) {
+    if (r.phase != "Running" || r.rank < 0) continue;
+    const RunLog* log = find_log(in.logs, r.pod, false);
+    if (log == nullptr || !log->last_output) continue;
+    RankSilence s;
+    s.pod = r.pod;
+    s.role = r.role;
+    s.rank = r.rank;
+    s.seconds = std::max<long long>(
+        0, std::chrono::duration_cast<std::chrono::seconds>(in.now - *log->last_output).count());
+    s.last_line = last_non_empty(log->lines);
+    s.silent = s.seconds >= in.silence.count();
+    d.ranks.push_back(std::move(s));
+  }
+}
+
+}  // namespace
+
+std::string_view verdict_id(JobVerdict v) {
+  switch (v) {
+    case JobVerdict::succeeded:
+      return "succeeded";
+    case JobVerdict::failed:
+      return "failed";
+    case JobVerdict::crash_loop:
+      return "crash-loop";
+    case JobVerdict::stuck:
+      return "stuck";
+    case JobVerdict::pending:
+      return "pending";
+    case JobVerdict::running:
+      return "running";
+    case JobVerdict::stalled:
+      return "stalled";
+    case JobVerdict::unknown:
+      break;
+  }
+  return "unknown";
+}
+
+Diagnosis diagnose(const DiagnosisInput& in) {
+  Diagnosis d;
+  const JobView view = make_job_view(in.job, in.pods);
+  d.kind = view.kind;
+  d.name = view.name;
+  d.ns = view.ns;
+  d.state = view.state;
+  d.message = view.message;
+  d.events = warning_events(in.events);
+
+  std::vector<RankFailure> failures;
+  int most_restarts = 0;
+  bool backing_off = false;
+  for (const auto& r : view.replicas) {
+    most_restarts = std::max(most_restarts, r.restarts);
+    backing_off = backing_off || r.waiting_reason == "CrashLoopBackOff";
+    const json* pod = find_pod(in.pods, r.pod);
+    if (pod == nullptr) continue;
+    if (auto f = failure_of(r, *pod, in.logs)) failures.push_back(std::move(*f));
+    if (view.finished && (r.phase == "Running" || r.phase == "Pending")) d.left_behind.push_back(r.pod);
+  }
+  if (!failures.empty()) order_failures(failures, d);
+
+  // Restarted often and failed again lately (or waiting to restart): a crash loop, as far as one
+  // look can tell.
+  const bool looping = std::any_of(failures.begin(), failures.end(), [&](const RankFailure& f) {
+    const auto finished = util::parse_time(f.finished_at);
+    const bool recent =
+        finished && in.now - std::chrono::system_clock::time_point(*finished) < k_recent_failure;
+    return f.restarts >= k_crash_loop_restarts && (backing_off || recent);
+  });
+  if (view.succeeded) {
+    d.verdict = JobVerdict::succeeded;
+  } else if (in.crash_loop_repeats > 0 || (!view.finished && looping)) {
+    d.verdict = JobVerdict::crash_loop;
+    d.repeats = in.crash_loop_repeats > 0 ? in.crash_loop_repeats : most_restarts;
+  } else if (view.finished) {
+    d.verdict = JobVerdict::failed;
+  } else {
+    d.verdict = view.replicas.empty() && !view.exists ? JobVerdict::unknown : JobVerdict::running;
+    pending_reason(view, d.events, d);
+    if (d.verdict == JobVerdict::running) {
+      silences(view, in, d);
+      if (std::any_of(d.ranks.begin(), d.ranks.end(), [](const RankSilence& s) { return s.silent; }))
+        d.verdict = JobVerdict::stalled;
+    }
+  }
+
+  StepContext step = in.step;
+  step.trainjob = view.kind == "trainjob";
+  if (d.root && d.verdict != JobVerdict::succeeded) {
+    if (d.klass == FailureClass::none) d.klass = d.root->klass;
+    step.detail = step_detail(*d.root);
+  }
+  if (d.verdict == JobVerdict::crash_loop) {
+    const std::string limit = backoff_hint(view.kind == "trainjob");
+    d.next_step = d.klass == FailureClass::none ? next_step(FailureClass::crash_loop, step)
+                                                : next_step(d.klass, step) + "; then " + limit;
+  } else if (d.verdict == JobVerdict::stalled) {
+    d.next_step = next_step(FailureClass::stalled, step);
+  } else if (d.klass == FailureClass::none && view.finished && !view.succeeded && !d.events.empty()) {
+    d.klass = FailureClass::controller_error;
+    d.problem = d.events.back();
+    d.next_step = next_step(d.klass, step);
+  } else if (d.verdict != JobVerdict::succeeded && (d.verdict != JobVerdict::running || d.root)) {
+    d.next_step = next_step(d.klass, step);
+  }
+  return d;
+}
+
+}  // namespace kpt::plugin

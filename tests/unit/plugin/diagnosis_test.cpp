@@ -1,0 +1,310 @@
+#include "plugin/follow/diagnosis.hpp"
+
+#include "tests/unit/plugin/failure_fixtures.hpp"
+#include "util/time.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace kpt::plugin {
+namespace {
+
+using nlohmann::json;
+using testing::failure_log;
+
+const std::string k_t0 = "2026-12-06T03:14:58Z";
+
+std::string at(int seconds) {
+  return util::format_time(*util::parse_time(k_t0) + std::chrono::seconds(seconds));
+}
+
+json job(const std::string& condition, const std::string& message = "") {
+  return {{"apiVersion", "kubeflow.org/v1"},
+          {"kind", "PyTorchJob"},
+          {"metadata", {{"name", "dg"}, {"namespace", "ml"}}},
+          {"spec", {{"pytorchReplicaSpecs", {{"Worker", {{"replicas", 2}}}}}}},
+          {"status",
+           {{"conditions", json::array({{{"type", condition}, {"status", "True"}, {"message", message}}})}}}};
+}
+
+json terminated(int code, int finished, const std::string& reason = "Error", int signal = 0) {
+  json t = {{"exitCode", code}, {"reason", reason}, {"finishedAt", at(finished)}};
+  if (signal != 0) t["signal"] = signal;
+  return {{"terminated", t}};
+}
+
+json running(int started = 0) { return {{"running", {{"startedAt", at(started)}}}}; }
+
+json pod(int index, const std::string& phase, const json& state, int restarts = 0,
+         const json& last = json::object(), const json& extra_status = json::object()) {
+  json status = {
+      {"phase", phase},
+      {"containerStatuses",
+       json::array(
+           {{{"name", "pytorch"}, {"restartCount", restarts}, {"state", state}, {"lastState", last}}})}};
+  status.merge_patch(extra_status);
+  return {{"metadata",
+           {{"name", "dg-worker-" + std::to_string(index)},
+            {"namespace", "ml"},
+            {"uid", "w" + std::to_string(index)},
+            {"labels",
+             {{"training.kubeflow.org/job-name", "dg"},
+              {"training.kubeflow.org/replica-type", "worker"},
+              {"training.kubeflow.org/replica-index", std::to_string(index)}}}}},
+          {"status", status}};
+}
+
+RunLog log_of(int index, std::vector<std::string> lines, bool previous = false) {
+  return RunLog{"dg-worker-" + std::to_string(index), previous, std::move(lines), std::nullopt};
+}
+
+DiagnosisInput input(json j, std::vector<json> pods, std::vector<RunLog> logs = {}) {
+  DiagnosisInput in;
+  in.job = std::move(j);
+  in.pods = std::move(pods);
+  in.logs = std::move(logs);
+  in.now = std::chrono::system_clock::time_point(*util::parse_time(k_t0) + std::chrono::seconds(60));
+  in.step.job_word = "dg";
+  in.step.flags = " --local -n ml";
+  return in;
+}
+
+TEST(Diagnose, TheRankWithTheExceptionIsTheRootCauseAndItsLostPeerFollowsIt) {
+  const Diagnosis d = diagnose(
+      input(job("Failed", "PyTorchJob dg is failed because 1 Worker replica(s) failed."),
+            {pod(0, "Failed", terminated(1, 0)), pod(1, "Failed", terminated(1, 0))},
+            {log_of(0, failure_log("exception-rank0.log")), log_of(1, failure_log("exception-rank1.log"))}));
+  EXPECT_EQ(verdict_id(d.verdict), "failed");
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_EQ(d.root->role, "worker-1");
+  EXPECT_EQ(d.root->rank, 1);
+  EXPECT_EQ(class_id(d.root->klass), "exception");
+  ASSERT_TRUE(d.root->error.has_value());
+  EXPECT_EQ(d.root->error->line, "RuntimeError: loss is NaN at step 3");
+  ASSERT_EQ(d.following.size(), 1u);
+  EXPECT_EQ(d.following[0].role, "worker-0");
+  EXPECT_TRUE(d.following[0].collateral);
+  EXPECT_EQ(class_id(d.following[0].klass), "peer-lost");
+  EXPECT_EQ(d.next_step, "fix the error at train.py:36");
+}
+
+TEST(Diagnose, ASigkilledRankComesFirstEvenWhenRankZerosExitDecidesRunsCode) {
+  const Diagnosis d = diagnose(input(
+      job("Failed"), {pod(0, "Failed", terminated(1, 1)), pod(1, "Failed", terminated(137, 0, "Error", 9))},
+      {log_of(0, failure_log("sigkill-rank0.log")), log_of(1, failure_log("sigkill-rank1.log"))}));
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_EQ(d.root->role, "worker-1");
+  EXPECT_EQ(d.root->exit_text, "killed (SIGKILL): often the out-of-memory killer (exit code 137)");
+  EXPECT_EQ(class_id(d.root->klass), "killed");
+  EXPECT_EQ(d.root->last_line, "rank 1 step 3");
+  ASSERT_EQ(d.following.size(), 1u);
+  EXPECT_EQ(d.following[0].after_root, 1.0);
+  EXPECT_TRUE(d.following[0].collateral);
+}
+
+struct OrderCase {
+  const char* name;
+  int rank0_finished;
+  const char* rank0_log;
+  int rank1_finished;
+  const char* rank1_log;
+  const char* root;
+};
+
+TEST(Diagnose, TheFirstFailureByTimeIsTheRootUnlessItIsAPeersLossAtTheSameMoment) {
+  const OrderCase cases[] = {
+      {"a lost peer at the same second gives way", 0, "exception-rank0.log", 0, "exception-rank1.log",
+       "worker-1"},
+      {"and a few seconds later still (clocks, polling)", 0, "exception-rank0.log", 4, "exception-rank1.log",
+       "worker-1"},
+      {"but not long after: the first failure is the cause", 0, "collective-timeout-rank0.log", 30,
+       "exception-rank1.log", "worker-0"},
+      {"two exceptions: the earlier", 10, "exception-rank1.log", 3, "import-rank0.log", "worker-1"},
+      {"the same moment and the same kind: the lower rank", 0, "import-rank0.log", 0, "import-rank0.log",
+       "worker-0"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Diagnosis d =
+        diagnose(input(job("Failed"),
+                       {pod(0, "Failed", terminated(1, c.rank0_finished)),
+                        pod(1, "Failed", terminated(1, c.rank1_finished))},
+                       {log_of(0, failure_log(c.rank0_log)), log_of(1, failure_log(c.rank1_log))}));
+    ASSERT_TRUE(d.root.has_value());
+    EXPECT_EQ(d.root->role, c.root);
+  }
+}
+
+TEST(Diagnose, ARestartedRanksFailureIsReadFromItsPreviousRun) {
+  const Diagnosis d = diagnose(input(
+      job("Running"), {pod(0, "Running", running(5)), pod(1, "Running", running(5), 1, terminated(1, 2))},
+      {log_of(1, {"rank 1 step 1"}), log_of(1, failure_log("import-rank0.log"), true)}));
+  EXPECT_EQ(verdict_id(d.verdict), "running");
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_EQ(d.root->restarts, 1);
+  EXPECT_EQ(class_id(d.root->klass), "missing-module");
+}
+
+TEST(Diagnose, TheSameFailureAgainAndAgainIsACrashLoopWithTheBackoffLimitHint) {
+  json waiting = {{"waiting", {{"reason", "CrashLoopBackOff"}}}};
+  auto in = input(job("Running"), {pod(0, "Running", waiting, 3, terminated(1, 20))},
+                  {log_of(0, failure_log("syntax-rank0.log"))});
+  Diagnosis d = diagnose(in);  // diagnose sees three restarts in back-off
+  EXPECT_EQ(verdict_id(d.verdict), "crash-loop");
+  EXPECT_EQ(d.repeats, 3);
+  EXPECT_EQ(d.next_step,
+            "fix the error at syntax_error.py:4; then set spec.runPolicy.backoffLimit so that the job fails "
+            "instead of restarting forever");
+  in.crash_loop_repeats = 4;  // run counted them
+  EXPECT_EQ(diagnose(in).repeats, 4);
+}
+
+TEST(Diagnose, OomKilledIsSaidAsTheRuntimeSaysIt) {
+  const Diagnosis d = diagnose(
+      input(job("Failed"), {pod(0, "Failed", terminated(137, 0, "OOMKilled"))}, {log_of(0, {"epoch 1"})}));
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_EQ(class_id(d.klass), "host-oom");
+  EXPECT_EQ(d.root->exit_text, "OOMKilled (exit code 137): the container went over its memory limit");
+}
+
+struct PendingCase {
+  const char* name;
+  json pod;
+  std::vector<json> events;
+  const char* verdict;
+  const char* klass;
+  const char* problem;
+};
+
+json event(const std::string& object, const std::string& reason, const std::string& message) {
+  return {
+      {"involvedObject", {{"name", object}}}, {"reason", reason}, {"message", message}, {"type", "Warning"}};
+}
+
+TEST(Diagnose, SaysWhyNothingRuns) {
+  const json unscheduled = {
+      {"conditions",
+       json::array({{{"type", "PodScheduled"},
+                     {"status", "False"},
+                     {"message", "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."}}})}};
+  const json gang = {
+      {"conditions", json::array({{{"type", "PodScheduled"},
+                                   {"status", "False"},
+                                   {"message", "pod group is not ready, 1/2 pods scheduled"}}})}};
+  const PendingCase cases[] = {
+      {"an image that cannot be pulled",
+       pod(0, "Pending",
+           {{"waiting", {{"reason", "ImagePullBackOff"}, {"message", "Back-off pulling image \"x\""}}}}),
+       {},
+       "stuck",
+       "image-pull",
+       "dg-worker-0 is stuck in ImagePullBackOff: Back-off pulling image \"x\""},
+      {"a missing Secret",
+       pod(0, "Pending",
+           {{"waiting",
+             {{"reason", "CreateContainerConfigError"}, {"message", "secret \"token\" not found"}}}}),
+       {},
+       "stuck",
+       "config-error",
+       "dg-worker-0 is stuck in CreateContainerConfigError: secret \"token\" not found"},
+      {"no node fits",
+       pod(0, "Pending", json::object(), 0, json::object(), unscheduled),
+       {},
+       "pending",
+       "unschedulable",
+       "dg-worker-0 is not scheduled: 0/3 nodes are available: 3 Insufficient nvidia.com/gpu."},
+      {"the gang scheduler waits",
+       pod(0, "Pending", json::object(), 0, json::object(), gang),
+       {},
+       "pending",
+       "gang-wait",
+       "dg-worker-0 is not scheduled: pod group is not ready, 1/2 pods scheduled"},
+      {"a webhook refuses the pods",
+       pod(0, "Pending", json::object()),
+       {event(
+           "dg", "FailedCreatePod",
+           "Error creating: admission webhook \"policy.example.com\" denied the request: no GPUs for team")},
+       "pending",
+       "controller-error",
+       "dg: FailedCreatePod: Error creating: admission webhook \"policy.example.com\" denied the request: no "
+       "GPUs "
+       "for team"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto in = input(job("Created"), {c.pod});
+    in.events = c.events;
+    const Diagnosis d = diagnose(in);
+    EXPECT_EQ(verdict_id(d.verdict), c.verdict);
+    EXPECT_EQ(class_id(d.klass), c.klass);
+    EXPECT_EQ(d.problem, c.problem);
+    EXPECT_FALSE(d.next_step.empty());
+  }
+}
+
+TEST(Diagnose, PodsStillRunningAfterTheEndAreLeftBehind) {
+  const Diagnosis d =
+      diagnose(input(job("Failed"), {pod(0, "Running", running()), pod(1, "Failed", terminated(2, 0))},
+                     {log_of(1, {"bad input"})}));
+  EXPECT_EQ(d.left_behind, std::vector<std::string>{"dg-worker-0"});
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_EQ(class_id(d.root->klass), "exit-code");
+}
+
+TEST(Diagnose, ARunningJobNamesTheRankSilentForTheThreshold) {
+  auto in = input(job("Running"), {pod(0, "Running", running()), pod(1, "Running", running())},
+                  {log_of(0, {"rank 0 step 40"}), log_of(1, failure_log("hang-rank1.log"))});
+  in.logs[0].last_output = in.now - std::chrono::seconds(2);
+  in.logs[1].last_output = in.now - std::chrono::seconds(75);
+  const Diagnosis d = diagnose(in);
+  EXPECT_EQ(verdict_id(d.verdict), "stalled");
+  ASSERT_EQ(d.ranks.size(), 2u);
+  EXPECT_FALSE(d.ranks[0].silent);
+  EXPECT_EQ(d.ranks[0].seconds, 2);
+  EXPECT_TRUE(d.ranks[1].silent);
+  EXPECT_EQ(d.ranks[1].seconds, 75);
+  EXPECT_EQ(d.ranks[1].last_line, "rank 1 step 3");
+  in.logs[1].last_output = in.now - std::chrono::seconds(20);
+  EXPECT_EQ(verdict_id(diagnose(in).verdict), "running");
+}
+
+TEST(Diagnose, ASucceededJobNeedsNoNextStep) {
+  const Diagnosis d = diagnose(input(job("Succeeded"), {pod(0, "Succeeded", terminated(0, 0, "Completed"))}));
+  EXPECT_EQ(verdict_id(d.verdict), "succeeded");
+  EXPECT_FALSE(d.root.has_value());
+  EXPECT_EQ(d.next_step, "");
+}
+
+TEST(Diagnose, ATrainJobsNodeIsNamedByItsNodeRank) {
+  json tj = {{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+             {"kind", "TrainJob"},
+             {"metadata", {{"name", "tj"}, {"namespace", "ml"}}},
+             {"status",
+              {{"conditions",
+                json::array({{{"type", "Failed"}, {"status", "True"}, {"message", "jobset failed"}}})}}}};
+  json node = {
+      {"metadata",
+       {{"name", "tj-node-0-1-abcde"},
+        {"namespace", "ml"},
+        {"uid", "n1"},
+        {"labels",
+         {{"jobset.sigs.k8s.io/jobset-name", "tj"}, {"jobset.sigs.k8s.io/replicatedjob-name", "node"}}},
+        {"annotations", {{"batch.kubernetes.io/job-completion-index", "1"}}}}},
+      {"spec", {{"containers", json::array({{{"name", "node"}}})}}},
+      {"status",
+       {{"phase", "Failed"},
+        {"containerStatuses",
+         json::array({{{"name", "node"}, {"restartCount", 0}, {"state", terminated(1, 0)}}})}}}};
+  auto in = input(tj, {node},
+                  {RunLog{"tj-node-0-1-abcde", false, failure_log("trainjob-node1.log"), std::nullopt}});
+  in.step.job_word = "trainjob/tj";
+  const Diagnosis d = diagnose(in);
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_EQ(d.root->role, "node-1");
+  EXPECT_EQ(d.root->rank, 1);
+  EXPECT_EQ(d.root->error->line, "RuntimeError: loss is NaN at step 3");
+  EXPECT_EQ(class_id(d.klass), "exception");
+}
+
+}  // namespace
+}  // namespace kpt::plugin
