@@ -30,7 +30,9 @@ nlohmann::json build_job(const JobRequest& request) {
   }
   // None keeps every pod's logs readable after the end; with a Master the job ends when the Master
   // succeeds, so Running deletes the Workers that would keep running (lint.clean-pod-policy-none).
-  json spec = {{"runPolicy", {{"cleanPodPolicy", request.with_master ? "Running" : "None"}, {"backoffLimit", request.backoff_limit}}},
+  json spec = {{"runPolicy",
+                {{"cleanPodPolicy", request.with_master ? "Running" : "None"},
+                 {"backoffLimit", request.backoff_limit}}},
                {"pytorchReplicaSpecs", std::move(replicas)}};
   if (!request.nproc_per_node.empty()) spec["nprocPerNode"] = request.nproc_per_node;
   return {{"apiVersion", "kubeflow.org/v1"}, {"kind", "PyTorchJob"}, {"metadata", metadata}, {"spec", spec}};
