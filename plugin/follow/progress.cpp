@@ -41,7 +41,8 @@ std::string counter_text(const LineProgress& p) {
 
 void merge_metrics(std::vector<LineMetric>& kept, const std::vector<LineMetric>& fresh) {
   for (const auto& [name, value] : fresh) {
-    auto it = std::find_if(kept.begin(), kept.end(), [&](const LineMetric& m) { return m.first == name; });
+    auto it =
+        std::find_if(kept.begin(), kept.end(), [&n = name](const LineMetric& m) { return m.first == n; });
     if (it != kept.end()) {
       it->second = value;
     } else if (kept.size() < k_max_kept_metrics) {

@@ -111,7 +111,7 @@ TEST(ApiServerDepthSweep, EveryEndpointAndBodyTypeNestedToTheLimitIsAnsweredAndT
   int sent = 0;
   for (const auto& [shape, nest] : shapes) {
     // A value nested under one field of an object: the object and that field's level are 1.
-    const auto deep = [&](std::size_t used) { return nest(k_max_json_depth - used); };
+    const auto deep = [&make = nest](std::size_t used) { return make(k_max_json_depth - used); };
     const std::string strategic = "{\"data\":" + deep(1) + "}";
     const std::vector<std::pair<std::string, Sent>> requests = {
         // Strategic merge first: the patch that crashed the server, on every kind that takes one.
