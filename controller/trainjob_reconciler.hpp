@@ -3,6 +3,7 @@
 #include "controller/events.hpp"
 #include "controller/reconciler.hpp"
 #include "kube/api_client.hpp"
+#include "model/k8s/label_selector.hpp"
 #include "model/trainjob/lifecycle.hpp"
 #include "model/trainjob/release.hpp"
 #include "util/clock.hpp"
@@ -19,6 +20,7 @@
 namespace kpt::controller {
 
 class JobCache;
+class Metrics;
 class ChildCache;
 class Expectations;
 
@@ -38,6 +40,8 @@ struct TrainJobOptions {
   /// --via-jobset: create the JobSet as Trainer does, for a cluster whose JobSet controller makes
   /// the Jobs and pods, instead of the pods and Service directly.
   bool via_jobset = false;
+  model::k8s::LabelSelector job_selector{};  ///< the TrainJob's labels must match (--job-selector)
+  std::string instance{};                    ///< the Events' reportingInstance (the lease identity)
 };
 
 /// The field manager Trainer server-side applies its objects with (force: it owns them).
@@ -59,7 +63,11 @@ inline constexpr const char* k_trainer_field_manager = "trainer";
 class TrainJobReconciler {
  public:
   TrainJobReconciler(kube::ApiClient& client, const util::Clock& clock, TrainJobOptions options,
-                     const TrainJobCaches& caches);
+                     const TrainJobCaches& caches, Metrics* metrics = nullptr);
+
+  /// True when this controller should act on the TrainJob: no managedBy of another controller
+  /// (Trainer's own value is its default), and the job selector matches.
+  [[nodiscard]] bool owns(const nlohmann::json& trainjob) const;
 
   /// `key` is "namespace/name".
   ReconcileResult reconcile(const std::string& key);
@@ -105,6 +113,7 @@ class TrainJobReconciler {
   const util::Clock& m_clock;
   TrainJobOptions m_options;
   TrainJobCaches m_caches;
+  Metrics* m_metrics;
   EventRecorder m_events;
   std::mutex m_mutex;
   std::map<std::string, std::pair<std::string, nlohmann::json>> m_runtimes;  ///< key -> {uid, runtime}

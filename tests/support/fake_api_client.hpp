@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -68,6 +69,11 @@ class FakeApiClient final : public kube::ApiClient {
              const nlohmann::json& patch);
   /// The next `count` calls of `verb` fail with this HTTP status and reason.
   void fail_next(const std::string& verb, int http_status, const std::string& reason, int count = 1);
+  /// Every `verb` on `resource` fails with 403 Forbidden until allow() (the RBAC says no).
+  void forbid(const std::string& verb, const std::string& resource);
+  void allow(const std::string& verb, const std::string& resource);
+  /// get_raw(path) answers `body` (a discovery document, /version) instead of 404.
+  void set_raw(const std::string& path, const std::string& body);
   /// When true, delete marks objects with a deletionTimestamp instead of removing them.
   void set_graceful_delete(bool graceful);
   /// Actually removes an object (finishes a graceful delete).
@@ -82,7 +88,7 @@ class FakeApiClient final : public kube::ApiClient {
   using Key = std::tuple<std::string, std::string, std::string>;  // resource, ns, name
   void record(const std::string& verb, const kube::ResourceRef& ref, const std::string& ns,
               const std::string& name);
-  std::optional<Error> injected(const std::string& verb);
+  std::optional<Error> injected(const std::string& verb, const std::string& resource = {});
   void stamp(nlohmann::json& obj);
   void log_change(const std::string& resource, kube::WatchEvent::Type type, const nlohmann::json& obj);
 
@@ -99,6 +105,8 @@ class FakeApiClient final : public kube::ApiClient {
   std::map<Key, nlohmann::json> m_objects;
   std::vector<RecordedCall> m_calls;
   std::map<std::string, std::deque<Error>> m_faults;
+  std::set<std::pair<std::string, std::string>> m_forbidden;  ///< {verb, resource}
+  std::map<std::string, std::string> m_raw;
   long m_version = 1;
   bool m_graceful = false;
 };
