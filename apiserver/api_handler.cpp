@@ -4,7 +4,9 @@
 #include "apiserver/delete_options.hpp"
 #include "apiserver/discovery.hpp"
 #include "apiserver/protobuf_body.hpp"
+#include "apiserver/query_params.hpp"
 #include "apiserver/table.hpp"
+#include "util/json_access.hpp"
 
 #include <ctime>
 
@@ -227,7 +229,9 @@ HttpResponse ApiHandler::do_list(const HttpRequest& req, const Target& t) {
   if (!fields) return error_response(bad_request(fields.error().message));
   q.labels = std::move(*labels);
   q.fields = std::move(*fields);
-  if (req.has_param("limit")) q.limit = std::atoll(req.param("limit").c_str());
+  auto limit = int64_param(req, "limit");
+  if (!limit) return error_response(limit.error());
+  if (*limit) q.limit = **limit;
   q.continue_token = req.param("continue");
   auto list = m_ops.list(res, t.ns, q);
   if (!list) return error_response(list.error());
@@ -305,7 +309,8 @@ HttpResponse ApiHandler::do_delete(const HttpRequest& req, const Target& t) {
 HttpResponse ApiHandler::do_binding(const HttpRequest& req, const Target& t) {
   auto body = parse_body(req, nullptr);
   if (!body) return error_response(body.error());
-  const std::string node = body.value().value("target", json::object()).value("name", "");
+  const auto target = body.value().is_object() ? body.value().find("target") : body.value().end();
+  const std::string node = target != body.value().end() ? util::string_at(*target, "name") : std::string();
   if (node.empty()) {
     return error_response(
         invalid("", "Binding", t.name, {{"FieldValueRequired", "Required value", "target.name"}}));

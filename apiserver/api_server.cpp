@@ -3,9 +3,11 @@
 #include "apiserver/api_handler.hpp"
 #include "apiserver/body_limits.hpp"
 #include "apiserver/connection_server.hpp"
+#include "apiserver/request_head.hpp"
 
 #include <httplib.h>
-#include <openssl/crypto.h>
+
+#include <sys/resource.h>
 
 #include <algorithm>
 #include <atomic>
@@ -35,11 +37,26 @@ HttpRequest to_request(const httplib::Request& in, std::string body) {
 constexpr const char* k_crd_storage_key = "apiextensions.k8s.io/customresourcedefinitions";
 constexpr const char* k_events_storage_key = "/events";
 
-/// The options with the Event TTL handed to the store, which applies it.
-ServerOptions with_event_ttl(ServerOptions options) {
-  if (options.event_ttl.count() > 0) options.store.ttl[k_events_storage_key] = options.event_ttl;
+/// The connection limits as options ask, within what the process may open: the front end and the
+/// streams each get a share of the descriptors, so that neither can run the process out of them.
+ServerOptions within_descriptor_limit(ServerOptions options) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return options;
+  const auto spare = static_cast<std::size_t>(limit.rlim_cur > 256 ? limit.rlim_cur - 128 : 128);
+  options.max_connections =
+      std::clamp<std::size_t>(options.max_connections, 16, std::max<std::size_t>(16, spare / 2));
+  options.max_streams = std::clamp<std::size_t>(options.max_streams, 1, std::max<std::size_t>(16, spare / 4));
   return options;
 }
+
+/// The options as the server applies them: the Event TTL handed to the store, and the connection
+/// limits within what the process may open.
+ServerOptions effective(ServerOptions options) {
+  if (options.event_ttl.count() > 0) options.store.ttl[k_events_storage_key] = options.event_ttl;
+  return within_descriptor_limit(std::move(options));
+}
+
+const util::RealClock k_real_clock;
 
 /// kube-apiserver compresses a response only from 128 KiB on, and only with gzip
 /// (k8s.io/apiserver responsewriters: defaultGzipThresholdBytes): below that the CPU costs more than
@@ -49,32 +66,61 @@ ServerOptions with_event_ttl(ServerOptions options) {
 /// own non-const object, so narrowing that header here is how the server chooses.
 constexpr std::size_t k_compress_from_bytes = 128 * 1024;
 
-void choose_encoding(const httplib::Request& in, std::size_t body_bytes, bool streaming) {
+/// (Streams are written by ConnectionServer, uncompressed: a compressor would hold events back.)
+void choose_encoding(const httplib::Request& in, std::size_t body_bytes) {
   auto& headers = const_cast<httplib::Request&>(in).headers;
   const auto it = headers.find("Accept-Encoding");
   if (it == headers.end()) return;
-  // A stream (watch, log follow) is written event by event; a compressor would hold events back.
-  const bool gzip =
-      !streaming && body_bytes >= k_compress_from_bytes && it->second.find("gzip") != std::string::npos;
+  const bool gzip = body_bytes >= k_compress_from_bytes && it->second.find("gzip") != std::string::npos;
   headers.erase("Accept-Encoding");
   if (gzip) headers.emplace("Accept-Encoding", "gzip");
 }
 
-bool token_matches(const std::string& header, const std::string& token) {
-  const std::string want = "Bearer " + token;
-  if (header.size() != want.size()) return false;
-  return CRYPTO_memcmp(header.data(), want.data(), want.size()) == 0;
+Error internal_error(const std::string& what) {
+  return make_api_error(500, "InternalError", "Internal error occurred: " + what);
+}
+
+Error too_many_streams(std::size_t limit) {
+  Error e =
+      make_api_error(429, "TooManyRequests",
+                     "Too many requests, please try again later: " + std::to_string(limit) +
+                         " watches, log streams and exec sessions are open, the most this server serves");
+  e.details.retry_after_seconds = 1;
+  return e;
+}
+
+/// The Status body for an answer httplib makes itself (a malformed body, a method it does not
+/// route), which it would send empty.
+Error error_of_status(int status) {
+  switch (status) {
+    case 404:
+      return path_not_found();
+    case 405:
+      return make_api_error(405, "MethodNotAllowed",
+                            "the server does not allow this method on the requested resource");
+    case 413:
+      return request_entity_too_large();
+    case 414:
+      return make_api_error(414, "RequestURITooLong", "request-URI too long");
+    case 416:
+      return make_api_error(416, "BadRequest", "the requested range is not satisfiable");
+    default:
+      break;
+  }
+  if (status >= 500) return internal_error("the request could not be served");
+  return make_api_error(status, "BadRequest", "the request could not be read: it is malformed");
 }
 
 }  // namespace
 
 struct ApiServer::Impl {
   explicit Impl(ServerOptions opts)
-      : options(with_event_ttl(std::move(opts))),
+      : options(effective(std::move(opts))),
         store(options.store),
         opened(open_database()),
         faults(options.faults),
-        handler(store, registry, faults) {}
+        handler(store, registry, faults),
+        access(options.access_log, k_real_clock, options.access_log_limit) {}
 
   ServerOptions options;
   Store store;
@@ -83,6 +129,7 @@ struct ApiServer::Impl {
   Expected<void> opened;
   FaultInjector faults;
   ApiHandler handler;
+  AccessLog access;
   std::unique_ptr<ConnectionServer> server;
   std::thread thread;
   std::thread expirer;  ///< removes expired Events every expiry_interval
@@ -141,52 +188,46 @@ struct ApiServer::Impl {
   void refuse(const httplib::Request& in, httplib::Response& out, const Error& error) {
     const auto r = error_response(error);
     out.status = r.status;
-    choose_encoding(in, r.body.size(), false);
+    choose_encoding(in, r.body.size());
     out.set_content(r.body, r.content_type);
     // The rest of the body is not worth reading, and must not be read as requests.
     out.set_header("Connection", "close");
     ConnectionServer::close_after_current();
-    if (options.access_log) options.access_log(in.method + " " + in.path + " " + std::to_string(r.status));
+    access.record(in.method, in.path, r.status, true);
   }
 
   void serve(const httplib::Request& in, httplib::Response& out, std::string body = {}) {
-    HttpResponse r = handler.handle(to_request(in, std::move(body)));
+    HttpResponse r;
+    try {
+      r = handler.handle(to_request(in, std::move(body)));
+    } catch (const std::exception& e) {
+      // A broken invariant, not the client's doing: a Status still, never an empty 500.
+      r = error_response(internal_error(e.what()));
+    } catch (...) {
+      r = error_response(internal_error("unknown"));
+    }
+    if (r.upgrade) {
+      if (ConnectionServer::upgrade_current(r.headers, r.upgrade, stopping)) {
+        access.record(in.method, in.path, 101, true);
+        return;
+      }
+      r = error_response(too_many_streams(options.max_streams));
+    } else if (r.stream) {
+      if (ConnectionServer::stream_current(r.status, r.content_type, r.headers, r.stream, stopping)) {
+        access.record(in.method, in.path, r.status, true);
+        return;
+      }
+      r = error_response(too_many_streams(options.max_streams));
+    }
     out.status = r.status;
     if (r.close_connection) {
       out.set_header("Connection", "close");
       ConnectionServer::close_after_current();
     }
     for (const auto& [k, v] : r.headers) out.headers.emplace(k, v);
-    if (options.access_log) options.access_log(in.method + " " + in.path + " " + std::to_string(r.status));
-    if (r.upgrade) {
-      upgrade(r);
-      return;
-    }
-    choose_encoding(in, r.body.size(), r.stream != nullptr);
-    if (!r.stream) {
-      out.set_content(r.body, r.content_type);
-      return;
-    }
-    auto stream = std::move(r.stream);
-    out.set_chunked_content_provider(r.content_type, [stream, this](std::size_t, httplib::DataSink& sink) {
-      const ChunkWriter write = [&sink](std::string_view chunk) {
-        if (chunk.empty()) return sink.is_writable();
-        return sink.is_writable() && sink.write(chunk.data(), chunk.size());
-      };
-      stream(write, stopping);
-      sink.done();
-      return true;
-    });
-  }
-
-  /// Answers 101 on the request's own connection and hands it to the response's handler.
-  void upgrade(const HttpResponse& r) {
-    UpgradedConnection* conn = ConnectionServer::take_over_current();
-    if (conn == nullptr) return;
-    std::string head = "HTTP/1.1 101 Switching Protocols\r\n";
-    for (const auto& [k, v] : r.headers) head += k + ": " + v + "\r\n";
-    head += "\r\n";
-    if (conn->write(head)) r.upgrade(*conn, stopping);
+    access.record(in.method, in.path, r.status, true);
+    choose_encoding(in, r.body.size());
+    out.set_content(r.body, r.content_type);
   }
 };
 
@@ -208,27 +249,47 @@ Expected<int> ApiServer::start(int port) {
     tls = make_server_tls_context(im.options.certificates->cert_pem, im.options.certificates->key_pem);
     if (tls == nullptr) return make_error(ErrorCode::config, "loading the serving certificate failed");
   }
-  im.server = std::make_unique<ConnectionServer>(tls);
+  ConnectionOptions connection;
+  connection.front.token = im.options.token;
+  connection.front.header_timeout = im.options.header_timeout;
+  connection.front.idle_timeout = im.options.idle_timeout;
+  connection.front.max_connections = im.options.max_connections;
+  connection.threads = im.options.threads;
+  connection.max_waiting = im.options.max_waiting;
+  connection.max_streams = im.options.max_streams;
+  connection.stack_bytes = im.options.stack_bytes;
+  connection.read_timeout = im.options.read_timeout;
+  im.server = std::make_unique<ConnectionServer>(
+      tls, connection, [&im](std::string_view method, std::string_view path, int status, bool authenticated) {
+        im.access.record(method, path, status, authenticated);
+      });
   auto& srv = *im.server;
-  const std::size_t threads = im.options.threads;
-  srv.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
-  srv.set_keep_alive_timeout(5);  // bounds how long stop() waits for idle keep-alive connections
-  srv.set_tcp_nodelay(true);      // headers and body go in separate writes: without it, 40 ms delayed ACKs
-  srv.set_read_timeout(static_cast<time_t>(im.options.read_timeout.count()));
-  srv.set_write_timeout(30);
+  // The front end checks the token before a request reaches httplib; this is a second look, at
+  // what httplib parsed.
   srv.set_pre_routing_handler([&im](const httplib::Request& req, httplib::Response& res) {
-    if (im.options.token.empty() || req.path == "/healthz" || req.path == "/livez" || req.path == "/readyz") {
-      return httplib::Server::HandlerResponse::Unhandled;
-    }
-    if (token_matches(req.get_header_value("Authorization"), im.options.token)) {
+    if (im.options.token.empty() || is_health_path(req.path) ||
+        bearer_token_matches(req.get_header_value("Authorization"), im.options.token)) {
       return httplib::Server::HandlerResponse::Unhandled;
     }
     const auto r = error_response(make_api_error(401, "Unauthorized", "Unauthorized"));
     res.status = 401;
-    choose_encoding(req, r.body.size(), false);
     res.set_content(r.body, "application/json");
-    if (im.options.access_log) im.options.access_log(req.method + " " + req.path + " 401");
+    res.set_header("Connection", "close");
+    ConnectionServer::close_after_current();
+    im.access.record(req.method, req.path, 401, false);
     return httplib::Server::HandlerResponse::Handled;
+  });
+  srv.set_error_handler(
+      httplib::Server::HandlerWithResponse([](const httplib::Request&, httplib::Response& res) {
+        if (!res.body.empty() || res.content_provider_) return httplib::Server::HandlerResponse::Unhandled;
+        const auto r = error_response(error_of_status(res.status));
+        res.set_content(r.body, r.content_type);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+  srv.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    const auto r = error_response(internal_error("the request could not be served"));
+    res.status = 500;
+    res.set_content(r.body, r.content_type);
   });
   srv.set_payload_max_length(k_max_request_body_bytes);
   srv.Get(".*", [&im](const httplib::Request& req, httplib::Response& res) { im.serve(req, res); });
@@ -241,25 +302,17 @@ Expected<int> ApiServer::start(int port) {
   srv.Patch(".*", with_body);
   srv.Delete(".*", with_body);
 
-  if (port == 0) {
-    im.port = srv.bind_to_any_port(im.options.host);
-  } else {
-    im.port = srv.bind_to_port(im.options.host, port) ? port : -1;
-  }
-  if (im.port <= 0) {
+  auto bound = srv.listen_on(im.options.host, port);
+  if (!bound) {
     im.server.reset();
-    return make_error(ErrorCode::io, "binding " + im.options.host + ":" + std::to_string(port) +
-                                         " failed: address in use or not available");
+    return bound.error();
   }
+  im.port = *bound;
   const std::string host =
       im.options.host.find(':') != std::string::npos ? "[" + im.options.host + "]" : im.options.host;
   im.handler.set_server_address(host + ":" + std::to_string(im.port));
   im.start_expiring();
-  im.thread = std::thread([&srv] { srv.listen_after_bind(); });
-  // Connections made before the loop runs wait in the listen backlog; this only makes
-  // is_running() true for callers that check it.
-  for (int i = 0; i < 2000 && !srv.is_running(); ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  im.thread = std::thread([&srv] { srv.serve_forever(); });
   return im.port;
 }
 
@@ -319,5 +372,11 @@ void ApiServer::set_exec_provider(std::shared_ptr<ExecProvider> provider) {
 }
 void ApiServer::set_fault_plan(const FaultPlan& plan) { m_impl->faults.set_plan(plan); }
 std::uint64_t ApiServer::faults_injected() const { return m_impl->faults.injected(); }
+
+ServerStats ApiServer::stats() const {
+  if (!m_impl->server) return {};
+  const auto s = m_impl->server->stats();
+  return ServerStats{s.held, s.busy, s.threads, s.streams};
+}
 
 }  // namespace kpt::apiserver

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "apiserver/access_log.hpp"
 #include "apiserver/certs.hpp"
 #include "apiserver/exec_provider.hpp"
 #include "apiserver/faults.hpp"
@@ -18,6 +19,14 @@ namespace kpt::apiserver {
 
 class ApiHandler;
 
+/// What the server holds now, for tests and figures.
+struct ServerStats {
+  std::size_t held = 0;     ///< connections waiting in the front end (handshake, head, idle)
+  std::size_t busy = 0;     ///< ordinary requests being served
+  std::size_t threads = 0;  ///< threads of the ordinary pool
+  std::size_t streams = 0;  ///< watches, log streams and exec sessions open
+};
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   bool tls = true;
@@ -33,11 +42,33 @@ struct ServerOptions {
   /// SQLite database holding the objects across restarts (created when missing); empty: memory only.
   std::string database;
   FaultPlan faults;
-  std::size_t threads = 64;  ///< each open watch holds one
-  /// How long a client may take to send the next part of a request (a body that stalls ends in 400).
+  /// Ordinary requests served at once, each on a thread of the server's pool (a request beyond
+  /// waits, up to max_waiting; beyond that it is answered 429). Watches, log streams and exec
+  /// sessions run on threads of their own and do not count here.
+  std::size_t threads = 64;
+  std::size_t max_waiting = 256;
+  /// Watches, log streams and exec sessions open at once; one more is answered 429.
+  std::size_t max_streams = 1000;
+  /// The stack of each thread that serves requests: room for the recursive walks of JSON (copy,
+  /// compare, serialize, merge patch, validation) over bodies as deep as k_max_json_depth, which
+  /// need 6 to 8 MiB (the depth-sweep test sends them). Reserved address space; only what a walk
+  /// touches becomes memory.
+  std::size_t stack_bytes = 32u << 20;
+  /// Connections held between accept and an authenticated request (TLS handshake, head) or
+  /// kept alive between requests; a new one beyond closes the oldest that never authenticated.
+  std::size_t max_connections = 1024;
+  /// From accept to the end of a request's head, TLS handshake included (kube-apiserver's
+  /// ReadHeaderTimeout); a client that takes longer is disconnected without an answer.
+  std::chrono::milliseconds header_timeout{32000};
+  /// How long a kept-alive connection may wait for its next request (kube-apiserver: 90 s).
+  std::chrono::milliseconds idle_timeout{90000};
+  /// How long a client may take to send the next part of a request's body (a body that stalls
+  /// ends in 400).
   std::chrono::seconds read_timeout{30};
-  /// One line per request ("GET /api/v1/pods 200"); never headers, so never the token.
+  /// One line per request ("GET /api/v1/pods 200"), escaped; never headers or queries, so never
+  /// the token. Lines about requests without the token are rate-limited by access_log_limit.
   std::function<void(const std::string&)> access_log;
+  LogRateLimit access_log_limit;
 };
 
 /// The embedded Kubernetes API server: a store (in memory, or SQLite) behind HTTP(S) that kubectl,
@@ -77,6 +108,7 @@ class ApiServer {
   /// Where pods/exec runs commands (the local node plugs in here); nullptr restores "no node".
   void set_exec_provider(std::shared_ptr<ExecProvider> provider);
   void set_fault_plan(const FaultPlan& plan);
+  [[nodiscard]] ServerStats stats() const;
   [[nodiscard]] std::uint64_t faults_injected() const;
 
  private:

@@ -1,5 +1,6 @@
 // Watch streams and pod logs: the two streamed responses of ApiHandler.
 #include "apiserver/api_handler.hpp"
+#include "apiserver/query_params.hpp"
 #include "apiserver/table.hpp"
 
 #include <algorithm>
@@ -13,6 +14,11 @@ using json = nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::int64_t k_default_watch_seconds = 1800;
+/// A longer timeoutSeconds is taken as this (ten years): only so that the deadline cannot overflow.
+constexpr std::int64_t k_max_watch_seconds = std::int64_t{10} * 365 * 24 * 3600;
+/// How long a stream waits for something to send before it looks whether its client is still
+/// there; a client that went away frees the stream's thread within about this.
+constexpr std::chrono::milliseconds k_stream_poll{500};
 
 struct WatchSpec {
   ResourcePtr res;
@@ -105,6 +111,7 @@ void run_watch(Store& store, const WatchSpec& spec, std::chrono::milliseconds bo
     if (events.value().size() < 500) cursor = std::max(cursor, seen);
     const auto now = Clock::now();
     if (now >= spec.deadline) return;
+    if (!write({})) return;  // the client has gone
     if (spec.bookmarks && !spec.table && now - last_activity >= bookmark_every) {
       json mark = {{"kind", spec.res->kind},
                    {"apiVersion", spec.res->group_version()},
@@ -112,7 +119,7 @@ void run_watch(Store& store, const WatchSpec& spec, std::chrono::milliseconds bo
       if (!out.send("BOOKMARK", mark)) return;
       last_activity = now;
     }
-    store.wait_for_change(seen, std::min(spec.deadline, now + std::chrono::milliseconds(500)));
+    store.wait_for_change(seen, std::min(spec.deadline, now + k_stream_poll));
   }
 }
 
@@ -142,10 +149,13 @@ HttpResponse ApiHandler::do_watch(const HttpRequest& req, const Target& t) {
   spec->bookmarks = req.flag("allowWatchBookmarks");
   spec->table = wants_table(req.header("accept"));
   spec->include_object = req.param("includeObject") == "Object";
-  std::int64_t timeout = k_default_watch_seconds;
-  if (req.has_param("timeoutSeconds"))
-    timeout = std::max<std::int64_t>(0, std::atoll(req.param("timeoutSeconds").c_str()));
-  spec->deadline = Clock::now() + std::chrono::seconds(timeout);
+  auto timeout = int64_param(req, "timeoutSeconds");
+  if (!timeout) return error_response(timeout.error());
+  // As kube-apiserver: 0 (or none) is the default; a negative timeout ends the watch at once.
+  const std::int64_t seconds = !*timeout || **timeout == 0
+                                   ? k_default_watch_seconds
+                                   : std::clamp<std::int64_t>(**timeout, 0, k_max_watch_seconds);
+  spec->deadline = Clock::now() + std::chrono::seconds(seconds);
   const auto plan = m_faults.plan();
   spec->cut_after = plan.cut_watch_after_events;
   if (plan.compact_history) m_store.compact();
@@ -167,33 +177,24 @@ HttpResponse ApiHandler::do_watch(const HttpRequest& req, const Target& t) {
 }
 
 HttpResponse ApiHandler::do_log(const HttpRequest& req, const Target& t) {
+  auto lr = log_request_of(req, t.ns, t.name, std::chrono::system_clock::now());
+  if (!lr) return error_response(lr.error());
   auto pod = m_ops.get(*t.resource, t.ns, t.name);
   if (!pod) return error_response(pod.error());
-  LogRequest lr;
-  lr.ns = t.ns;
-  lr.pod = t.name;
-  lr.container = req.param("container");
-  lr.follow = req.flag("follow");
-  lr.previous = req.flag("previous");
-  if (req.has_param("tailLines")) lr.tail_lines = std::atoll(req.param("tailLines").c_str());
-  if (req.has_param("limitBytes")) lr.limit_bytes = std::atoll(req.param("limitBytes").c_str());
-  auto opened = m_logs->open(lr, pod.value());
+  auto opened = m_logs->open(lr.value(), pod.value());
   if (!opened) return error_response(opened.error());
   std::shared_ptr<LogStream> stream(std::move(opened.value()));
   HttpResponse r;
-  r.content_type = "text/plain";
-  if (!lr.follow) {
-    while (stream->read(r.body, std::chrono::milliseconds(0))) {
-    }
-    return r;
-  }
-  r.content_type = "application/octet-stream";  // not text/*: httplib would gzip and buffer the stream
-  r.stream = [stream](const ChunkWriter& write, const std::atomic<bool>& stopping) {
+  // Streamed in chunks even when not followed, so that a big log never sits in memory whole.
+  // Not text/*: a compressor would hold a followed stream's lines back.
+  r.content_type = lr.value().follow ? "application/octet-stream" : "text/plain";
+  const bool follow = lr.value().follow;
+  r.stream = [stream, follow](const ChunkWriter& write, const std::atomic<bool>& stopping) {
     std::string chunk;
     while (!stopping) {
       chunk.clear();
-      const bool more = stream->read(chunk, std::chrono::milliseconds(500));
-      if (!chunk.empty() && !write(chunk)) return;
+      const bool more = stream->read(chunk, follow ? k_stream_poll : std::chrono::milliseconds(0));
+      if (!write(chunk)) return;  // an empty chunk only looks whether the client is still there
       if (!more) return;
     }
   };

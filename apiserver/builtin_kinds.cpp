@@ -1,6 +1,6 @@
 #include "apiserver/builtin_kinds.hpp"
 
-#include "kube/base64.hpp"
+#include "util/base64.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -20,7 +20,7 @@ bool strict_base64(const std::string& text) {
                     c == '/' || c == '=';
     if (!ok) return false;
   }
-  return kube::base64_decode(text).has_value();
+  return util::base64_decode(text).has_value();
 }
 
 std::optional<Error> prepare_secret(json& secret) {
@@ -39,7 +39,7 @@ std::optional<Error> prepare_secret(json& secret) {
     if (string_data.is_object()) {
       if (!secret.contains("data") || !secret["data"].is_object()) secret["data"] = json::object();
       for (const auto& [key, value] : string_data.items()) {
-        if (value.is_string()) secret["data"][key] = kube::base64_encode(value.get<std::string>());
+        if (value.is_string()) secret["data"][key] = util::base64_encode(value.get<std::string>());
       }
     }
   }

@@ -1,5 +1,8 @@
 #include "apiserver/log_provider.hpp"
 
+#include "apiserver/query_params.hpp"
+#include "util/time.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <thread>
@@ -12,7 +15,58 @@ std::string key_of(const std::string& ns, const std::string& pod, const std::str
   return ns + "/" + pod + "/" + container;
 }
 
+StatusCause invalid_integer(const std::string& field, std::int64_t value, const std::string& why) {
+  return {"FieldValueInvalid", "Invalid value: " + std::to_string(value) + ": " + why, field};
+}
+
 }  // namespace
+
+Expected<LogRequest> log_request_of(const HttpRequest& request, const std::string& ns, const std::string& pod,
+                                    std::chrono::system_clock::time_point now) {
+  LogRequest out;
+  out.ns = ns;
+  out.pod = pod;
+  out.container = request.param("container");
+  out.follow = request.flag("follow");
+  out.previous = request.flag("previous");
+  auto tail = int64_param(request, "tailLines");
+  if (!tail) return tail.error();
+  auto limit = int64_param(request, "limitBytes");
+  if (!limit) return limit.error();
+  auto since_seconds = int64_param(request, "sinceSeconds");
+  if (!since_seconds) return since_seconds.error();
+  std::optional<util::Time> since_time;
+  if (request.has_param("sinceTime")) {
+    const std::string text = request.param("sinceTime");
+    since_time = util::parse_time(text);
+    if (!since_time) {
+      return bad_request("parsing time \"" + text +
+                         "\" as \"2006-01-02T15:04:05Z07:00\": not an RFC 3339 time");
+    }
+  }
+  std::vector<StatusCause> causes;
+  if (*tail && **tail < 0)
+    causes.push_back(invalid_integer("tailLines", **tail, "must be greater than or equal to 0"));
+  if (*limit && **limit < 1)
+    causes.push_back(invalid_integer("limitBytes", **limit, "must be greater than 0"));
+  if (*since_seconds && since_time) {
+    causes.push_back({"FieldValueForbidden",
+                      "Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified", ""});
+  } else if (*since_seconds && **since_seconds < 1) {
+    causes.push_back(invalid_integer("sinceSeconds", **since_seconds, "must be greater than 0"));
+  }
+  if (!causes.empty()) return invalid("", "PodLogOptions", pod, causes);
+  out.tail_lines = *tail;
+  out.limit_bytes = *limit;
+  if (*since_seconds) {
+    // Bounded so that a huge value cannot overflow the clock: past a century, it is all the log.
+    const auto seconds = std::min<std::int64_t>(**since_seconds, std::int64_t{100} * 365 * 24 * 3600);
+    out.since = now - std::chrono::seconds(seconds);
+  } else if (since_time) {
+    out.since = std::chrono::system_clock::time_point(*since_time);
+  }
+  return out;
+}
 
 std::string limit_log(std::string text, std::optional<std::int64_t> tail_lines,
                       std::optional<std::int64_t> limit_bytes) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "apiserver/http_types.hpp"
 #include "apiserver/status.hpp"
 
 #include <nlohmann/json_fwd.hpp>
@@ -24,7 +25,15 @@ struct LogRequest {
   bool previous = false;
   std::optional<std::int64_t> tail_lines;
   std::optional<std::int64_t> limit_bytes;
+  /// Only what was written since then (sinceSeconds before now, or sinceTime).
+  std::optional<std::chrono::system_clock::time_point> since;
 };
+
+/// A pods/log request's options from its query, parsed and checked as kube-apiserver does: a
+/// malformed number or time is a 400 BadRequest; a negative tailLines, a limitBytes or
+/// sinceSeconds under 1, or both sinceSeconds and sinceTime, a 422 Invalid PodLogOptions.
+Expected<LogRequest> log_request_of(const HttpRequest& request, const std::string& ns, const std::string& pod,
+                                    std::chrono::system_clock::time_point now);
 
 /// An open log: read() returns the next chunk, waiting up to `wait` when following.
 class LogStream {

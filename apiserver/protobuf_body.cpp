@@ -3,7 +3,7 @@
 #include "apiserver/proto/k8s_core.pb.h"
 #include "apiserver/proto/k8s_meta.pb.h"
 #include "apiserver/proto/k8s_workloads.pb.h"
-#include "kube/base64.hpp"
+#include "util/base64.hpp"
 #include "util/time.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -126,7 +126,7 @@ class JsonWriter {
       case pb::FieldDescriptor::CPPTYPE_STRING: {
         std::string v = refl->GetString(msg, f);
         if (v.empty()) return json(nullptr);  // Go's omitempty, and "" means "not set" in every other case
-        if (f->type() == pb::FieldDescriptor::TYPE_BYTES) return json(kube::base64_encode(v));
+        if (f->type() == pb::FieldDescriptor::TYPE_BYTES) return json(util::base64_encode(v));
         return json(std::move(v));
       }
       case pb::FieldDescriptor::CPPTYPE_INT32: {
@@ -176,7 +176,7 @@ class JsonWriter {
         out[key] = std::move(v.value());
       } else {
         std::string v = entry_refl->GetString(entry, value_field);
-        out[key] = value_field->type() == pb::FieldDescriptor::TYPE_BYTES ? kube::base64_encode(v) : v;
+        out[key] = value_field->type() == pb::FieldDescriptor::TYPE_BYTES ? util::base64_encode(v) : v;
       }
     }
     return out.empty() ? json(nullptr) : out;

@@ -2,6 +2,10 @@
 
 #include <sqlite3.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace kpt::apiserver {
 
 namespace {
@@ -167,9 +171,22 @@ bool add_expiry_column(sqlite3* db) {
   return has || sqlite3_exec(db, k_add_expiry, nullptr, nullptr, nullptr) == SQLITE_OK;
 }
 
+/// Makes the database private to the user before SQLite opens it: it holds Secrets. SQLite gives
+/// its -wal and -shm files the database's mode; those an older release left readable are fixed too.
+void make_private(const std::string& path) {
+  if (path.empty() || path == ":memory:" || path.rfind("file:", 0) == 0) return;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd >= 0) ::close(fd);
+  for (const std::string& file : {path, path + "-wal", path + "-shm"}) {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) == 0 && (st.st_mode & 077) != 0) ::chmod(file.c_str(), 0600);
+  }
+}
+
 }  // namespace
 
 Expected<std::unique_ptr<Storage>> open_sqlite_storage(const std::string& path) {
+  make_private(path);
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
                       nullptr) != SQLITE_OK) {

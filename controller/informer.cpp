@@ -1,8 +1,8 @@
 #include "controller/informer.hpp"
 
 #include "controller/logger.hpp"
-#include "controller/stop_token.hpp"
 #include "controller/work_queue.hpp"
+#include "util/stop_token.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -65,7 +65,8 @@ void Informer::run(const std::atomic<bool>& stop) {
   while (!stop.load()) {
     if (need_list || std::chrono::steady_clock::now() - last_list >= m_resync) {
       if (!list_once(rv)) {
-        sleep_unless_stopped(stop, std::min(item_backoff(++failures), std::chrono::milliseconds{30000}));
+        util::sleep_unless_stopped(stop,
+                                   std::min(item_backoff(++failures), std::chrono::milliseconds{30000}));
         continue;
       }
       need_list = false;
@@ -99,7 +100,7 @@ void Informer::run(const std::atomic<bool>& stop) {
     }
     m_log.error("watch failed", {{"resource", m_ref.resource}, {"error", watched.error().message}});
     need_list = true;  // we may have missed events: re-list after the backoff
-    sleep_unless_stopped(stop, std::min(item_backoff(++failures), std::chrono::milliseconds{30000}));
+    util::sleep_unless_stopped(stop, std::min(item_backoff(++failures), std::chrono::milliseconds{30000}));
   }
 }
 

@@ -1,7 +1,7 @@
 #include "controller/leader_election.hpp"
 
 #include "controller/logger.hpp"
-#include "controller/stop_token.hpp"
+#include "util/stop_token.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -121,14 +121,14 @@ bool LeaderElector::acquire(const std::atomic<bool>& stop, Logger& log) {
       log.info("standing by: the lease is held", {{"holder", said_holder}});
     }
     m_last_error.clear();
-    sleep_unless_stopped(stop, m_config.retry_period);
+    util::sleep_unless_stopped(stop, m_config.retry_period);
   }
   return false;
 }
 
 bool LeaderElector::keep(const std::atomic<bool>& stop, Logger& log) {
   auto last_renew = m_clock.steady_now();
-  while (sleep_unless_stopped(stop, m_config.retry_period)) {
+  while (util::sleep_unless_stopped(stop, m_config.retry_period)) {
     if (try_acquire_or_renew()) {
       last_renew = m_clock.steady_now();
       continue;

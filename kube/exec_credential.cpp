@@ -1,7 +1,7 @@
 #include "kube/exec_credential.hpp"
 
-#include "kube/base64.hpp"
 #include "kube/json_fields.hpp"
+#include "util/base64.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -41,7 +41,7 @@ std::string exec_info_json(const ExecConfig& config, const ExecClusterInfo& clus
     if (!cluster.tls_server_name.empty()) c["tls-server-name"] = cluster.tls_server_name;
     if (cluster.insecure_skip_tls_verify) c["insecure-skip-tls-verify"] = true;
     if (!cluster.certificate_authority_data.empty())
-      c["certificate-authority-data"] = base64_encode(cluster.certificate_authority_data);
+      c["certificate-authority-data"] = util::base64_encode(cluster.certificate_authority_data);
     if (!cluster.proxy_url.empty()) c["proxy-url"] = cluster.proxy_url;
     if (cluster.disable_compression) c["disable-compression"] = true;
     if (!cluster.config_json.empty())

@@ -22,13 +22,6 @@ bool RealFileSystem::is_file(const std::string& path) const {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-Expected<std::string> MemoryFileSystem::read(const std::string& path) const {
-  auto it = m_files.find(path);
-  if (it == m_files.end())
-    return make_error(ErrorCode::not_found, "open " + path + ": no such file or directory");
-  return it->second;
-}
-
 std::string dir_of(const std::string& path) {
   const auto slash = path.find_last_of('/');
   if (slash == std::string::npos) return ".";

@@ -2,7 +2,6 @@
 
 #include "util/expected.hpp"
 
-#include <map>
 #include <string>
 
 namespace kpt::kube {
@@ -20,17 +19,6 @@ class RealFileSystem final : public FileSystem {
  public:
   Expected<std::string> read(const std::string& path) const override;
   [[nodiscard]] bool is_file(const std::string& path) const override;
-};
-
-/// Files held in a map; records nothing, changes nothing.
-class MemoryFileSystem final : public FileSystem {
- public:
-  void add(const std::string& path, std::string content) { m_files[path] = std::move(content); }
-  Expected<std::string> read(const std::string& path) const override;
-  [[nodiscard]] bool is_file(const std::string& path) const override { return m_files.count(path) != 0; }
-
- private:
-  std::map<std::string, std::string> m_files;
 };
 
 /// The folder part of `path` ("." when it has none).

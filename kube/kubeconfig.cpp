@@ -1,7 +1,7 @@
 #include "kube/kubeconfig.hpp"
 
-#include "kube/base64.hpp"
 #include "kube/json_fields.hpp"
+#include "util/base64.hpp"
 #include "yaml/node_json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -37,7 +37,7 @@ class FieldReader {
   std::string data(const char* key) {
     const std::string text = str(key);
     if (text.empty()) return {};
-    auto decoded = base64_decode(text);
+    auto decoded = util::base64_decode(text);
     if (!decoded) {
       fail(key, "base64 data");
       return {};

@@ -1,8 +1,8 @@
 #include "kube/rest_client.hpp"
 
-#include "kube/base64.hpp"
 #include "kube/file_system.hpp"
 #include "kube/json_fields.hpp"
+#include "util/base64.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -129,7 +129,7 @@ RestClient::~RestClient() = default;
 std::vector<std::string> RestClient::secrets() const {
   std::vector<std::string> out{m_config.token, m_config.password, m_config.client_key_data};
   if (!m_config.username.empty() || !m_config.password.empty())
-    out.push_back(base64_encode(m_config.username + ":" + m_config.password));
+    out.push_back(util::base64_encode(m_config.username + ":" + m_config.password));
   std::lock_guard lock(m_mutex);
   out.insert(out.end(), m_exec_secrets.begin(), m_exec_secrets.end());
   return out;
@@ -165,7 +165,7 @@ Expected<void> RestClient::add_auth(HttpRequest& request, std::uint64_t* exec_ge
     request.headers.emplace_back("Authorization", "Bearer " + bearer);
   } else if (!m_config.username.empty() || !m_config.password.empty()) {
     request.headers.emplace_back("Authorization",
-                                 "Basic " + base64_encode(m_config.username + ":" + m_config.password));
+                                 "Basic " + util::base64_encode(m_config.username + ":" + m_config.password));
   }
   if (!m_config.impersonate_user.empty())
     request.headers.emplace_back("Impersonate-User", m_config.impersonate_user);

@@ -1,7 +1,7 @@
 #include "local/cluster_paths.hpp"
 
 #include "apiserver/certs.hpp"
-#include "kube/base64.hpp"
+#include "util/base64.hpp"
 #include "util/file_io.hpp"
 
 #include <fcntl.h>
@@ -36,6 +36,7 @@ ClusterPaths ClusterPaths::in(const std::string& state_dir) {
   p.key_file = state_dir + "/apiserver.key";
   p.token_file = state_dir + "/token";
   p.log_file = state_dir + "/apiserver.log";
+  p.access_log_file = state_dir + "/access.log";
   p.hosts_file = state_dir + "/hosts";
   p.pod_log_dir = state_dir + "/logs";
   p.database_file = state_dir + "/objects.db";
@@ -56,26 +57,7 @@ std::string default_kubeconfig_path(const std::map<std::string, std::string>& en
 }
 
 Expected<void> write_private(const std::string& path, const std::string& text, unsigned mode) {
-  const std::string tmp = path + ".tmp";
-  const auto fail = [&path] {
-    return make_error(ErrorCode::io, "writing '" + path + "': " + std::strerror(errno));
-  };
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) return fail();
-  ::fchmod(fd, mode);
-  std::size_t off = 0;
-  while (off < text.size()) {
-    const auto n = ::write(fd, text.data() + off, text.size() - off);
-    if (n <= 0) {
-      auto error = fail();
-      ::close(fd);
-      return error;
-    }
-    off += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return fail();
-  return {};
+  return util::write_file_atomically(path, text, mode);
 }
 
 Expected<void> prepare_state(const ClusterPaths& paths) {
@@ -113,7 +95,7 @@ Expected<void> write_kubeconfig(const std::string& path, const std::string& serv
   const std::string name = "kubectl-pytorch-local";
   std::string text = "apiVersion: v1\nkind: Config\nclusters:\n- name: " + name +
                      "\n  cluster:\n    server: " + server_url +
-                     "\n    certificate-authority-data: " + kube::base64_encode(ca_pem) +
+                     "\n    certificate-authority-data: " + util::base64_encode(ca_pem) +
                      "\nusers:\n- name: " + name + "\n  user:\n    token: " + token +
                      "\ncontexts:\n- name: " + name + "\n  context:\n    cluster: " + name +
                      "\n    user: " + name + "\n    namespace: default\ncurrent-context: " + name + "\n";

@@ -17,7 +17,9 @@ struct ClusterPaths {
   std::string cert_file;   ///< serving certificate
   std::string key_file;    ///< serving key (0600)
   std::string token_file;  ///< bearer token (0600)
-  std::string log_file;    ///< the server's request log (no secrets)
+  std::string log_file;    ///< what the serving process writes (controller, node, errors; no secrets)
+  /// One line per request (no secrets); rotated to access.log.1 past 16 MiB.
+  std::string access_log_file;
   std::string hosts_file;  ///< name resolution for local pods
   std::string pod_log_dir;
   std::string database_file;    ///< the API server's objects (SQLite, with -wal and -shm beside it)

@@ -48,7 +48,8 @@ Expected<apiserver::ServerOptions> server_options_from(const ClusterPaths& paths
   options.certificates = apiserver::ServerCertificates{*ca, {}, *cert, *key};
   options.token = *token;
   options.database = paths.database_file;
-  options.access_log = [](const std::string& line) { std::cerr << line << "\n"; };
+  auto access = std::make_shared<apiserver::RotatingFile>(paths.access_log_file, std::uint64_t{16} << 20);
+  options.access_log = [access](const std::string& line) { access->write_line(line); };
   return options;
 }
 

@@ -1,6 +1,6 @@
 #include "local/env_sources.hpp"
 
-#include "kube/base64.hpp"
+#include "util/base64.hpp"
 
 namespace kpt::local {
 
@@ -28,7 +28,7 @@ std::map<std::string, std::string> data_of(const json& object, bool secret) {
   for (const auto& [k, v] : data.items()) {
     if (!v.is_string()) continue;
     if (secret) {
-      if (auto decoded = kube::base64_decode(v.get<std::string>())) out[k] = *decoded;
+      if (auto decoded = util::base64_decode(v.get<std::string>())) out[k] = *decoded;
     } else {
       out[k] = v.get<std::string>();
     }

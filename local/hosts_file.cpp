@@ -1,5 +1,7 @@
 #include "local/hosts_file.hpp"
 
+#include "util/file_io.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -33,17 +35,6 @@ std::string HostsFile::render() const {
   return out;
 }
 
-Expected<void> HostsFile::write() const {
-  const std::string tmp = m_path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << render();
-    if (!f) return make_error(ErrorCode::io, "writing '" + tmp + "': " + std::strerror(errno));
-  }
-  if (std::rename(tmp.c_str(), m_path.c_str()) != 0) {
-    return make_error(ErrorCode::io, "renaming '" + tmp + "': " + std::strerror(errno));
-  }
-  return {};
-}
+Expected<void> HostsFile::write() const { return util::write_file_atomically(m_path, render()); }
 
 }  // namespace kpt::local

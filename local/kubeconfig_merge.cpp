@@ -1,7 +1,7 @@
 #include "local/kubeconfig_merge.hpp"
 
-#include "kube/base64.hpp"
 #include "local/cluster_paths.hpp"
+#include "util/base64.hpp"
 #include "util/file_io.hpp"
 #include "util/strings.hpp"
 #include "yaml/node_json.hpp"
@@ -41,7 +41,7 @@ Expected<json> merged_kubeconfig(const json& config, const std::string& server_u
   if (!out.is_object()) return make_error(ErrorCode::config, "it is not a kubeconfig (not a mapping)");
   if (!out.contains("apiVersion")) out["apiVersion"] = "v1";
   if (!out.contains("kind")) out["kind"] = "Config";
-  const json cluster = {{"server", server_url}, {"certificate-authority-data", kube::base64_encode(ca_pem)}};
+  const json cluster = {{"server", server_url}, {"certificate-authority-data", util::base64_encode(ca_pem)}};
   if (auto ok = upsert(out, "clusters", "cluster", cluster); !ok) return ok.error();
   if (auto ok = upsert(out, "users", "user", {{"token", token}}); !ok) return ok.error();
   const json context = {{"cluster", k_local_context}, {"user", k_local_context}, {"namespace", "default"}};

@@ -1,8 +1,8 @@
 // The node's processes: starting containers in their sandbox, stopping them as the kubelet
 // does, the job networks, the execs, and the node's own start and stop.
-#include "controller/stop_token.hpp"
 #include "local/node.hpp"
 #include "local/supervisor.hpp"
+#include "util/stop_token.hpp"
 #include "util/time.hpp"
 
 #include <poll.h>
@@ -193,7 +193,7 @@ void LocalNode::run(const std::atomic<bool>& stop) {
   std::thread services([&] { watch_loop(kube::resources::services(), stop); });
   while (!stop.load()) {
     sync_once(std::chrono::steady_clock::now());
-    (void)controller::sleep_unless_stopped(stop, m_options.tick);  // a stop waits 20 ms, not a tick
+    (void)util::sleep_unless_stopped(stop, m_options.tick);  // a stop waits 20 ms, not a tick
   }
   // Bounded: a process that SIGKILL cannot end (stuck in the kernel) does not hold the node.
   const auto give_up = stop_all() + std::chrono::seconds(10);

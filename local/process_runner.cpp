@@ -20,7 +20,7 @@ namespace {
 class PosixRunner final : public ProcessRunner {
  public:
   Expected<StartedProcess> start(const ProcessSpec& spec) override {
-    const int log_fd = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    const int log_fd = ::open(spec.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (log_fd < 0) {
       return make_error(ErrorCode::io, "opening log '" + spec.log_path + "': " + std::strerror(errno));
     }

@@ -1,9 +1,9 @@
 // Hidden debugging command: what the kubeconfig and flags resolve to (secrets left out).
-#include "kube/base64.hpp"
 #include "kube/resolved_config.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
+#include "util/base64.hpp"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -27,7 +27,7 @@ nlohmann::json describe(const kube::ResolvedConfig& c, const kube::FileSystem& f
           {"cluster", c.cluster},
           {"user", c.user},
           {"authKind", kube::auth_kind_name(c.auth)},
-          {"certificateAuthorityData", ca.empty() ? std::string() : kube::base64_encode(ca)},
+          {"certificateAuthorityData", ca.empty() ? std::string() : util::base64_encode(ca)},
           {"insecureSkipTlsVerify", c.insecure_skip_tls_verify},
           {"tlsServerName", c.tls_server_name},
           {"inCluster", c.in_cluster}};

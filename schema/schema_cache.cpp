@@ -49,22 +49,8 @@ Expected<SchemaSet> SchemaCache::load_or_compile(std::string_view crd_text,
     m_store_error = "creating cache directory '" + m_dir.string() + "': " + ec.message();
     return compiled;
   }
-  // Write beside the entry and rename, so a reader never sees half a file.
-  const auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    const std::string data = compiled->serialize();
-    out.write(data.data(), static_cast<std::streamsize>(data.size()));
-    if (!out) {
-      m_store_error = "writing '" + tmp + "' failed";
-      std::filesystem::remove(tmp, ec);
-      return compiled;
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    m_store_error = "renaming '" + tmp + "': " + ec.message();
-    std::filesystem::remove(tmp, ec);
+  if (auto stored = util::write_file_atomically(path.string(), compiled->serialize()); !stored) {
+    m_store_error = stored.error().message;
   }
   return compiled;
 }

@@ -119,8 +119,6 @@ struct SchemaSet::Impl {
   std::vector<StructuralSchema> loaded_nodes;
   std::vector<SchemaEntry> entries;
   std::string origin;
-
-  StructuralSchema& add_node() { return nodes.emplace_back(); }
 };
 
 }  // namespace kpt::schema

@@ -47,4 +47,32 @@ Expected<std::string> read_file(const std::string& path, std::size_t max_bytes) 
   return out;
 }
 
+Expected<void> write_file_atomically(const std::string& path, std::string_view text, unsigned mode) {
+  const std::string tmp = path + ".tmp";
+  const auto fail = [&path](int err) {
+    return make_error(ErrorCode::io, "writing '" + path + "': " + std::strerror(err));
+  };
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) return fail(errno);
+  ::fchmod(fd, mode);  // the umask may have narrowed it; a group-readable file must not stay wider
+  std::size_t off = 0;
+  while (off < text.size()) {
+    const auto n = ::write(fd, text.data() + off, text.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return fail(err);
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  if (::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    return fail(err);
+  }
+  return {};
+}
+
 }  // namespace kpt::util

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <string_view>
 
 namespace kpt::util {
 
@@ -15,5 +16,10 @@ namespace kpt::util {
 /// doing, e.g. `.context("reading 'job.yaml'")`.
 Expected<std::string> read_file(const std::string& path,
                                 std::size_t max_bytes = std::numeric_limits<std::size_t>::max() - 1);
+
+/// Writes `text` to `path` so that a reader sees the old file or the new one, never half of one: a
+/// sibling `path.tmp` created with `mode` (close-on-exec), written whole, then renamed over `path`.
+/// The error names the file and the system's reason ("writing 'x': Permission denied").
+Expected<void> write_file_atomically(const std::string& path, std::string_view text, unsigned mode = 0644);
 
 }  // namespace kpt::util

@@ -38,7 +38,6 @@ class TreeBuilder {
 
   /// Nodes of the current document so far, aliases counted expanded.
   [[nodiscard]] std::size_t node_count() const { return m_count; }
-  [[nodiscard]] bool aborted() const { return m_aborted; }
   /// A document nested past max_depth: the caller stops reading the file, because
   /// libyaml's cost grows with the square of flow nesting.
   [[nodiscard]] bool stop_file() const { return m_stop_file; }

@@ -9,7 +9,7 @@
 namespace kpt::model::pytorchjob {
 
 /// Where a pod's env comes from: a real operator release, or one of our controller's styles
-/// (DESIGN.md "Env styles").
+/// (ARCHITECTURE.md, "Env styles").
 enum class StyleKind { operator_release, legacy, torchrun, worker_only };
 
 struct EnvStyle {

@@ -1,6 +1,6 @@
 // A PyTorchJob's run policy and restart policy as Trainer and JobSet can hold them: the operator
-// restarts and cleans up pod by pod (operator-facts §4.1-4.2); a TrainJob has only a deadline and
-// suspend, and its JobSet restarts, cleans up and expires the whole group.
+// restarts and cleans up pod by pod (its restartPolicy, backoffLimit and cleanPodPolicy); a TrainJob has only
+// a deadline and suspend, and its JobSet restarts, cleans up and expires the whole group.
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/convert_detail.hpp"
 #include "model/trainjob/convert_policy.hpp"

@@ -65,13 +65,4 @@ std::size_t length(std::string_view text) {
   return n;
 }
 
-std::size_t offset_of(std::string_view text, std::size_t index) {
-  std::size_t pos = 0;
-  for (std::size_t i = 0; i < index; ++i) {
-    if (pos >= text.size()) return std::string_view::npos;
-    decode(text, pos);
-  }
-  return pos;
-}
-
 }  // namespace kpt::cel::utf8

@@ -22,7 +22,4 @@ char32_t decode(std::string_view text, std::size_t& pos);
 /// The number of code points (CEL's size() of a string).
 std::size_t length(std::string_view text);
 
-/// The byte offset of the code point with index `index`, or npos past the end.
-std::size_t offset_of(std::string_view text, std::size_t index);
-
 }  // namespace kpt::cel::utf8

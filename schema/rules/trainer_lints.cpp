@@ -42,7 +42,8 @@ void lint_name_length(const yaml::Document& doc, const json& trainjob, const jso
 
 const json* trainer_container(const json& jobset) {
   for (const auto& rjob : util::array_at(jobset, "spec.replicatedJobs")) {
-    if (model::k8s::label_of(util::object_at(rjob, "template"), tj::k_label_ancestor) != tj::k_ancestor_trainer)
+    if (model::k8s::label_of(util::object_at(rjob, "template"), tj::k_label_ancestor) !=
+        tj::k_ancestor_trainer)
       continue;
     return util::find_by(util::array_at(rjob, "template.spec.template.spec.containers"), "name", tj::k_node);
   }

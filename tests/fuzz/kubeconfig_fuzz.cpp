@@ -4,6 +4,7 @@
 #include "kube/file_system.hpp"
 #include "kube/resolved_config.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
+#include "tests/support/memory_file_system.hpp"
 
 using namespace kpt;
 

@@ -3,11 +3,33 @@
 // applying return a result or an error, never throw; a merge patch applied twice changes nothing
 // the second time (RFC 7386 patches are idempotent), and neither does a strategic merge patch with
 // a Pod's list strategies (merging by key, unions, deletes and orders are idempotent too).
+//
+// A first byte of 0x80 or more makes the input deep: the next two bytes give N (below the server's
+// JSON depth limit), and the base and the patch (not a JSON patch, which must stay a list) are
+// each nested in N maps {"a":...}, so the fuzzer reaches the depths a request body may have, which
+// its mutations of small inputs never build. A strategic merge patch 7,000 deep once overflowed
+// the stack. The corpus's deep-* seeds were written once by this Python:
+//   n = 9998; open("deep-strategic-maps", "w").write("2{\"data\":{\"k\":\"v\"}}\n%%\n{\"data\":"
+//       + '{"a":' * n + '{}' + '}' * n + "}")
+#include "apiserver/body_limits.hpp"
 #include "apiserver/patch.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 using namespace kpt;
 using json = nlohmann::json;
+
+namespace {
+
+std::string nested(std::string_view text, std::size_t levels) {
+  std::string out;
+  out.reserve(text.size() + levels * 6);
+  for (std::size_t i = 0; i < levels; ++i) out += "{\"a\":";
+  out += text;
+  out.append(levels, '}');
+  return out;
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1 || size > fuzz::k_max_input) return 0;
@@ -15,11 +37,19 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                      apiserver::PatchKind::strategic,
                                                      apiserver::PatchKind::apply};
   const auto kind = k_kinds[data[0] % std::size(k_kinds)];
-  const auto [base_text, patch_text] = fuzz::split_once(fuzz::as_text(data + 1, size - 1), "\n%%\n");
-  auto base = json::parse(base_text, nullptr, false);
+  std::size_t levels = 0;
+  std::size_t skip = 1;
+  if (data[0] >= 0x80 && size >= 3) {
+    levels = ((std::size_t{data[1]} << 8) | data[2]) % (apiserver::k_max_json_depth - 8);
+    skip = 3;
+  }
+  const auto [base_text, patch_text] = fuzz::split_once(fuzz::as_text(data + skip, size - skip), "\n%%\n");
+  auto base = json::parse(nested(base_text, levels), nullptr, false);
   if (base.is_discarded()) base = json::object();
 
-  auto patch = apiserver::parse_patch_body(kind, std::string(patch_text));
+  const std::string patch_body =
+      kind == apiserver::PatchKind::json ? std::string(patch_text) : nested(patch_text, levels);
+  auto patch = apiserver::parse_patch_body(kind, patch_body);
   if (!patch) return 0;
   static const auto* const k_pod = apiserver::builtin_patch_strategies("v1", "Pod");
   auto once = apiserver::apply_patch(kind, base, patch.value(), k_pod);

@@ -14,8 +14,6 @@ namespace kpt::apiserver::testing {
 
 namespace {
 
-constexpr const char* k_token = "test-token-123";
-
 Reply decode(const httplib::Result& r) {
   Reply out;
   if (!r) throw std::runtime_error("request failed: " + httplib::to_string(r.error()));
@@ -114,11 +112,11 @@ std::vector<nlohmann::json> Client::watch(const std::string& path_and_query) {
 }
 
 Harness::Harness(ServerOptions options) {
-  options.token = k_token;
+  options.token = k_test_token;
   server = std::make_unique<ApiServer>(std::move(options));
   auto port = server->start(0);
   if (!port) throw std::runtime_error(port.error().message);
-  client = std::make_unique<Client>(*server, k_token);
+  client = std::make_unique<Client>(*server, k_test_token);
 }
 
 Harness::~Harness() {

@@ -11,6 +11,9 @@
 
 namespace kpt::apiserver::testing {
 
+/// The bearer token a Harness's server requires and its client sends.
+inline constexpr const char* k_test_token = "test-token-123";
+
 /// One HTTP answer, decoded.
 struct Reply {
   int status = 0;

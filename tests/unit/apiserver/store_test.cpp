@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <memory>
 
@@ -293,6 +295,27 @@ TEST(Store, AWriteTheStorageRefusesIsNotAcknowledgedNorServed) {
   EXPECT_EQ(written.error().message, "storing the object: disk full");
   EXPECT_FALSE(store.get(k_pods, "default", "a"));
   EXPECT_EQ(store.current_rv(), rv);
+}
+
+TEST(SqliteStorage, TheDatabaseIsPrivateEvenWhereAnOlderReleaseLeftItReadable) {
+  // It holds Secrets; SQLite alone creates it 0644 (less the umask), and its -wal and -shm alike.
+  kpt::testing::TempDir dir("kpt-store");
+  const auto path = dir.file("objects.db");
+  const auto mode = [](const std::string& file) {
+    struct stat st {};
+    return ::stat(file.c_str(), &st) == 0 ? st.st_mode & 0777 : 0u;
+  };
+  {
+    auto storage = open_sqlite_storage(path);
+    ASSERT_TRUE(storage) << storage.error().message;
+    EXPECT_EQ(mode(path), 0600u);
+    EXPECT_EQ(mode(path + "-wal"), 0600u);
+    EXPECT_EQ(mode(path + "-shm"), 0600u);
+  }
+  ::chmod(path.c_str(), 0644);
+  auto reopened = open_sqlite_storage(path);
+  ASSERT_TRUE(reopened) << reopened.error().message;
+  EXPECT_EQ(mode(path), 0600u);
 }
 
 TEST(SqliteStorage, AnUnopenableDatabaseIsAnError) {

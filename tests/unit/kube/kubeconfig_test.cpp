@@ -1,6 +1,7 @@
 #include "kube/kubeconfig.hpp"
 
-#include "kube/base64.hpp"
+#include "tests/support/memory_file_system.hpp"
+#include "util/base64.hpp"
 
 #include <gtest/gtest.h>
 
@@ -101,7 +102,7 @@ TEST(Kubeconfig, DataFieldsAreDecodedAndExecIsParsed) {
   const std::string text =
       "clusters:\n- name: c\n  cluster:\n    server: https://x\n"
       "    certificate-authority-data: " +
-      base64_encode("PEM-CA") +
+      util::base64_encode("PEM-CA") +
       "\n"
       "    extensions:\n    - name: client.authentication.k8s.io/exec\n"
       "      extension: {audience: x}\n"

@@ -1,5 +1,7 @@
 #include "kube/resolved_config.hpp"
 
+#include "tests/support/memory_file_system.hpp"
+
 #include <gtest/gtest.h>
 
 // The case tables name only the flags each case sets.

@@ -12,8 +12,8 @@ using nlohmann::json;
 
 // What a hostile or sloppy document may hold where an object or a string is expected: every
 // accessor answers "absent" for each of them instead of throwing.
-const std::vector<json> k_not_what_was_expected = {nullptr, 1, -2.5, true, "text", json::array({1, "a"}),
-                                                   json::object({{"x", 1}})};
+const std::vector<json> k_not_what_was_expected = {
+    nullptr, 1, -2.5, true, "text", json::array({1, "a"}), json::object({{"x", 1}})};
 
 TEST(JsonAccess, EveryAccessorAnswersAbsentForAValueOfAnotherType) {
   for (const auto& value : k_not_what_was_expected) {

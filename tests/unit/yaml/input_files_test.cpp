@@ -1,6 +1,6 @@
 #include "yaml/input_files.hpp"
 
-#include "yaml/memory_file_reader.hpp"
+#include "tests/support/memory_file_reader.hpp"
 
 #include <gtest/gtest.h>
 

@@ -193,7 +193,7 @@ TEST(OperatorEnv, PortComesFromThePytorchContainersNamedPort) {
                 "PET_MASTER_PORT=31000 PET_NODE_RANK=1 PET_NNODES=2 PET_NPROC_PER_NODE=auto"}});
 }
 
-// DESIGN.md "Env styles".
+// ARCHITECTURE.md, "Env styles".
 TEST(StyleEnv, OurStylesGiveEveryPodARankAndARendezvousEndpoint) {
   check_cases(
       make_job("mnist", 1, 2),

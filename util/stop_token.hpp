@@ -4,7 +4,7 @@
 #include <chrono>
 #include <thread>
 
-namespace kpt::controller {
+namespace kpt::util {
 
 /// Sleeps up to `d`, returning early (false) once `stop` is set. Used between retries only,
 /// never as synchronisation.
@@ -19,4 +19,4 @@ inline bool sleep_unless_stopped(const std::atomic<bool>& stop, std::chrono::mil
   return false;
 }
 
-}  // namespace kpt::controller
+}  // namespace kpt::util

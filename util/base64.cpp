@@ -1,8 +1,8 @@
-#include "kube/base64.hpp"
+#include "util/base64.hpp"
 
 #include <cstdint>
 
-namespace kpt::kube {
+namespace kpt::util {
 
 namespace {
 constexpr std::string_view k_alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -73,4 +73,4 @@ std::optional<std::string> base64_decode(std::string_view text) {
   return out;
 }
 
-}  // namespace kpt::kube
+}  // namespace kpt::util

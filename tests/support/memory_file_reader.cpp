@@ -1,4 +1,4 @@
-#include "yaml/memory_file_reader.hpp"
+#include "tests/support/memory_file_reader.hpp"
 
 #include "yaml/manifest_extensions.hpp"
 
