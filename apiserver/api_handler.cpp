@@ -181,7 +181,8 @@ HttpResponse ApiHandler::handle_api(const HttpRequest& req, const std::string& g
   const bool sub_ok =
       sub.empty() || (sub == "status" && res.status_subresource) ||
       (sub == "scale" && res.scale_subresource) ||
-      ((sub == "log" || sub == "binding" || sub == "exec") && res.kind == "Pod" && res.group.empty());
+      ((sub == "log" || sub == "binding" || sub == "exec") && res.kind == "Pod" && res.group.empty()) ||
+      (sub == "token" && res.kind == "ServiceAccount" && res.group.empty());
   if (!sub_ok) return error_response(path_not_found());
 
   if (sub == "exec" && (req.method == "GET" || req.method == "POST")) return do_exec(req, t);
@@ -192,6 +193,7 @@ HttpResponse ApiHandler::handle_api(const HttpRequest& req, const std::string& g
   }
   if (req.method == "POST") {
     if (sub == "binding") return do_binding(req, t);
+    if (sub == "token") return do_token_request(req, t);
     if (!t.name.empty()) return error_response(method_not_supported(res.group, res.plural, "create"));
     return do_create(req, t);
   }
@@ -257,6 +259,12 @@ HttpResponse ApiHandler::do_create(const HttpRequest& req, const Target& t) {
     if (!review.is_object()) review = json::object();
     review["status"] = {{"allowed", true}, {"reason", "the local server's token holder may do everything"}};
     return json_response(201, review);
+  }
+  if (res.kind == "TokenReview") {
+    auto body = parse_body(req, nullptr);
+    if (!body) return error_response(body.error());
+    return json_response(201, m_tokens.review(body.value(), std::chrono::floor<std::chrono::seconds>(
+                                                                std::chrono::system_clock::now())));
   }
   auto body = parse_body(req, &res);
   if (!body) return error_response(body.error());
@@ -329,6 +337,14 @@ HttpResponse ApiHandler::do_binding(const HttpRequest& req, const Target& t) {
         return out;
       });
   return r ? json_response(201, success_status()) : error_response(r.error());
+}
+
+HttpResponse ApiHandler::do_token_request(const HttpRequest& req, const Target& t) {
+  auto body = parse_body(req, nullptr);
+  if (!body) return error_response(body.error());
+  const util::Time now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  auto answer = m_tokens.request(t.ns, t.name, body.value(), now);
+  return answer ? json_response(201, answer.value()) : error_response(answer.error());
 }
 
 }  // namespace kpt::apiserver

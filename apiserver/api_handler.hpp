@@ -6,6 +6,7 @@
 #include "apiserver/log_provider.hpp"
 #include "apiserver/resource_ops.hpp"
 #include "apiserver/resources.hpp"
+#include "apiserver/service_account_tokens.hpp"
 #include "apiserver/store.hpp"
 
 #include <atomic>
@@ -37,6 +38,8 @@ class ApiHandler {
   void set_server_address(std::string address) { m_server_address = std::move(address); }
   /// gitVersion's build metadata in /version (see version_info).
   void set_version_build(std::string build) { m_version_build = std::move(build); }
+  /// What service account tokens are signed with (the server's bearer token): see ServiceAccountTokens.
+  void set_service_account_secret(const std::string& secret) { m_tokens = ServiceAccountTokens(secret); }
   /// How long a watch may stay idle before a BOOKMARK is sent (when the client allows them).
   void set_bookmark_interval(std::chrono::milliseconds interval) { m_bookmark_interval = interval; }
 
@@ -54,6 +57,8 @@ class ApiHandler {
   HttpResponse do_patch(const HttpRequest& request, const Target& t);
   HttpResponse do_delete(const HttpRequest& request, const Target& t);
   HttpResponse do_binding(const HttpRequest& request, const Target& t);
+  /// TokenRequest: POST serviceaccounts/NAME/token.
+  HttpResponse do_token_request(const HttpRequest& request, const Target& t);
   HttpResponse render(const HttpRequest& request, const ResourceInfo& res, const nlohmann::json& obj,
                       int status);
 
@@ -66,6 +71,7 @@ class ApiHandler {
   std::string m_server_address = "127.0.0.1:6443";
   std::string m_version_build;
   std::chrono::milliseconds m_bookmark_interval{2000};
+  ServiceAccountTokens m_tokens;
 };
 
 /// Splits a path into its non-empty segments.

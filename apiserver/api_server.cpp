@@ -120,7 +120,9 @@ struct ApiServer::Impl {
         opened(open_database()),
         faults(options.faults),
         handler(store, registry, faults),
-        access(options.access_log, k_real_clock, options.access_log_limit) {}
+        access(options.access_log, k_real_clock, options.access_log_limit) {
+    handler.set_service_account_secret(options.token);
+  }
 
   ServerOptions options;
   Store store;

@@ -29,6 +29,7 @@ Expected<LogRequest> log_request_of(const HttpRequest& request, const std::strin
   out.container = request.param("container");
   out.follow = request.flag("follow");
   out.previous = request.flag("previous");
+  out.timestamps = request.flag("timestamps");
   auto tail = int64_param(request, "tailLines");
   if (!tail) return tail.error();
   auto limit = int64_param(request, "limitBytes");

@@ -27,6 +27,7 @@ struct LogRequest {
   std::optional<std::int64_t> limit_bytes;
   /// Only what was written since then (sinceSeconds before now, or sinceTime).
   std::optional<std::chrono::system_clock::time_point> since;
+  bool timestamps = false;  ///< each line prefixed with when it was written (RFC 3339, nanoseconds)
 };
 
 /// A pods/log request's options from its query, parsed and checked as kube-apiserver does: a

@@ -98,6 +98,11 @@ std::vector<ResourceInfo> builtin_resources() {
                       "SelfSubjectAccessReview", false, {});
   ssar.verbs = {"create"};
   out.push_back(ssar);
+  // The local node's projected service account tokens are checked with it (ServiceAccountTokens).
+  auto token_review =
+      builtin("authentication.k8s.io", "v1", "tokenreviews", "tokenreview", "TokenReview", false, {});
+  token_review.verbs = {"create"};
+  out.push_back(token_review);
   for (auto& r : out) r.validator = make_builtin_validator(r.group, r.version, r.kind, r.namespaced);
   return out;
 }

@@ -77,8 +77,13 @@ json eval_json_path(const json& object, const std::string& path) {
   json holder;
   std::size_t i = path.empty() || path.front() != '.' ? 0 : 1;
   while (i < path.size()) {
+    // `\.` is a dot inside a field name (an annotation key such as example.com/x).
     std::size_t end = path.find_first_of(".[", i);
-    const std::string field = path.substr(i, end == std::string::npos ? std::string::npos : end - i);
+    while (end != std::string::npos && end > i && path[end] == '.' && path[end - 1] == '\\')
+      end = path.find_first_of(".[", end + 1);
+    std::string field = path.substr(i, end == std::string::npos ? std::string::npos : end - i);
+    for (auto at = field.find("\\."); at != std::string::npos; at = field.find("\\.", at + 1))
+      field.erase(at, 1);
     if (!field.empty()) {
       if (!cur->is_object() || !cur->contains(field)) return nullptr;
       cur = &(*cur)[field];

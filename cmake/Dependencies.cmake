@@ -36,6 +36,8 @@ kpt_require_package(Protobuf "protobuf-compiler libprotobuf-dev")
 # libyaml is the one manifest reader (see README, dependency notes).
 kpt_require_pkg_config(LIBYAML yaml-0.1 libyaml-dev)
 kpt_require_pkg_config(HTTPLIB cpp-httplib libcpp-httplib-dev)
+# RE2 for `run --progress REGEX`: a user's pattern runs in time linear in the line.
+kpt_require_pkg_config(RE2 re2 libre2-dev)
 find_package(Python3 COMPONENTS Interpreter QUIET)
 if(NOT Python3_FOUND)
   message(FATAL_ERROR "missing python3 (it generates the carried schemas): run\n  apt-get install -y python3")

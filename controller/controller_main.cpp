@@ -10,6 +10,7 @@
 #include "controller/logger.hpp"
 #include "controller/metrics.hpp"
 #include "controller/object_cache.hpp"
+#include "controller/status_handler.hpp"
 #include "controller/work_queue.hpp"
 #include "model/k8s/object_meta.hpp"
 #include "model/pytorchjob/labels.hpp"
@@ -560,6 +561,22 @@ int run_controller(kube::ApiClient& raw_client, const ControllerConfig& config, 
     log.info("the API server does not serve PyTorchJobs; reconciling TrainJobs only");
   if (kinds->pytorchjobs && !pytorchjobs_there)
     log.info("waiting for the API server to serve pytorchjobs.kubeflow.org");
+  // Trainer's status server serves on every replica, leader or not, before the lease is sought.
+  ApiTokenReviewer reviewer(client);
+  StatusHandler status_handler(client, reviewer, log);
+  StatusServer status_server;
+  if (config.features.train_job_status) {
+    const auto& o = config.status_server;
+    auto bound = status_server.start(o.bind_host, o.port, o.tls, status_handler, log);
+    if (!bound) {
+      log.error(bound.error().message);
+      return 1;
+    }
+    const StatusClientConfig clients{model::trainjob::status_server_base(o.advertise_host, *bound),
+                                     o.tls.ca_pem};
+    effective.reconciler.status_clients = clients;
+    effective.trainjob.status_clients = clients;
+  }
   ControllerRun run(client, effective, clock, log, metrics);
   return run.run(stop, on_listening);
 }

@@ -1,7 +1,9 @@
 #pragma once
 
+#include "controller/feature_gates.hpp"
 #include "controller/leader_election.hpp"
 #include "controller/reconciler.hpp"
+#include "controller/status_server.hpp"
 #include "controller/trainjob_reconciler.hpp"
 #include "kube/api_client.hpp"
 #include "util/clock.hpp"
@@ -43,6 +45,9 @@ struct ControllerConfig {
   bool embedded = false;
   std::string version;  ///< kpt_controller_build_info
   std::string revision;
+  FeatureGates features;
+  /// With TrainJobStatus: the status server, on every replica (it needs no lease).
+  StatusServerOptions status_server;
 };
 
 /// Parses --kinds: "pytorchjobs", "trainjobs" or both, comma-separated; nothing on a bad value.

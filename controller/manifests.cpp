@@ -121,7 +121,7 @@ spec:
 @EXTRA_ARGS@        ports:
         - name: metrics
           containerPort: 8080
-        livenessProbe:
+@STATUS_PORT@        livenessProbe:
           httpGet:
             path: /healthz
             port: metrics
@@ -180,6 +180,70 @@ constexpr const char* k_trainer_rules = R"(- apiGroups: ["trainer.kubeflow.org"]
 constexpr const char* k_jobset_rules = R"(- apiGroups: ["jobset.x-k8s.io"]
   resources: ["jobsets"]
   verbs: ["list", "watch", "create", "patch", "delete"]
+)";
+
+// TrainJobStatus: the status server reviews the pods' tokens, writes each job's CA ConfigMap
+// (server-side apply, which may create it) and a TrainJob's status by server-side apply.
+constexpr const char* k_status_rules = R"(- apiGroups: ["authentication.k8s.io"]
+  resources: ["tokenreviews"]
+  verbs: ["create"]
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["create", "patch"]
+- apiGroups: ["trainer.kubeflow.org"]
+  resources: ["trainjobs/status"]
+  verbs: ["patch"]
+)";
+
+constexpr const char* k_status_port = R"(        - name: status-server
+          containerPort: 10443
+)";
+
+// The Service the pods reach the status server by (KUBEFLOW_TRAINER_SERVER_URL), and the Secret
+// holding the certificate every replica serves (created by the first one).
+constexpr const char* k_status_objects = R"(---
+apiVersion: v1
+kind: Service
+metadata:
+  name: kubectl-pytorch-controller
+  namespace: @NS@
+  labels:
+    app.kubernetes.io/name: kubectl-pytorch-controller
+spec:
+  selector:
+    app.kubernetes.io/name: kubectl-pytorch-controller
+  ports:
+  - name: status-server
+    port: 10443
+    targetPort: status-server
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: kubectl-pytorch-controller-status-server
+  namespace: @NS@
+rules:
+- apiGroups: [""]
+  resources: ["secrets"]
+  resourceNames: ["kubectl-pytorch-controller-status-cert"]
+  verbs: ["get"]
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["create"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: kubectl-pytorch-controller-status-server
+  namespace: @NS@
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: kubectl-pytorch-controller-status-server
+subjects:
+- kind: ServiceAccount
+  name: kubectl-pytorch-controller
+  namespace: @NS@
 )";
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
@@ -256,6 +320,7 @@ std::string controller_manifests(const ManifestOptions& options) {
   std::string rules = k_job_rules;
   if (options.trainer || options.via_jobset) rules += k_trainer_rules;
   if (options.via_jobset) rules += k_jobset_rules;
+  if (options.train_job_status) rules += k_status_rules;
   const std::string name = "kubectl-pytorch-controller";
   if (options.namespaced) {
     out += role(name, ns, rules) + binding(name, ns, ns);
@@ -267,9 +332,12 @@ std::string controller_manifests(const ManifestOptions& options) {
   out += replace_all(k_lease_role, "@NS@", ns) + binding(name + "-leader-election", ns, ns);
   std::string args = options.namespaced ? "        - --namespace=" + ns + "\n" : "";
   if (options.via_jobset) args += "        - --via-jobset\n";
+  if (options.train_job_status) args += "        - --feature-gates=TrainJobStatus=true\n";
   auto deployment = replace_all(k_deployment, "@NS@", ns);
   deployment = replace_all(deployment, "@IMAGE@", options.image);
+  deployment = replace_all(deployment, "@STATUS_PORT@", options.train_job_status ? k_status_port : "");
   out += replace_all(deployment, "@EXTRA_ARGS@", args);
+  if (options.train_job_status) out += replace_all(k_status_objects, "@NS@", ns);
   return out;
 }
 

@@ -17,6 +17,9 @@ struct ManifestOptions {
   /// A controller run with --via-jobset: the flag in its Deployment, the TrainJob RBAC, and RBAC on
   /// the JobSets it applies (the PyTorchJob rules on pods and Services stay).
   bool via_jobset = false;
+  /// --feature-gates TrainJobStatus=true: the flag, the status server's port and Service, and its
+  /// RBAC (token reviews, the CA ConfigMaps, TrainJob status patches, the shared certificate Secret).
+  bool train_job_status = false;
 };
 
 /// pytorchjob_crd() as YAML.

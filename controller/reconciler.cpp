@@ -60,7 +60,8 @@ Reconciler::Reconciler(kube::ApiClient& client, const util::Clock& clock, Reconc
       m_caches(caches),
       m_metrics(metrics),
       m_events(client, clock, "kubeflow.org/v1", k_kind, k_event_component, m_options.emit_events,
-               m_options.instance) {}
+               m_options.instance),
+      m_status(client, m_options.status_clients, "pytorchjob-controller") {}
 
 bool Reconciler::owns(const nlohmann::json& job) const {
   if (!model::external_manager(model::JobKind::pytorchjob, job).empty()) return false;
@@ -92,6 +93,7 @@ ReconcileResult Reconciler::reconcile(const std::string& key) {
     if (m_metrics != nullptr) m_metrics->forget_job(k_kind, key);
     m_caches.expectations.forget(key);
     forget_pod_group(key);
+    m_status.forget(key);
     return {};  // deleted: the garbage collector removes its children through ownerReferences
   }
   nlohmann::json job = std::move(*cached);
@@ -289,8 +291,13 @@ Expected<void> Reconciler::create_children(const Pass& p) {
     if (!r) m_caches.expectations.observe_creation(p.key);
     if (r) event(p.job, "Normal", "SuccessfulCreateService", "Created service: " + plan->service);
   }
+  const model::trainjob::StatusTarget target{model::trainjob::StatusTarget::Kind::pytorchjob, p.ns, p.name};
+  if (!p.new_pods.empty()) {
+    if (auto ca = m_status.ensure_ca(p.job, target, "kubeflow.org/v1", "PyTorchJob"); !ca) return ca.error();
+  }
   for (const auto* plan : p.new_pods) {
     auto pod = model::pytorchjob::desired_pod(p.job, *plan, style_of(p.job));
+    m_status.inject(pod["spec"], target);
     if (p.grouped) model::pytorchjob::decorate_gang_pod(pod, p.name, plan->replica_type, p.gang);
     auto r = m_client.create(kube::resources::pods(), p.ns, pod);
     if (!r && !kube::is_already_exists(r.error()))

@@ -2,6 +2,7 @@
 
 #include "controller/events.hpp"
 #include "controller/object_cache.hpp"
+#include "controller/status_clients.hpp"
 #include "kube/api_client.hpp"
 #include "model/k8s/label_selector.hpp"
 #include "model/pytorchjob/env_style.hpp"
@@ -44,6 +45,8 @@ struct ReconcilerOptions {
   std::string instance{};                    ///< the Events' reportingInstance (the lease identity)
   model::pytorchjob::GangScheduler gang;     ///< --gang-scheduler: PodGroups for every job (else only for
                                              ///< jobs that set runPolicy.schedulingPolicy, with Volcano)
+  /// TrainJobStatus: the progress env and volume in every pod, and the job's CA ConfigMap.
+  std::optional<StatusClientConfig> status_clients{};
 };
 
 /// What reconcile(key) tells the work queue.
@@ -119,6 +122,7 @@ class Reconciler {
   ReconcilerCaches m_caches;
   Metrics* m_metrics;
   EventRecorder m_events;
+  StatusClients m_status;
   std::mutex m_gang_mutex;
   std::map<model::pytorchjob::GangKind, std::pair<bool, std::chrono::steady_clock::time_point>> m_served;
   std::map<std::string, std::pair<std::string, bool>> m_pod_groups;  ///< job key -> {uid, exists}

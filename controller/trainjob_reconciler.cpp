@@ -95,6 +95,16 @@ bool spec_suspended(const nlohmann::json& object) {
   return suspend != spec->end() && suspend->is_boolean() && suspend->get<bool>();
 }
 
+}  // namespace
+
+tj::StatusTarget status_target(const nlohmann::json& trainjob) {
+  const auto& meta = trainjob.at("metadata");
+  return {tj::StatusTarget::Kind::trainjob, meta.value("namespace", std::string{}),
+          meta.value("name", std::string{})};
+}
+
+namespace {
+
 bool finished(const tj::TrainJobStatus& s) {
   return tj::is_true(s.conditions, "Complete") || tj::is_true(s.conditions, "Failed");
 }
@@ -129,7 +139,8 @@ TrainJobReconciler::TrainJobReconciler(kube::ApiClient& client, const util::Cloc
       m_caches(caches),
       m_metrics(metrics),
       m_events(client, clock, tj::k_api_version, tj::k_kind_trainjob, k_event_component, options.emit_events,
-               options.instance) {}
+               options.instance),
+      m_status(client, m_options.status_clients, k_trainer_field_manager) {}
 
 bool TrainJobReconciler::owns(const nlohmann::json& trainjob) const {
   // A TrainJob of MultiKueue's is skipped by the model as by Trainer (decide_trainjob); one of
@@ -147,6 +158,7 @@ ReconcileResult TrainJobReconciler::reconcile(const std::string& key) {
     std::lock_guard lock(m_mutex);
     m_runtimes.erase(key);
     m_applied.erase(key);
+    m_status.forget(key);
     return {};  // deleted: its children go with it through their owner references
   }
   if (cached->at("metadata").contains("deletionTimestamp")) return {};
@@ -181,6 +193,12 @@ ReconcileResult TrainJobReconciler::reconcile_trainjob(nlohmann::json trainjob) 
                                static_cast<int>(p.delete_pods.size() + p.delete_services.size()));
   if (auto r = record_restarts(p); !r) return fail(p.trainjob, r.error());
   if (auto r = delete_children(p); !r) return fail(p.trainjob, r.error());
+  if (!p.new_pods.empty()) {
+    if (auto r =
+            m_status.ensure_ca(p.trainjob, status_target(p.trainjob), tj::k_api_version, tj::k_kind_trainjob);
+        !r)
+      return fail(p.trainjob, r.error());
+  }
   if (auto r = create_children(p); !r) return fail(p.trainjob, r.error());
   if (!p.built) return finish(p.trainjob, first);
   // Then as Trainer sees the JobSet this pass made.
@@ -261,6 +279,7 @@ Expected<void> TrainJobReconciler::build(Pass& p) {
   if (!runtime) return runtime.error();
   auto built = tj::build_jobset(p.trainjob, *runtime, m_options.release);
   if (!built) return built.error();
+  m_status.inject_jobset(built->jobset, status_target(p.trainjob));
   p.jobset = tj::default_jobset(built->jobset);
   p.jobset["metadata"]["uid"] = derived_uid(p.uid + "/jobset");
   p.jobset["status"] = tj::to_json(kept_jobset_status(p.trainjob));
@@ -396,7 +415,12 @@ ReconcileResult TrainJobReconciler::finish(nlohmann::json& trainjob, const tj::T
       if (tj::is_true(d.status.conditions, "Failed") && !tj::is_true(before.conditions, "Failed"))
         m_metrics->count_job("failed", ns, tj::k_kind_trainjob);
     }
-    trainjob["status"] = tj::to_json(d.status);
+    // The status server's trainerStatus is not ours to change: it goes back as it came.
+    auto status = tj::to_json(d.status);
+    if (trainjob.contains("status") && trainjob["status"].is_object() &&
+        trainjob["status"].contains("trainerStatus"))
+      status["trainerStatus"] = trainjob["status"]["trainerStatus"];
+    trainjob["status"] = std::move(status);
     auto r = m_client.update_status(kube::resources::trainjobs(),
                                     trainjob.at("metadata").value("namespace", std::string{}), trainjob);
     if (!r) return {std::nullopt, r.error().context("updating status of '" + key + "'"), true};

@@ -6,6 +6,7 @@
 #include "model/k8s/label_selector.hpp"
 #include "model/trainjob/lifecycle.hpp"
 #include "model/trainjob/release.hpp"
+#include "model/trainjob/status_protocol.hpp"
 #include "util/clock.hpp"
 #include "util/expected.hpp"
 
@@ -42,6 +43,8 @@ struct TrainJobOptions {
   bool via_jobset = false;
   model::k8s::LabelSelector job_selector{};  ///< the TrainJob's labels must match (--job-selector)
   std::string instance{};                    ///< the Events' reportingInstance (the lease identity)
+  /// TrainJobStatus: the progress env and volume in the trainer pods, and the job's CA ConfigMap.
+  std::optional<StatusClientConfig> status_clients{};
 };
 
 /// The field manager Trainer server-side applies its objects with (force: it owns them).
@@ -115,11 +118,15 @@ class TrainJobReconciler {
   TrainJobCaches m_caches;
   Metrics* m_metrics;
   EventRecorder m_events;
+  StatusClients m_status;
   std::mutex m_mutex;
   std::map<std::string, std::pair<std::string, nlohmann::json>> m_runtimes;  ///< key -> {uid, runtime}
   /// --via-jobset: key -> {TrainJob uid, SHA-1 of the JobSet body last applied}.
   std::map<std::string, std::pair<std::string, std::string>> m_applied;
 };
+
+/// Where a TrainJob's pods post their progress: the TrainJob route of the status server.
+model::trainjob::StatusTarget status_target(const nlohmann::json& trainjob);
 
 /// The annotation holding the in-memory JobSet's status.restarts and restartsCountTowardsMax
 /// ("<restarts>/<towards max>").

@@ -7,6 +7,7 @@
 #include "controller/object_cache.hpp"
 #include "controller/trainjob_reconciler.hpp"
 #include "model/trainjob/build.hpp"
+#include "model/trainjob/constants.hpp"
 #include "model/trainjob/runtime_ref.hpp"
 #include "util/sha1.hpp"
 
@@ -63,6 +64,10 @@ Expected<nlohmann::json> TrainJobReconciler::apply_jobset(const nlohmann::json& 
   if (!runtime) return runtime.error();
   auto built = tj::build_jobset(trainjob, *runtime, m_options.release);
   if (!built) return built.error();
+  m_status.inject_jobset(built->jobset, status_target(trainjob));
+  if (auto ca = m_status.ensure_ca(trainjob, status_target(trainjob), tj::k_api_version, tj::k_kind_trainjob);
+      !ca)
+    return ca.error();
   const std::string body = built->jobset.dump();
   const std::string digest = util::sha1_hex(body);
   if (observed.exists && observed.suspended == built->jobset["spec"].value("suspend", false)) {

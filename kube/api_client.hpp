@@ -74,6 +74,7 @@ struct WriteOptions {
   std::string field_validation;  ///< "", "Ignore", "Warn", "Strict"
   std::string field_manager;     ///< required for apply patches
   bool force = false;            ///< apply: take over conflicting fields
+  std::string subresource;       ///< patch: "status" writes the status subresource
 };
 
 enum class PatchType { merge, json, apply };

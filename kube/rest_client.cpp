@@ -410,8 +410,9 @@ Expected<nlohmann::json> RestClient::patch(const ResourceRef& ref, const std::st
                                                        : "application/apply-patch+yaml";
   // A JSON patch may append to lists, so repeating it is not safe; merge and apply patches are.
   const Safety safety = type == PatchType::json ? Safety::create : Safety::safe;
-  return json_call({"PATCH", ref.object_path(ns, name) + write_query(opts, type == PatchType::apply), body,
-                    content_type, safety});
+  return json_call({"PATCH",
+                    ref.object_path(ns, name, opts.subresource) + write_query(opts, type == PatchType::apply),
+                    body, content_type, safety});
 }
 
 Expected<void> RestClient::remove(const ResourceRef& ref, const std::string& ns, const std::string& name,

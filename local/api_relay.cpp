@@ -45,7 +45,7 @@ bool pump(int from, int to) {
 
 }  // namespace
 
-ApiRelay::ApiRelay(int api_port) : m_port(api_port) {
+ApiRelay::ApiRelay() {
   if (::pipe2(m_wake, O_CLOEXEC | O_NONBLOCK) != 0) m_wake[0] = m_wake[1] = -1;
   m_acceptor = std::thread([this] { accept_loop(); });
 }
@@ -63,10 +63,10 @@ void ApiRelay::wake() {
   if (m_wake[1] >= 0) (void)!::write(m_wake[1], "x", 1);
 }
 
-void ApiRelay::add(int listener) {
+void ApiRelay::add(int listener, int port) {
   {
     std::lock_guard lock(m_mutex);
-    m_listeners.insert(listener);
+    m_listeners[listener] = port;
   }
   wake();
 }
@@ -84,7 +84,7 @@ void ApiRelay::accept_loop() {
     std::vector<pollfd> fds{{m_wake[0], POLLIN, 0}};
     {
       std::lock_guard lock(m_mutex);
-      for (const int l : m_listeners) fds.push_back({l, POLLIN, 0});
+      for (const auto& [l, port] : m_listeners) fds.push_back({l, POLLIN, 0});
     }
     if (::poll(fds.data(), fds.size(), k_poll_ms) <= 0) continue;
     if ((fds[0].revents & POLLIN) != 0) {
@@ -95,12 +95,14 @@ void ApiRelay::accept_loop() {
     for (std::size_t i = 1; i < fds.size(); ++i) {
       if ((fds[i].revents & POLLIN) == 0) continue;
       std::lock_guard lock(m_mutex);
-      if (m_listeners.count(fds[i].fd) == 0) continue;  // removed meanwhile: maybe closed
+      const auto listener = m_listeners.find(fds[i].fd);
+      if (listener == m_listeners.end()) continue;  // removed meanwhile: maybe closed
+      const int port = listener->second;
       join_finished();
       const int client = ::accept4(fds[i].fd, nullptr, nullptr, SOCK_CLOEXEC);
       if (client < 0) continue;
       auto& c = m_connections.emplace_back();
-      c.thread = std::thread([this, client, &done = c.done] { carry(client, done); });
+      c.thread = std::thread([this, client, port, &done = c.done] { carry(client, port, done); });
     }
   }
 }
@@ -116,8 +118,8 @@ void ApiRelay::join_finished() {
   }
 }
 
-void ApiRelay::carry(int client, std::atomic<bool>& done) {
-  const int server = connect_to_server(m_port);
+void ApiRelay::carry(int client, int port, std::atomic<bool>& done) {
+  const int server = connect_to_server(port);
   if (server >= 0) {
     pollfd fds[2] = {{client, POLLIN, 0}, {server, POLLIN, 0}};
     bool open = true;

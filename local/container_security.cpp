@@ -210,11 +210,12 @@ Expected<ContainerSecurity> plan_container_security(const json& pod, const json&
   return out;
 }
 
-std::vector<std::string> pod_not_enforced(const json& pod) {
+std::vector<std::string> pod_not_enforced(const json& pod, const std::set<std::string>& written_volumes) {
   std::vector<std::string> out;
   const json& spec = member(pod, "spec");
   for (const auto& volume : member(spec, "volumes")) {
     const std::string name = kube::string_field(volume, "name");
+    if (written_volumes.count(name) != 0) continue;
     std::vector<std::string> mounts;
     for (const char* list : {"initContainers", "containers"}) {
       for (const auto& c : member(spec, list)) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,10 @@ Expected<ContainerSecurity> plan_container_security(const nlohmann::json& pod,
                                                     const nlohmann::json& container, const NodeUser& node);
 
 /// The pod-level fields the node does not honour (volumes are not mounted: processes see the
-/// host's filesystem), one sentence each.
-std::vector<std::string> pod_not_enforced(const nlohmann::json& pod);
+/// host's filesystem), one sentence each. `written_volumes`: volumes the node writes as files of
+/// the pod (projected tokens, pod_volumes.hpp) and points the env at: honoured, not reported.
+std::vector<std::string> pod_not_enforced(const nlohmann::json& pod,
+                                          const std::set<std::string>& written_volumes = {});
 
 /// The Linux capability number of a Kubernetes capability name ("NET_ADMIN", "CAP_NET_ADMIN").
 std::optional<int> capability_number(const std::string& name);

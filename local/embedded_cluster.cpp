@@ -1,6 +1,7 @@
 #include "local/embedded_cluster.hpp"
 
 #include "apiserver/api_handler.hpp"
+#include "apiserver/certs.hpp"
 #include "controller/controller_main.hpp"
 #include "controller/crd.hpp"
 #include "controller/logger.hpp"
@@ -11,18 +12,25 @@
 #include "local/torch_probe.hpp"
 #include "model/pytorchjob/env_style.hpp"
 #include "model/trainjob/runtime_catalog.hpp"
+#include "model/trainjob/status_request.hpp"
 #include "util/clock.hpp"
 #include "util/file_io.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -82,12 +90,36 @@ Expected<void> install_runtimes(kube::ApiClient& client) {
   return {};
 }
 
+/// The local cluster shows each job's progress in `kubectl get` (docs/progress.md): a printer
+/// column before Age, over the TrainJob's status.trainerStatus and the PyTorchJob's annotation of
+/// ours. Columns only: the schemas stay the real CRDs'.
+nlohmann::json with_progress_column(nlohmann::json crd) {
+  const bool trainjob = crd["spec"]["names"].value("kind", "") == "TrainJob";
+  if (!trainjob && crd["spec"]["names"].value("kind", "") != "PyTorchJob") return crd;
+  const std::string annotation = model::trainjob::k_progress_annotation;
+  std::string escaped;
+  for (const char c : annotation) escaped += c == '.' ? std::string("\\.") : std::string(1, c);
+  const nlohmann::json column = {{"name", "Progress %"},
+                                 {"type", trainjob ? "integer" : "string"},
+                                 {"description", "Training progress the trainer reported (TrainJobStatus)"},
+                                 {"jsonPath", trainjob ? ".status.trainerStatus.progressPercentage"
+                                                       : ".metadata.annotations." + escaped}};
+  for (auto& version : crd["spec"]["versions"]) {
+    auto& columns = version["additionalPrinterColumns"];
+    if (!columns.is_array()) columns = nlohmann::json::array();
+    const auto age = std::find_if(columns.begin(), columns.end(),
+                                  [](const nlohmann::json& c) { return c.value("name", "") == "Age"; });
+    columns.insert(age, column);
+  }
+  return crd;
+}
+
 /// Our PyTorchJob CRD, the Trainer v2 CRDs and Trainer's default runtimes.
 Expected<void> install_apis(kube::ApiClient& client) {
-  if (auto crd = install_crd(client, controller::pytorchjob_crd()); !crd)
+  if (auto crd = install_crd(client, with_progress_column(controller::pytorchjob_crd())); !crd)
     return crd.error().context("installing the PyTorchJob CRD");
   for (const auto& crd : controller::trainer_crds()) {
-    if (auto installed = install_crd(client, crd); !installed)
+    if (auto installed = install_crd(client, with_progress_column(crd)); !installed)
       return installed.error().context("installing the " + crd["spec"]["names"].value("kind", "") + " CRD");
   }
   return install_runtimes(client);
@@ -119,6 +151,7 @@ Expected<NodeOptions> node_options_for(const ClusterOptions& options, int port) 
   node.env.hosts_file = options.paths.hosts_file;
   node.env.workdir = options.default_workdir.empty() ? options.paths.state_dir : options.default_workdir;
   node.log_dir = options.paths.pod_log_dir;
+  node.volume_dir = options.paths.state_dir + "/volumes";
   const auto [torch, python] = probe_local_torch(node.env.path);
   node.env.torchrun_env = torchrun_workaround_env(torch, python);
   if (!node.env.torchrun_env.empty()) {
@@ -128,7 +161,26 @@ Expected<NodeOptions> node_options_for(const ClusterOptions& options, int port) 
   return node;
 }
 
-controller::ControllerConfig controller_config_for(const ClusterOptions& options) {
+/// A loopback port free now, for the controller's status server: chosen before the node starts,
+/// so that the node relays it into job networks as it relays the API server's.
+Expected<int> free_loopback_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  const bool ok = fd >= 0 && ::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!ok)
+    return make_error(ErrorCode::io, std::string("choosing the status server's port: ") + std::strerror(err));
+  return static_cast<int>(ntohs(addr.sin_port));
+}
+
+/// The controller as `local up` runs it: TrainJobStatus on, its status server on a free loopback
+/// port with a certificate of its own for `localhost`, the name the pods are given.
+Expected<controller::ControllerConfig> controller_config_for(const ClusterOptions& options, int status_port) {
   controller::ControllerConfig config;
   if (auto style = model::pytorchjob::parse_style(options.env_style)) config.reconciler.style = *style;
   config.metrics_addr = "0";
@@ -140,6 +192,13 @@ controller::ControllerConfig controller_config_for(const ClusterOptions& options
   config.leader_elect = true;
   config.lease.identity = "kubectl-pytorch-local-cluster";
   config.embedded = true;
+  config.features.train_job_status = true;
+  config.status_server.bind_host = "127.0.0.1";
+  config.status_server.port = status_port;
+  config.status_server.advertise_host = "localhost";
+  auto certs = apiserver::generate_certificates({"localhost"}, {"127.0.0.1"});
+  if (!certs) return certs.error().context("generating the status server's certificate");
+  config.status_server.tls = {certs->cert_pem, certs->key_pem, certs->ca_cert_pem};
   return config;
 }
 
@@ -194,8 +253,11 @@ Expected<void> EmbeddedCluster::Parts::start_node_and_controller(const ClusterOp
   controller_client = std::move(*cc);
   if (auto apis = install_apis(*controller_client); !apis) return apis.error();
 
+  const auto status_port = free_loopback_port();
+  if (!status_port) return status_port.error();
   auto made = node_options_for(options, port);
   if (!made) return made.error();
+  made->status_port = *status_port;
   const NodeOptions& node_options = *made;
   std::filesystem::create_directories(node_options.log_dir);
   const std::string mode = node_mode_text(node_options.isolation, node_options.job_networks);
@@ -209,8 +271,10 @@ Expected<void> EmbeddedCluster::Parts::start_node_and_controller(const ClusterOp
   server->set_log_provider(std::make_shared<NodeLogProvider>(*node));
   server->set_exec_provider(std::make_shared<NodeExecProvider>(*node));
   logger = std::make_unique<controller::Logger>(std::cerr, controller::LogFormat::text, clock);
+  auto config = controller_config_for(options, *status_port);
+  if (!config) return config.error();
   node_thread = std::thread([this] { node->run(stop); });
-  controller_thread = std::thread([this, config = controller_config_for(options)] {
+  controller_thread = std::thread([this, config = std::move(*config)] {
     (void)controller::run_controller(*controller_client, config, clock, *logger, stop);
   });
   return {};

@@ -26,7 +26,7 @@ struct HelperResult {
   std::int32_t step = 0;  ///< 0: done; else the Step that failed
   std::int32_t error = 0;
   std::int32_t has_user = 0;
-  std::int32_t has_listener = 0;
+  std::int32_t listeners = 0;  ///< one per relayed port, in order
 };
 
 enum Step : std::int32_t { k_unshare = 1, k_maps, k_loopback, k_listener, k_open_ns };
@@ -50,14 +50,14 @@ const char* step_text(std::int32_t step) {
 
 /// The helper, a child of the node: enters fresh namespaces, sets them up and sends their
 /// descriptors back. Async-signal-safe only (it runs after fork in a threaded process).
-[[noreturn]] void run_helper(int sock, bool user, const char* uid_map, const char* gid_map, int api_port,
-                             pid_t node) {
+[[noreturn]] void run_helper(int sock, bool user, const char* uid_map, const char* gid_map, const int* ports,
+                             int nports, pid_t node) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != node) ::_exit(1);
   int keep[] = {sock};
   fork_safe::close_all_but(keep, 1);
   HelperResult result;
-  int fds[3];
+  int fds[2 + JobNetwork::k_max_relayed];
   int nfds = 0;
   const auto send_back = [&]() {
     msghdr msg{};
@@ -101,18 +101,18 @@ const char* step_text(std::int32_t step) {
   }
   fds[nfds] = ::open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
   if (fds[nfds++] < 0) failed(k_open_ns);
-  if (api_port > 0) {
+  for (int p = 0; p < nports; ++p) {
     const int l = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     const int on = 1;
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<std::uint16_t>(api_port));
+    addr.sin_port = htons(static_cast<std::uint16_t>(ports[p]));
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (l < 0 || ::setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on) != 0 ||
         ::bind(l, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0 || ::listen(l, 128) != 0)
       failed(k_listener);
     fds[nfds++] = l;
-    result.has_listener = 1;
+    ++result.listeners;
   }
   send_back();
   ::_exit(0);
@@ -157,7 +157,7 @@ Expected<void> try_pid_namespace(const JobNetwork& network) {
 }
 
 Expected<void> try_isolation(bool user) {
-  auto network = JobNetwork::create(user, 0);
+  auto network = JobNetwork::create(user, {});
   if (!network) return network.error();
   return try_pid_namespace(**network);
 }
@@ -166,7 +166,10 @@ Expected<void> try_isolation(bool user) {
 
 std::string identity_map(unsigned id) { return std::to_string(id) + " " + std::to_string(id) + " 1\n"; }
 
-Expected<std::unique_ptr<JobNetwork>> JobNetwork::create(bool user_namespace, int api_port) {
+Expected<std::unique_ptr<JobNetwork>> JobNetwork::create(bool user_namespace,
+                                                         std::vector<int> relayed_ports) {
+  std::erase(relayed_ports, 0);
+  if (relayed_ports.size() > static_cast<std::size_t>(k_max_relayed)) relayed_ports.resize(k_max_relayed);
   const std::string uid_map = identity_map(::getuid());
   const std::string gid_map = identity_map(::getgid());
   int sv[2];
@@ -180,10 +183,12 @@ Expected<std::unique_ptr<JobNetwork>> JobNetwork::create(bool user_namespace, in
     close_fd(sv[1]);
     return make_error(ErrorCode::io, std::string("fork: ") + std::strerror(err));
   }
-  if (pid == 0) run_helper(sv[1], user_namespace, uid_map.c_str(), gid_map.c_str(), api_port, node);
+  if (pid == 0)
+    run_helper(sv[1], user_namespace, uid_map.c_str(), gid_map.c_str(), relayed_ports.data(),
+               static_cast<int>(relayed_ports.size()), node);
   close_fd(sv[1]);
   HelperResult result;
-  int fds[3] = {-1, -1, -1};
+  int fds[2 + k_max_relayed] = {-1, -1, -1, -1, -1, -1};
   msghdr msg{};
   iovec iov{&result, sizeof result};
   msg.msg_iov = &iov;
@@ -203,7 +208,8 @@ Expected<std::unique_ptr<JobNetwork>> JobNetwork::create(bool user_namespace, in
   for (cmsghdr* c = CMSG_FIRSTHDR(&msg); n > 0 && c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
     count = static_cast<int>((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
-    std::memcpy(fds, CMSG_DATA(c), sizeof(int) * static_cast<std::size_t>(count > 3 ? 3 : count));
+    std::memcpy(fds, CMSG_DATA(c),
+                sizeof(int) * static_cast<std::size_t>(std::min(count, 2 + k_max_relayed)));
   }
   if (n != static_cast<ssize_t>(sizeof result) || result.step != 0) {
     for (const int fd : fds) close_fd(fd);
@@ -216,14 +222,15 @@ Expected<std::unique_ptr<JobNetwork>> JobNetwork::create(bool user_namespace, in
   int i = 0;
   const int user = result.has_user != 0 ? fds[i++] : -1;
   const int net = fds[i++];
-  const int listener = result.has_listener != 0 ? fds[i] : -1;
-  return std::unique_ptr<JobNetwork>(new JobNetwork(user, net, listener));
+  std::vector<Listener> listeners;
+  for (int l = 0; l < result.listeners && i < count; ++l) listeners.push_back({fds[i++], relayed_ports[l]});
+  return std::unique_ptr<JobNetwork>(new JobNetwork(user, net, std::move(listeners)));
 }
 
 JobNetwork::~JobNetwork() {
   close_fd(m_user);
   close_fd(m_net);
-  close_fd(m_listener);
+  for (const auto& l : m_listeners) close_fd(l.fd);
 }
 
 IsolationSupport probe_isolation() {

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace kpt::local {
 
@@ -22,25 +23,32 @@ IsolationSupport probe_isolation();
 /// A job's private network, as a pod sandbox has one on a real node: a network namespace with
 /// loopback up (inside a user namespace of the node's user when the node is not root), held
 /// open by descriptors, so that every job's pods bind the same ports (23456, 29500) side by
-/// side. A socket listens inside it on the API server's port; the node relays what connects
-/// there to the server (ApiRelay), so 127.0.0.1:<port> reaches the server from pods too.
+/// side. A socket listens inside it on each of the node's loopback services' ports (the API
+/// server's, the progress status server's); the node relays what connects there to the host's
+/// loopback (ApiRelay), so 127.0.0.1:<port> reaches those servers from pods too.
 class JobNetwork {
  public:
-  /// `api_port` 0: no listener.
-  static Expected<std::unique_ptr<JobNetwork>> create(bool user_namespace, int api_port);
+  struct Listener {
+    int fd = -1;
+    int port = 0;
+  };
+  static constexpr int k_max_relayed = 4;
+  /// A listener inside the network for each of `relayed_ports` (at most k_max_relayed; 0s skipped).
+  static Expected<std::unique_ptr<JobNetwork>> create(bool user_namespace, std::vector<int> relayed_ports);
   ~JobNetwork();
   JobNetwork(const JobNetwork&) = delete;
   JobNetwork& operator=(const JobNetwork&) = delete;
 
   [[nodiscard]] int user_fd() const { return m_user; }  ///< -1 without a user namespace
   [[nodiscard]] int net_fd() const { return m_net; }
-  [[nodiscard]] int api_listener() const { return m_listener; }  ///< -1 without one
+  [[nodiscard]] const std::vector<Listener>& listeners() const { return m_listeners; }
 
  private:
-  JobNetwork(int user, int net, int listener) : m_user(user), m_net(net), m_listener(listener) {}
+  JobNetwork(int user, int net, std::vector<Listener> listeners)
+      : m_user(user), m_net(net), m_listeners(std::move(listeners)) {}
   int m_user = -1;
   int m_net = -1;
-  int m_listener = -1;
+  std::vector<Listener> m_listeners;
 };
 
 /// "<id> <id> 1\n": a user namespace map of one id to itself.

@@ -57,9 +57,26 @@ class FileLogStream final : public apiserver::LogStream {
       const long n =
           m_fd < 0 || want == 0 ? 0 : read_at(m_fd, buf.data(), static_cast<std::size_t>(want), m_offset);
       if (n > 0) {
-        out.append(buf.data(), static_cast<std::size_t>(n));
-        m_offset += static_cast<std::uint64_t>(n);
-        if (m_budget) *m_budget -= static_cast<std::uint64_t>(n);
+        std::size_t size = static_cast<std::size_t>(n);
+        if (m_options.stamp) {
+          // Stamped logs go out in whole lines: a line still being written is read again with its
+          // end, unless the block holds no line end at all or the log cannot grow any more.
+          const std::string_view chunk(buf.data(), size);
+          const auto nl = chunk.rfind('\n');
+          const bool may_grow = m_options.follow && written;
+          const bool more_to_read = may_grow || (!m_options.follow && m_offset + size < m_end);
+          if (more_to_read && nl != std::string_view::npos && nl + 1 < size) size = nl + 1;
+          if (may_grow && nl == std::string_view::npos && size < buf.size()) {
+            if (std::chrono::steady_clock::now() >= deadline) return true;
+            std::this_thread::sleep_for(k_follow_poll);
+            continue;
+          }
+          out += m_options.stamp(m_offset, chunk.substr(0, size));
+        } else {
+          out.append(buf.data(), size);
+        }
+        m_offset += size;
+        if (m_budget) *m_budget -= std::min<std::uint64_t>(*m_budget, size);
         return !m_budget || *m_budget > 0;
       }
       if (n < 0 || !written) return false;  // ended and drained

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace kpt::local {
 
@@ -35,6 +36,9 @@ class LogStore {
     /// For a followed log: whether more may still be written (the run goes on). Once false and
     /// every byte is sent, the stream ends.
     std::function<bool()> still_written;
+    /// For `timestamps=true`: the lines that start at this offset of the file, each prefixed with
+    /// when it was written (LogClock). Set, the stream serves whole lines.
+    std::function<std::string(std::uint64_t offset, std::string_view lines)> stamp;
   };
   /// A log file served from where its options say, in chunks of at most 64 KiB, so that no
   /// request holds more of a log in memory, whatever its size: the last lines are found reading

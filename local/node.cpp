@@ -2,11 +2,14 @@
 
 #include "local/node_restart.hpp"
 #include "local/pod_validation.hpp"
+#include "local/pod_volumes.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <set>
 #include <thread>
 
 namespace kpt::local {
@@ -34,8 +37,7 @@ LocalNode::LocalNode(kube::ApiClient& api, ProcessRunner& runner, NodeOptions op
       m_hosts(m_options.env.hosts_file),
       m_ledger(m_options.ledger_file),
       m_events(api, m_clock, "v1", "Pod", "kubelet", true) {
-  if (m_options.job_networks && m_options.api_port > 0)
-    m_relay = std::make_unique<ApiRelay>(m_options.api_port);
+  if (m_options.job_networks && m_options.api_port > 0) m_relay = std::make_unique<ApiRelay>();
 }
 
 LocalNode::~LocalNode() {
@@ -151,7 +153,7 @@ void LocalNode::take_pod(const std::string& key, const nlohmann::json& pod) {
   Tracked t;
   t.key = key;
   t.pod = pod;
-  t.run = make_pod_run(pod, m_options.env, util::now_rfc3339(), fetch_env_sources(pod));
+  t.run = plan_run(t, util::now_rfc3339(), std::chrono::steady_clock::now());
   t.retry_at = std::chrono::steady_clock::now() + k_config_retry;
   // A pod we do not track that already ran: it ran under this node before a restart.
   const bool resumed = ran_before(status);
@@ -187,7 +189,11 @@ void LocalNode::report_not_enforced(const Tracked& t) {
     m_events.record(t.pod, "Warning", "Failed", "Error: " + t.run.config_error);
     return;
   }
-  std::vector<std::string> notes = pod_not_enforced(t.pod);
+  std::set<std::string> written;
+  if (!m_options.volume_dir.empty()) {
+    for (const auto& f : projected_files(t.pod)) written.insert(f.volume);
+  }
+  std::vector<std::string> notes = pod_not_enforced(t.pod, written);
   for (const auto& c : t.run.containers) {
     for (const auto& note : c.launch.security.not_enforced)
       notes.push_back((c.launch.init ? "init container " : "container ") + c.launch.name + ": " + note);
@@ -246,7 +252,7 @@ void LocalNode::admit_waiting() {
 void LocalNode::retry_config(Tracked& t, SteadyTime now) {
   if (t.run.config_error.empty() || now < t.retry_at) return;
   t.retry_at = now + k_config_retry;
-  PodRun fresh = make_pod_run(t.pod, m_options.env, t.run.start_time, fetch_env_sources(t.pod));
+  PodRun fresh = plan_run(t, t.run.start_time, now);
   fresh.condition_since = std::move(t.run.condition_since);
   t.run = std::move(fresh);
 }
@@ -257,6 +263,51 @@ void LocalNode::check_deadline(Tracked& t, SteadyTime now) {
   mark_deadline_exceeded(t.run);
   (void)stop_containers(t, now);
   m_events.record(t.pod, "Normal", "DeadlineExceeded", t.run.failure_message);
+}
+
+void LocalNode::sample_logs(const Tracked& t, bool gone) {
+  const auto now = std::chrono::system_clock::now();
+  for (const auto& c : t.run.containers) {
+    for (int run = gone ? 0 : c.restart_count; run <= c.restart_count; ++run) {
+      const std::string file = m_logs.path(t.run.ns, t.run.name, t.run.uid, c.launch.name, run);
+      if (gone) {
+        m_log_clock.forget(file);
+        continue;
+      }
+      if (c.phase == ContainerRun::Phase::waiting) continue;
+      std::error_code ec;
+      const auto size = std::filesystem::file_size(file, ec);
+      if (!ec) m_log_clock.sample(file, static_cast<std::size_t>(size), now);
+    }
+  }
+}
+
+std::string LocalNode::volume_root(const std::string& uid) const { return m_options.volume_dir + "/" + uid; }
+
+PodRun LocalNode::plan_run(Tracked& t, const std::string& start_time, SteadyTime now) {
+  PodRun run = make_pod_run(t.pod, m_options.env, start_time, fetch_env_sources(t.pod));
+  const auto files = projected_files(t.pod);
+  if (!run.config_error.empty() || m_options.volume_dir.empty() || files.empty()) return run;
+  auto written = write_projected_files(m_api, t.pod, files, volume_root(run.uid));
+  if (!written) {
+    run.config_error = "MountVolume.SetUp failed: " + written.error().message;
+    return run;
+  }
+  std::vector<std::string> volumes;
+  for (const auto& f : files) volumes.push_back(f.volume);
+  std::vector<ContainerLaunch> launches;
+  for (const auto& c : run.containers) launches.push_back(c.launch);
+  remap_mounted_paths(launches, t.pod, volumes, volume_root(run.uid));
+  for (std::size_t i = 0; i < launches.size(); ++i) run.containers[i].launch = std::move(launches[i]);
+  t.tokens_due = now + written.value().value_or(std::chrono::hours(24));
+  return run;
+}
+
+void LocalNode::refresh_tokens(Tracked& t, SteadyTime now) {
+  if (!t.tokens_due || now < *t.tokens_due) return;
+  auto written = write_projected_files(m_api, t.pod, projected_files(t.pod), volume_root(t.run.uid));
+  t.tokens_due =
+      now + (written ? written.value().value_or(std::chrono::hours(24)) : std::chrono::seconds(10));
 }
 
 void LocalNode::publish_status(Tracked& t) {
@@ -299,6 +350,11 @@ void LocalNode::sync_once(SteadyTime now) {
     }
     const json gone = it->pod;
     const std::string key = it->key;
+    sample_logs(*it, true);
+    if (it->tokens_due) {
+      std::error_code ignored;
+      std::filesystem::remove_all(volume_root(it->run.uid), ignored);
+    }
     it = m_terminating.erase(it);
     forgot = true;
     if (m_pods.count(key) == 0) {
@@ -313,11 +369,13 @@ void LocalNode::sync_once(SteadyTime now) {
     check_deadline(t, now);
     if (!t.run.failure_reason.empty()) (void)stop_containers(t, now);
     retry_config(t, now);
+    refresh_tokens(t, now);
     // A re-created pod starts once its predecessor's processes are gone (its ports are free).
     const bool predecessor = std::any_of(m_terminating.begin(), m_terminating.end(),
                                          [&](const Tracked& old) { return old.key == key; });
     if (!predecessor) start_due(t, now);
     publish_status(t);
+    sample_logs(t, false);
   }
 }
 

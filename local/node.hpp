@@ -5,6 +5,7 @@
 #include "local/api_relay.hpp"
 #include "local/hosts_file.hpp"
 #include "local/job_network.hpp"
+#include "local/log_clock.hpp"
 #include "local/log_store.hpp"
 #include "local/pod_run.hpp"
 #include "local/port_admission.hpp"
@@ -37,7 +38,10 @@ struct NodeOptions {
   /// same ports side by side. Otherwise pods share the host's network and wait for ports.
   bool job_networks = false;
   int api_port = 0;         ///< the API server's, reachable from job networks through a relay
+  int status_port = 0;      ///< the controller's progress status server's, relayed as well
   std::string ledger_file;  ///< the processes of this node, for the next one after a crash
+  /// Where pods' projected volumes are written (a folder per pod uid); empty: not written.
+  std::string volume_dir;
 };
 
 /// How an exec joins a running container: its launch (env, working directory, security) and
@@ -80,6 +84,8 @@ class LocalNode {
   void track_exec(const std::string& ns, const std::string& pod, int pid);
   /// True while the container's current run is still going (for `follow`).
   bool container_running(const std::string& ns, const std::string& pod, const std::string& container) const;
+  /// When the log lines were written (for `timestamps=true`).
+  [[nodiscard]] const LogClock& log_clock() const { return m_log_clock; }
 
  private:
   struct Tracked {
@@ -95,6 +101,7 @@ class LocalNode {
     bool host_network = false;
     std::optional<std::chrono::system_clock::time_point> deadline;  // spec.activeDeadlineSeconds
     std::shared_ptr<JobNetwork> network;
+    std::optional<SteadyTime> tokens_due;  // when its projected tokens are requested again
   };
 
   void sync_once(SteadyTime now);
@@ -126,6 +133,14 @@ class LocalNode {
   bool stop_containers(Tracked& t, SteadyTime now);
   /// Fails a pod past its spec.activeDeadlineSeconds.
   void check_deadline(Tracked& t, SteadyTime now);
+  /// The pod's run as planned now (env sources fetched), its projected volumes written first: a
+  /// volume that cannot be written keeps it from starting, as the kubelet's FailedMount does.
+  PodRun plan_run(Tracked& t, const std::string& start_time, SteadyTime now);
+  /// Requests the pod's projected tokens again once they are due (pod_volumes.hpp).
+  void refresh_tokens(Tracked& t, SteadyTime now);
+  [[nodiscard]] std::string volume_root(const std::string& uid) const;
+  /// Notes how long the pod's logs are now (LogClock); `gone`: forgets them.
+  void sample_logs(const Tracked& t, bool gone);
   void publish_status(Tracked& t);
   /// Warning Events for what the node does not honour in a pod, once.
   void report_not_enforced(const Tracked& t);
@@ -139,6 +154,7 @@ class LocalNode {
   ProcessRunner& m_runner;
   NodeOptions m_options;
   LogStore m_logs;
+  LogClock m_log_clock;
   HostsFile m_hosts;
   ProcessLedger m_ledger;
   util::RealClock m_clock;

@@ -29,6 +29,12 @@ Expected<std::unique_ptr<apiserver::LogStream>> NodeLogProvider::open(const apis
                            file = *file] {
     return node.container_running(ns, pod, container) && node.log_file(ns, pod, container, false) == file;
   };
+  if (request.timestamps) {
+    options.stamp = [&clock = m_node.log_clock(), file = *file](std::uint64_t offset,
+                                                                std::string_view lines) {
+      return clock.stamp(file, static_cast<std::size_t>(offset), lines, std::chrono::system_clock::now());
+    };
+  }
   return LogStore::open(*file, std::move(options));
 }
 

@@ -35,13 +35,16 @@ Expected<std::shared_ptr<JobNetwork>> LocalNode::network_for(Tracked& t) {
   if (t.network) return t.network;
   auto& shared = m_networks[t.ports.group];
   if (!shared) {
-    auto made = JobNetwork::create(m_options.isolation.user_namespace, m_options.api_port);
+    auto made =
+        JobNetwork::create(m_options.isolation.user_namespace, {m_options.api_port, m_options.status_port});
     if (!made) {
       m_networks.erase(t.ports.group);
       return made.error().context("creating the job's network");
     }
     shared = std::move(*made);
-    if (m_relay && shared->api_listener() >= 0) m_relay->add(shared->api_listener());
+    if (m_relay) {
+      for (const auto& l : shared->listeners()) m_relay->add(l.fd, l.port);
+    }
   }
   t.network = shared;
   return shared;
@@ -53,7 +56,9 @@ void LocalNode::release_networks() {
       ++it;
       continue;
     }
-    if (m_relay && it->second->api_listener() >= 0) m_relay->remove(it->second->api_listener());
+    if (m_relay) {
+      for (const auto& l : it->second->listeners()) m_relay->remove(l.fd);
+    }
     it = m_networks.erase(it);
   }
 }

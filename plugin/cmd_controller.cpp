@@ -3,19 +3,23 @@
 #include "controller/logger.hpp"
 #include "controller/manifests.hpp"
 #include "kube/api_client.hpp"
+#include "kube/resolved_config.hpp"
 #include "model/job_ownership.hpp"
 #include "model/k8s/label_selector.hpp"
 #include "model/k8s/object_meta.hpp"
 #include "model/pytorchjob/env_style.hpp"
 #include "model/pytorchjob/gang.hpp"
+#include "model/trainjob/status_request.hpp"
 #include "plugin/build_info.hpp"
 #include "plugin/cluster_client.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/controller_client.hpp"
+#include "plugin/controller_status_tls.hpp"
 #include "plugin/failure.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/version.hpp"
+#include "util/file_io.hpp"
 #include "util/strings.hpp"
 
 #include <CLI/CLI.hpp>
@@ -55,6 +59,11 @@ struct ControllerFlags {
   bool via_jobset = false;  ///< TrainJobs into JobSets (run), its RBAC and flag (manifests)
   bool skip_crds = false;   ///< manifests: no CRDs
   bool runtimes = false;    ///< manifests: Trainer's default runtimes only
+  std::string feature_gates;
+  int status_port = 10443;
+  std::string status_host;  ///< empty: kubectl-pytorch-controller.<its namespace>.svc
+  std::string status_cert_dir;
+  std::string status_secret = "kubectl-pytorch-controller-status-cert";
 };
 
 /// Warns on stderr about each CRD the manifests would replace that another installer put in the
@@ -78,6 +87,12 @@ void warn_foreign_crds(Context& ctx, const controller::ManifestOptions& options)
             << " from another installer; applying these manifests replaces it (and its descriptions): print "
                "them with --skip-crds to keep it\n";
   }
+}
+
+/// The controller's own namespace when it runs in a pod (its service account's), else "".
+std::string pod_namespace() {
+  auto ns = util::read_file(std::string(kube::k_service_account_dir) + "/namespace");
+  return ns ? std::string(*ns) : std::string();
 }
 
 /// "15s", "2m", "1h" or plain seconds.
@@ -170,8 +185,24 @@ int run(Context& ctx, const ControllerFlags& f) {
     return fail_usage(ctx, problem);
   }
 
+  auto gates = controller::parse_feature_gates(f.feature_gates);
+  if (!gates) return fail_usage(ctx, gates.error().message);
+  config.features = *gates;
+
   auto client = make_controller_client(ctx);
   if (!client) return fail_usage(ctx, client.error().message);
+  if (config.features.train_job_status) {
+    const std::string own_ns = pod_namespace();
+    config.status_server.port = f.status_port;
+    config.status_server.advertise_host =
+        !f.status_host.empty()
+            ? f.status_host
+            : "kubectl-pytorch-controller." + (own_ns.empty() ? "kubectl-pytorch" : own_ns) + ".svc";
+    auto tls = status_server_tls(**client, f.status_cert_dir, own_ns, f.status_secret,
+                                 config.status_server.advertise_host);
+    if (!tls) return fail(ctx, tls.error());
+    config.status_server.tls = std::move(*tls);
+  }
 
   util::RealClock clock;
   controller::Logger log(
@@ -251,6 +282,26 @@ void add_controller_command(CLI::App& app, Context& ctx) {
                 "(default: the pods and headless Service directly)");
   cmd->add_option("--resync", flags->resync, "Re-list everything this often")->capture_default_str();
   cmd->add_flag("--no-events", flags->no_events, "Do not record Events");
+  cmd->add_option(
+         "--feature-gates", flags->feature_gates,
+         "Kubeflow Trainer's gates, Name=bool comma-separated: " + controller::feature_gates_help() +
+             ". TrainJobStatus: the trainer pods get KUBEFLOW_TRAINER_SERVER_URL, _CA_CERT and _TOKEN "
+             "and post progress to an HTTPS status server on every replica, written to a TrainJob's "
+             "status.trainerStatus (a PyTorchJob's annotation " +
+             std::string(model::trainjob::k_trainer_status_annotation) + ")")
+      ->type_name("GATES");
+  cmd->add_option("--status-server-port", flags->status_port, "TrainJobStatus: the status server's port")
+      ->capture_default_str();
+  cmd->add_option("--status-server-host", flags->status_host,
+                  "TrainJobStatus: the name pods reach it by, in its certificate (default "
+                  "kubectl-pytorch-controller.<its namespace>.svc)");
+  cmd->add_option("--status-server-cert-dir", flags->status_cert_dir,
+                  "TrainJobStatus: tls.crt, tls.key and ca.crt to serve with (default: the Secret of "
+                  "--status-server-secret in a pod, created when missing; else a new CA per process)")
+      ->type_name("DIR");
+  cmd->add_option("--status-server-secret", flags->status_secret,
+                  "TrainJobStatus in a pod: the kubernetes.io/tls Secret its replicas share")
+      ->capture_default_str();
   cmd->footer(
       "Examples:\n"
       "  kubectl pytorch controller                            # both kinds, with the current kubeconfig\n"
@@ -264,6 +315,8 @@ void add_controller_command(CLI::App& app, Context& ctx) {
       "check\n"
       "cannot see it stops the kind), is not reconciled, /readyz and the log say why and the fix, and the\n"
       "others go on. /healthz fails when the RBAC forbids every kind. Ownership: docs/controller.md.\n"
+      "  kubectl pytorch controller --feature-gates TrainJobStatus=true   # progress from the pods "
+      "(docs/progress.md)\n"
       "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 the controller cannot run (at its start another "
       "controller\n"
       "reconciles every kind it would, the kinds it is asked for or JobSets with --via-jobset are not "
@@ -300,13 +353,24 @@ void add_controller_command(CLI::App& app, Context& ctx) {
                       "No CRDs: for a cluster where the Training Operator or Trainer installed them");
   manifests->add_flag("--runtimes", flags->runtimes,
                       "Only Trainer's default ClusterTrainingRuntimes, to apply after the CRDs of --trainer");
+  manifests
+      ->add_option("--feature-gates", flags->feature_gates,
+                   "The controller's gates; TrainJobStatus=true adds the status server's Service, port "
+                   "and RBAC")
+      ->type_name("GATES");
   manifests->callback([&ctx, flags] {
     if (flags->runtimes) {
       ctx.out << controller::runtime_manifests();
       ctx.exit_code = exit_code::ok;
       return;
     }
+    auto gates = controller::parse_feature_gates(flags->feature_gates);
+    if (!gates) {
+      ctx.exit_code = fail_usage(ctx, gates.error().message);
+      return;
+    }
     controller::ManifestOptions options;
+    options.train_job_status = gates->train_job_status;
     options.image = flags->image;
     options.trainer = flags->trainer;
     options.via_jobset = flags->via_jobset;

@@ -7,6 +7,7 @@
 #include "plugin/failure.hpp"
 #include "plugin/follow/job_follower.hpp"
 #include "plugin/follow/job_kind.hpp"
+#include "plugin/follow/progress_hook.hpp"
 #include "plugin/interrupt.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
@@ -42,11 +43,13 @@ struct RunFlags {
   std::string output;  ///< -o: yaml, json or name; default yaml for --dry-run, NAME for --detach
   bool force_conflicts = false;
   std::string workdir;
+  std::string progress;  ///< --progress REGEX
 };
 
 struct Deadlines {
   std::optional<std::chrono::milliseconds> timeout;
   std::chrono::milliseconds pending{};
+  std::shared_ptr<const ProgressPattern> progress;  ///< --progress, compiled
 };
 
 Expected<Deadlines> check_flags(const RunFlags& f) {
@@ -67,6 +70,11 @@ Expected<Deadlines> check_flags(const RunFlags& f) {
   if (!pending || *pending <= 0)
     return make_error(ErrorCode::usage, "invalid --pending-timeout " + util::quote(f.pending_timeout));
   d.pending = std::chrono::milliseconds(*pending);
+  if (!f.progress.empty()) {
+    auto pattern = ProgressPattern::compile(f.progress);
+    if (!pattern) return pattern.error();
+    d.progress = std::make_shared<const ProgressPattern>(std::move(*pattern));
+  }
   return d;
 }
 
@@ -305,6 +313,8 @@ int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, J
   follow.pending_timeout = deadlines.pending;
   follow.live_status = ctx.err_is_tty;
   follow.colour = ctx.colour_out();
+  RunProgress progress(deadlines.progress);
+  follow.hooks = progress.hooks(ctx.err_is_tty);
   const FollowResult result = follow_job(*target.api, follow, ctx.out, ctx.err, guard.flag());
   switch (result.end) {
     case FollowEnd::succeeded:
@@ -436,6 +446,11 @@ void add_run_command(CLI::App& app, Context& ctx) {
   cmd->add_flag("--force", source.force, "Run even when validation finds errors");
   cmd->add_flag("--force-conflicts", flags->force_conflicts,
                 "Server-side apply: take over conflicting fields");
+  cmd->add_option(
+         "--progress", flags->progress,
+         "Read progress from rank 0's lines this RE2 pattern matches: groups current and total "
+         "(named, or the first two), or percent; for lines no known shape matches (docs/progress.md)")
+      ->type_name("REGEX");
   cmd->add_option("--workdir", flags->workdir,
                   "--local: where commands run (default: the manifest's folder)");
   cmd->add_option("--operator", source.operator_release,

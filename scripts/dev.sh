@@ -16,7 +16,7 @@ mode=${1:-main}
 # host; it is not a Debian package).
 build_packages=(cmake ninja-build g++ pkg-config git ca-certificates ccache python3
   libyaml-dev libcurl4-openssl-dev libcli11-dev libfmt-dev nlohmann-json3-dev libcpp-httplib-dev
-  libssl-dev zlib1g-dev libsqlite3-dev protobuf-compiler libprotobuf-dev golang-k8s-kube-openapi-dev)
+  libssl-dev zlib1g-dev libsqlite3-dev protobuf-compiler libprotobuf-dev golang-k8s-kube-openapi-dev libre2-dev)
 # What the main job needs to run: name resolution for local pods, PyTorch, and the real
 # Fashion-MNIST images of dataset-fashion-mnist.
 run_packages=(libnss-wrapper python3-torch dataset-fashion-mnist)

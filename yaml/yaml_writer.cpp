@@ -29,7 +29,8 @@ bool looks_numeric(std::string_view s) {
     return lower.find_first_not_of("0123456789abcdef_", 2) == std::string::npos;
   }
   if (std::isdigit(static_cast<unsigned char>(s[0])) == 0 && s[0] != '.') return false;
-  return s.find_first_not_of("0123456789._eE+-:") == std::string_view::npos;
+  // T, t, Z, z and spaces: a timestamp ("2026-12-06T03:37:18Z"), as kubectl -o yaml quotes it.
+  return s.find_first_not_of("0123456789._eE+-:TtZz ") == std::string_view::npos;
 }
 
 bool reads_as_other_type(const std::string& s) {

@@ -1,5 +1,6 @@
 #include "plugin/env/env_live.hpp"
 
+#include "model/trainjob/status_protocol.hpp"
 #include "plugin/env/env_output.hpp"
 #include "util/strings.hpp"
 
@@ -29,6 +30,13 @@ EffectiveEnv effective_env(const std::vector<model::pytorchjob::EnvVar>& env) {
   return out;
 }
 
+// The progress protocol's variables come with the controller's TrainJobStatus gate, which the
+// env model does not know (docs/progress.md): never an "extra".
+bool progress_protocol_var(const std::string& name) {
+  return name == model::trainjob::k_env_status_url || name == model::trainjob::k_env_status_ca_cert ||
+         name == model::trainjob::k_env_status_token;
+}
+
 void compare_pod(const std::string& pod, const EffectiveEnv& want, const EffectiveEnv& have,
                  LiveComparison& out) {
   const auto before = out.lines.size();
@@ -44,7 +52,7 @@ void compare_pod(const std::string& pod, const EffectiveEnv& want, const Effecti
     }
   }
   for (const auto& name : have.names) {
-    if (want.values.count(name) != 0) continue;
+    if (want.values.count(name) != 0 || progress_protocol_var(name)) continue;
     out.lines.push_back("pod " + pod + ": extra " + util::quote(name) + " = " +
                         util::quote(have.values.at(name)));
   }

@@ -47,8 +47,9 @@ void Console::draw_status() {
 }
 
 LogTail::LogTail(kube::ApiClient& api, Console& console, std::string path, std::string prefix,
-                 std::function<void()> on_done)
+                 std::function<void()> on_done, std::function<void(std::string_view)> on_line)
     : m_on_done(std::move(on_done)),
+      m_on_line(std::move(on_line)),
       m_thread([this, &api, &console, path = std::move(path), prefix = std::move(prefix)] {
         read(api, console, path, prefix);
       }) {}
@@ -64,11 +65,13 @@ void LogTail::read(kube::ApiClient& api, Console& console, const std::string& pa
   auto flush_lines = [&](bool all) {
     std::size_t start = 0;
     for (auto nl = partial.find('\n'); nl != std::string::npos; nl = partial.find('\n', start)) {
+      if (m_on_line) m_on_line(std::string_view(partial).substr(start, nl - start));
       console.log_line(prefix + partial.substr(start, nl - start));
       start = nl + 1;
     }
     partial.erase(0, start);
     if (all && !partial.empty()) {
+      if (m_on_line) m_on_line(partial);
       console.log_line(prefix + partial);
       partial.clear();
     }

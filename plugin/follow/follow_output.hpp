@@ -7,6 +7,7 @@
 #include <iosfwd>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 
 namespace kpt::plugin {
@@ -37,8 +38,9 @@ class Console {
 /// joins.
 class LogTail {
  public:
+  /// `on_line`: each whole line as read, before it is printed (on this tail's thread).
   LogTail(kube::ApiClient& api, Console& console, std::string path, std::string prefix,
-          std::function<void()> on_done = {});
+          std::function<void()> on_done = {}, std::function<void(std::string_view)> on_line = {});
   ~LogTail();
   LogTail(const LogTail&) = delete;
   LogTail& operator=(const LogTail&) = delete;
@@ -48,6 +50,7 @@ class LogTail {
  private:
   void read(kube::ApiClient& api, Console& console, const std::string& path, const std::string& prefix);
   std::function<void()> m_on_done;
+  std::function<void(std::string_view)> m_on_line;
   std::atomic<bool> m_cancel{false};
   std::atomic<bool> m_done{false};
   std::thread m_thread;  // last: starts after the flags exist

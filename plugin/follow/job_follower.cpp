@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <set>
@@ -61,6 +62,7 @@ class Follower {
                         fmt::format("{} '{}' was deleted", m_kind.singular, m_options.job));
       }
       if (job) {  // else transient: the client already retried
+        m_last_job = *job;
         if (auto end = decide(look(*job))) return *end;
       }
       m_waiter.wait(m_options.poll);
@@ -82,7 +84,8 @@ class Follower {
     if (m_options.logs) start_tails(view);
     if (pods) m_first_look = false;
     if (m_options.progress) {
-      m_console.status(status_line(view));
+      const auto& suffix = m_options.hooks.status_suffix;
+      m_console.status(status_line(view) + (suffix ? suffix(job, view) : std::string()));
       for (const auto& [key, text] : notable_states(view)) {
         if (m_seen_notes.insert(key).second) m_console.note("note: " + text);
       }
@@ -102,9 +105,25 @@ class Follower {
                          "?container=" + r.container + "&follow=true";
       // --tail cuts what was written before the follow began; a run that starts later is new output.
       if (m_options.tail >= 0 && m_first_look) path += "&tailLines=" + std::to_string(m_options.tail);
-      m_tails.emplace(key, std::make_unique<LogTail>(m_api, m_console, path, log_prefix(r, m_options.colour),
-                                                     [this] { m_waiter.notify(); }));
+      m_tails.emplace(key, std::make_unique<LogTail>(
+                               m_api, m_console, path, log_prefix(r, m_options.colour),
+                               [this] { m_waiter.notify(); }, r.rank == 0 ? rank0_hook() : nullptr));
     }
+  }
+
+  // Rank 0's lines to the hook; with a status suffix (the progress), also a look at most every
+  // 2 s, so that the line moves with the log and not only with the job's events.
+  std::function<void(std::string_view)> rank0_hook() {
+    if (!m_options.hooks.rank0_line) return nullptr;
+    if (!m_options.hooks.status_suffix) return m_options.hooks.rank0_line;
+    return [this](std::string_view line) {
+      m_options.hooks.rank0_line(line);
+      const auto now = m_clock.steady_now().time_since_epoch().count();
+      auto last = m_last_nudge.load();
+      if (now - last >= std::chrono::steady_clock::duration(std::chrono::seconds(2)).count() &&
+          m_last_nudge.compare_exchange_strong(last, now))
+        m_waiter.notify();
+    };
   }
 
   // The job's and its pods' Warning events, each once.
@@ -157,6 +176,9 @@ class Follower {
     // A job followed after it started (logs -f) ran longer than this follow: its status says how long.
     if (m_options.progress)
       m_console.note(summary_line(view, std::max(elapsed(), view.ran_for.value_or(0.0))));
+    if (m_options.progress && m_options.hooks.final_line) {
+      if (const auto line = m_options.hooks.final_line(m_last_job, view); !line.empty()) m_console.note(line);
+    }
     return end_with(view.succeeded ? FollowEnd::succeeded : FollowEnd::failed, code, view.message);
   }
 
@@ -176,6 +198,8 @@ class Follower {
   Console m_console;
   const util::Clock& m_clock;
   FollowWaiter& m_waiter;
+  // When rank0_hook last asked for a look (set on the tails' threads; declared before them).
+  std::atomic<std::chrono::steady_clock::rep> m_last_nudge{0};
   const std::chrono::steady_clock::time_point m_started;
   std::map<std::string, std::unique_ptr<LogTail>> m_tails;  // key: pod uid / run index
   bool m_first_look = true;                                 // the pods' runs seen now began before the follow
@@ -184,6 +208,7 @@ class Follower {
   std::optional<std::chrono::steady_clock::time_point> m_finished_at;
   std::vector<ReplicaView> m_last_replicas;  // of the latest look that found pods
   FollowResult m_result;
+  json m_last_job;  // as last read, for the final hook
 };
 
 }  // namespace

@@ -6,9 +6,11 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace kpt::plugin {
 
@@ -27,6 +29,15 @@ class FollowWaiter {
 
 struct JobKind;
 
+/// What the follower hands out for others to show (`run`'s progress line), each optional: rank 0's
+/// log lines as they arrive (on the log's own thread), text appended to the live status line on each
+/// look, and a line after the summary.
+struct FollowHooks {
+  std::function<void(std::string_view line)> rank0_line;
+  std::function<std::string(const nlohmann::json& job, const JobView& view)> status_suffix;
+  std::function<std::string(const nlohmann::json& job, const JobView& view)> final_line;
+};
+
 struct FollowOptions {
   const JobKind* kind = nullptr;  ///< default: PyTorchJob
   std::string ns;
@@ -43,6 +54,7 @@ struct FollowOptions {
   bool progress = true;                ///< status lines, events and the summary on `err`
   const util::Clock* clock = nullptr;  ///< default: the real clock
   FollowWaiter* waiter = nullptr;      ///< default: a WatchWaiter on the job and its pods
+  FollowHooks hooks;
 };
 
 enum class FollowEnd { succeeded, failed, timeout, interrupted, stuck, gone };

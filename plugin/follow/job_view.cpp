@@ -49,6 +49,8 @@ void read_pod_status(const json& pod, ReplicaView& r) {
     if (term->value("reason", "") == "StartError") r.start_error = term->value("message", "cannot start");
   }
   r.started = state.contains("running") || term != nullptr;
+  if (state.contains("running")) r.started_at = state["running"].value("startedAt", "");
+  if (r.started_at.empty() && term != nullptr) r.started_at = term->value("startedAt", "");
 }
 
 int int_of(const std::string& text) { return std::atoi(text.c_str()); }

@@ -29,6 +29,7 @@ struct ReplicaView {
   std::optional<int> exit_code;  ///< of the main container's latest termination
   std::string start_error;       ///< StartError message of the latest termination
   std::string unschedulable;     ///< PodScheduled=False message
+  std::string started_at;        ///< when the main container's current (or last) run started, RFC 3339
 };
 
 struct JobView {

@@ -136,8 +136,10 @@ teardown() { teardown_workdir; }
   [[ "$output" == *"pytorchjob.kubeflow.org/hello"* ]]
   [ -z "$(echo "$output" | grep -v '^\(pytorchjob.kubeflow.org\|trainjob.trainer.kubeflow.org\)/')" ]
   run --separate-stderr "$KPT_BIN" status hello --local -o wide
-  [ "${lines[2]}" = "POD              RANK   PHASE       RESTARTS   EXIT   WAITING   TYPE     INDEX   MESSAGE" ]
-  [ "${lines[3]}" = "hello-worker-0   0      Succeeded   0          0                Worker   0" ]
+  [[ "${lines[2]}" =~ ^"  ran for: "[0-9]+s", restarts: 0"$ ]]
+  [ "${lines[3]}" = "POD              RANK   PHASE       RESTARTS   EXIT   WAITING   TYPE     INDEX   LAST OUTPUT   MESSAGE" ]
+  # LAST OUTPUT: when its log last grew (the local node stamps each line as it sees the log grow).
+  [[ "${lines[4]}" =~ ^"hello-worker-0   0      Succeeded   0          0                Worker   0       "[0-9]+s" ago"$ ]]
   run --separate-stderr "$KPT_BIN" status --local -o wide
   [[ "${lines[0]}" == "NAME "*"STATE "*"AGE "*"PODS   MESSAGE" ]]
   [[ "$output" == *"pytorchjob/hello "*"Succeeded   "*"2      PyTorchJob hello is successfully completed."* ]]

@@ -108,8 +108,9 @@ YAML
   [ "$status" -eq 0 ]
   [ "${lines[0]}" = "trainjob st (default): Complete" ]
   [ "${lines[1]}" = "  jobset completed successfully" ]
-  [ "${lines[2]}" = "POD                 RANK   PHASE       RESTARTS   EXIT   WAITING" ]
-  [[ "${lines[3]}" == "st-node-0-0-"?????"   0      Succeeded   0          0" ]]
+  [[ "${lines[2]}" =~ ^"  ran for: "[0-9]+s", restarts: 0"$ ]]
+  [ "${lines[3]}" = "POD                 RANK   PHASE       RESTARTS   EXIT   WAITING" ]
+  [[ "${lines[4]}" == "st-node-0-0-"?????"   0      Succeeded   0          0" ]]
   run --separate-stderr "$KPT_BIN" status trainjob/st -o json
   [ "$status" -eq 0 ]
   [ "$(echo "$output" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["kind"], d["succeeded"], d["replicas"][0]["rank"])')" = "trainjob True 0" ]

@@ -181,6 +181,8 @@ Expected<nlohmann::json> FakeApiClient::patch(const kube::ResourceRef& ref, cons
                                               const std::string& body, const kube::WriteOptions& opts) {
   std::lock_guard lock(m_mutex);
   record("patch", ref, ns, name);
+  m_calls.back().subresource = opts.subresource;
+  m_calls.back().body = body;
   if (type == kube::PatchType::apply) {
     m_calls.back().field_manager = opts.field_manager;
     m_calls.back().force = opts.force;
@@ -189,8 +191,18 @@ Expected<nlohmann::json> FakeApiClient::patch(const kube::ResourceRef& ref, cons
   if (type == kube::PatchType::json)
     return api_error(415, "UnsupportedMediaType", "the fake does merge and apply patches only");
   auto patch_body = nlohmann::json::parse(body);
-  patch_body.erase("status");
   const auto it = m_objects.find({ref.resource, ns, name});
+  if (opts.subresource == "status") {
+    // The status subresource never creates; an apply there replaces the fields it names.
+    if (it == m_objects.end())
+      return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
+    const nlohmann::json status = patch_body.value("status", nlohmann::json::object());
+    for (const auto& [key, value] : status.items()) it->second["status"][key] = value;
+    stamp(it->second);
+    log_change(ref.resource, kube::WatchEvent::Type::modified, it->second);
+    return it->second;
+  }
+  patch_body.erase("status");
   if (it == m_objects.end() && type == kube::PatchType::apply) {
     patch_body["metadata"]["namespace"] = ns;
     patch_body["metadata"]["name"] = name;
@@ -228,7 +240,7 @@ Expected<void> FakeApiClient::remove(const kube::ResourceRef& ref, const std::st
 Expected<std::string> FakeApiClient::get_raw(const std::string& path) {
   std::lock_guard lock(m_mutex);
   m_calls.push_back({"get_raw", path, "", ""});
-  if (const auto it = m_raw.find(path); it != m_raw.end()) return it->second;
+  if (const auto it = m_raw_paths.find(path); it != m_raw_paths.end()) return it->second;
   return api_error(404, "NotFound", "the fake serves no raw paths");
 }
 
@@ -240,10 +252,22 @@ Expected<void> FakeApiClient::stream_raw(const std::string& path,
   return api_error(404, "NotFound", "the fake serves no raw paths");
 }
 
-Expected<nlohmann::json> FakeApiClient::post_raw(const std::string& path, const nlohmann::json&) {
-  std::lock_guard lock(m_mutex);
-  m_calls.push_back({"post_raw", path, "", ""});
+Expected<nlohmann::json> FakeApiClient::post_raw(const std::string& path, const nlohmann::json& body) {
+  std::function<Expected<nlohmann::json>(const std::string&, const nlohmann::json&)> raw;
+  {
+    std::lock_guard lock(m_mutex);
+    m_calls.push_back({"post_raw", path, "", ""});
+    m_calls.back().body = body.dump();
+    raw = m_raw;
+  }
+  if (raw) return raw(path, body);
   return api_error(404, "NotFound", "the fake serves no raw paths");
+}
+
+void FakeApiClient::set_raw_handler(
+    std::function<Expected<nlohmann::json>(const std::string& path, const nlohmann::json& body)> h) {
+  std::lock_guard lock(m_mutex);
+  m_raw = std::move(h);
 }
 
 nlohmann::json FakeApiClient::put(const kube::ResourceRef& ref, const nlohmann::json& obj) {
@@ -280,11 +304,12 @@ void FakeApiClient::merge(const std::string& resource, const std::string& ns, co
   log_change(resource, kube::WatchEvent::Type::modified, obj);
 }
 
-void FakeApiClient::fail_next(const std::string& verb, int http_status, const std::string& reason,
-                              int count) {
+void FakeApiClient::fail_next(const std::string& verb, int http_status, const std::string& reason, int count,
+                              const std::string& message) {
   std::lock_guard lock(m_mutex);
   for (int i = 0; i < count; ++i)
-    m_faults[verb].push_back(api_error(http_status, reason, "injected " + reason));
+    m_faults[verb].push_back(
+        api_error(http_status, reason, message.empty() ? "injected " + reason : message));
 }
 
 void FakeApiClient::forbid(const std::string& verb, const std::string& resource) {
@@ -299,7 +324,7 @@ void FakeApiClient::allow(const std::string& verb, const std::string& resource) 
 
 void FakeApiClient::set_raw(const std::string& path, const std::string& body) {
   std::lock_guard lock(m_mutex);
-  m_raw[path] = body;
+  m_raw_paths[path] = body;
 }
 
 void FakeApiClient::set_graceful_delete(bool graceful) {

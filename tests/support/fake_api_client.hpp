@@ -4,6 +4,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <set>
@@ -21,6 +22,8 @@ struct RecordedCall {
   std::string name;
   std::string field_manager = {};  ///< apply patches: WriteOptions::field_manager
   bool force = false;              ///< apply patches: WriteOptions::force
+  std::string subresource = {};    ///< patches: WriteOptions::subresource
+  std::string body = {};           ///< patches and post_raw: what was sent
 };
 
 /// An in-memory ApiClient that stores objects, assigns uid/resourceVersion, enforces
@@ -57,6 +60,10 @@ class FakeApiClient final : public kube::ApiClient {
   Expected<nlohmann::json> post_raw(const std::string& path, const nlohmann::json& body) override;
   std::vector<std::string> take_warnings() override { return {}; }
 
+  /// What post_raw answers (TokenReviews, TokenRequests); default: 404 for every path.
+  void set_raw_handler(
+      std::function<Expected<nlohmann::json>(const std::string& path, const nlohmann::json& body)> h);
+
   // --- test helpers -------------------------------------------------------------------
   /// Stores an object as is (no call recorded); assigns uid and resourceVersion when missing.
   nlohmann::json put(const kube::ResourceRef& ref, const nlohmann::json& obj);
@@ -67,8 +74,9 @@ class FakeApiClient final : public kube::ApiClient {
   /// Sets fields of a stored object by merge patch (plays the kubelet: status.phase, exit codes).
   void merge(const std::string& resource, const std::string& ns, const std::string& name,
              const nlohmann::json& patch);
-  /// The next `count` calls of `verb` fail with this HTTP status and reason.
-  void fail_next(const std::string& verb, int http_status, const std::string& reason, int count = 1);
+  /// The next `count` calls of `verb` fail with this HTTP status and reason (and `message`).
+  void fail_next(const std::string& verb, int http_status, const std::string& reason, int count = 1,
+                 const std::string& message = {});
   /// Every `verb` on `resource` fails with 403 Forbidden until allow() (the RBAC says no).
   void forbid(const std::string& verb, const std::string& resource);
   void allow(const std::string& verb, const std::string& resource);
@@ -106,9 +114,10 @@ class FakeApiClient final : public kube::ApiClient {
   std::vector<RecordedCall> m_calls;
   std::map<std::string, std::deque<Error>> m_faults;
   std::set<std::pair<std::string, std::string>> m_forbidden;  ///< {verb, resource}
-  std::map<std::string, std::string> m_raw;
+  std::map<std::string, std::string> m_raw_paths;             ///< what get_raw answers (set_raw)
   long m_version = 1;
   bool m_graceful = false;
+  std::function<Expected<nlohmann::json>(const std::string&, const nlohmann::json&)> m_raw;
 };
 
 /// An API error as the real client returns it.

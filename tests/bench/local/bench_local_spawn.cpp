@@ -24,7 +24,7 @@ void run_true(benchmark::State& state, bool pid_namespace, bool network) {
   auto runner = make_posix_runner();
   std::unique_ptr<JobNetwork> job;
   if (network) {
-    auto made = JobNetwork::create(support().user_namespace, 0);
+    auto made = JobNetwork::create(support().user_namespace, {});
     if (!made) {
       state.SkipWithError(made.error().message.c_str());
       return;
@@ -58,7 +58,7 @@ void BM_JobNetworkCreateAndDrop(benchmark::State& state) {
     return;
   }
   for (auto _ : state) {
-    auto network = JobNetwork::create(support().user_namespace, 0);
+    auto network = JobNetwork::create(support().user_namespace, {});
     if (!network) {
       state.SkipWithError(network.error().message.c_str());
       return;

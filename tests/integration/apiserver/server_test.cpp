@@ -34,9 +34,9 @@ TEST(ApiServerServer, DiscoveryListsTheBuiltInResources) {
   auto groups = h.client->get("/apis");
   std::vector<std::string> group_names;
   for (const auto& g : groups.body["groups"]) group_names.push_back(g["name"]);
-  EXPECT_EQ(group_names,
-            (std::vector<std::string>{"batch", "coordination.k8s.io", "apps", "admissionregistration.k8s.io",
-                                      "apiextensions.k8s.io", "authorization.k8s.io"}));
+  EXPECT_EQ(group_names, (std::vector<std::string>{"batch", "coordination.k8s.io", "apps",
+                                                   "admissionregistration.k8s.io", "apiextensions.k8s.io",
+                                                   "authorization.k8s.io", "authentication.k8s.io"}));
   EXPECT_EQ(h.client->get("/apis/kubeflow.org/v1").status, 404);
   EXPECT_EQ(h.client->get("/version").body["gitVersion"], "v1.32.0-kubectl-pytorch");
 }
@@ -50,6 +50,28 @@ TEST(ApiServerServer, SelfSubjectAccessReviewsAreAllowed) {
                           {"spec", {{"resourceAttributes", {{"verb", "create"}, {"resource", "pods"}}}}}});
   EXPECT_EQ(r.status, 201);
   EXPECT_EQ(r.body["status"]["allowed"], true);
+}
+
+TEST(ApiServerServer, AServiceAccountTokenRequestedIsReviewedForItsAudience) {
+  Harness h;
+  auto issued =
+      h.client->post("/api/v1/namespaces/ml/serviceaccounts/default/token",
+                     json{{"apiVersion", "authentication.k8s.io/v1"},
+                          {"kind", "TokenRequest"},
+                          {"spec", {{"audiences", {"job-audience"}}, {"expirationSeconds", 3600}}}});
+  ASSERT_EQ(issued.status, 201);
+  const std::string token = issued.body["status"]["token"];
+  const auto review = [&](const char* audience) {
+    return h.client->post("/apis/authentication.k8s.io/v1/tokenreviews",
+                          json{{"apiVersion", "authentication.k8s.io/v1"},
+                               {"kind", "TokenReview"},
+                               {"spec", {{"token", token}, {"audiences", {audience}}}}});
+  };
+  auto ok = review("job-audience");
+  EXPECT_EQ(ok.status, 201);
+  EXPECT_EQ(ok.body["status"]["authenticated"], true);
+  EXPECT_EQ(ok.body["status"]["user"]["username"], "system:serviceaccount:ml:default");
+  EXPECT_EQ(review("other").body["status"]["authenticated"], false);
 }
 
 TEST(ApiServerServer, PodTablesHaveKubectlsColumns) {

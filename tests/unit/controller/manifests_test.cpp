@@ -120,6 +120,30 @@ TEST(ControllerManifests, ViaJobSetGrantsTheTrainJobRulesAndExactlyTheJobSetVerb
   EXPECT_EQ(text.find("trainjobs.trainer.kubeflow.org"), std::string::npos);
 }
 
+TEST(ControllerManifests, TrainJobStatusAddsTheStatusServersServicePortFlagAndExactlyItsRbac) {
+  ManifestOptions options;
+  options.train_job_status = true;
+  auto grants = grants_of(options);
+  EXPECT_EQ(grants["authentication.k8s.io/tokenreviews"], "create,");
+  EXPECT_EQ(grants["/configmaps"], "create,patch,");
+  EXPECT_EQ(grants["trainer.kubeflow.org/trainjobs/status"], "patch,");
+  EXPECT_EQ(grants["/secrets"], "get,create,");
+  EXPECT_EQ(grants_of({}).count("authentication.k8s.io/tokenreviews"), 0u);
+  const auto text = controller_manifests(options);
+  EXPECT_NE(text.find("        - --feature-gates=TrainJobStatus=true\n"), std::string::npos);
+  EXPECT_NE(text.find("        - name: status-server\n          containerPort: 10443\n"), std::string::npos);
+  EXPECT_NE(text.find("kind: Service\nmetadata:\n  name: kubectl-pytorch-controller\n"), std::string::npos);
+  int code = -1;
+  const auto printed = run_plugin(
+      {"kubectl-pytorch", "controller", "manifests", "--feature-gates", "TrainJobStatus=true"}, code);
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(printed.find("        - --feature-gates=TrainJobStatus=true\n"), std::string::npos);
+  EXPECT_EQ(run_plugin({"kubectl-pytorch", "controller", "manifests"}, code).find("TrainJobStatus"),
+            std::string::npos);
+  (void)run_plugin({"kubectl-pytorch", "controller", "manifests", "--feature-gates", "Progress=true"}, code);
+  EXPECT_EQ(code, 2);
+}
+
 TEST(ControllerManifests, TheCrdIsStructuralAndAcceptsAJobAndRejectsAnUnknownField) {
   const auto crd_docs = documents(crd_manifest());
   ASSERT_EQ(crd_docs.size(), 1u);

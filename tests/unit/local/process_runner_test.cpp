@@ -231,7 +231,7 @@ TEST(JobNetwork, TwoJobsBindTheSamePortSideBySide) {
   std::vector<std::unique_ptr<JobNetwork>> networks;
   std::vector<int> pids;
   for (int i = 0; i < 2; ++i) {
-    auto network = JobNetwork::create(support().user_namespace, 0);
+    auto network = JobNetwork::create(support().user_namespace, {});
     ASSERT_TRUE(network) << network.error().message;
     ProcessSpec s;
     // Each holds the port until both do: they bind it at the same time.

@@ -49,6 +49,15 @@ TEST(EnvLive, ComparesEachExpectedPodWithTheLiveOneAndNamesEveryDifference) {
        {"pod j-worker-0: env matches", "pod j-worker-1: not found in the cluster",
         "pod j-worker-5: not expected by the style"},
        true},
+      {"the progress protocol's env (the controller's TrainJobStatus gate) is never extra",
+       {plan("j-worker-0", {{"RANK", "0"}})},
+       {{"j-worker-0",
+         {{"RANK", "0"},
+          {"KUBEFLOW_TRAINER_SERVER_URL", "https://h:1/x"},
+          {"KUBEFLOW_TRAINER_SERVER_CA_CERT", "/var/run/secrets/kubeflow/trainer/ca.crt"},
+          {"KUBEFLOW_TRAINER_SERVER_TOKEN", "/var/run/secrets/kubeflow/trainer/token"}}}},
+       {"pod j-worker-0: env matches"},
+       false},
       {"no pods expected and none live", {}, {}, {}, false},
   };
   for (const auto& c : cases) {

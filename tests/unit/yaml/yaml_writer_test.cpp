@@ -37,6 +37,12 @@ TEST(ToYaml, PrintsBlockStyleAndQuotesWhatYaml11WouldMisread) {
             "  replicas: 2\n");
 }
 
+TEST(ToYaml, QuotesTimestampsThatYaml11WouldReadAsDates) {
+  const auto j =
+      nlohmann::json::parse(R"({"at": "2026-12-06T03:37:18Z", "day": "2026-12-06", "word": "T1"})");
+  EXPECT_EQ(to_yaml(j), "at: \"2026-12-06T03:37:18Z\"\nday: \"2026-12-06\"\nword: T1\n");
+}
+
 // Found by fuzz_manifest_reader (corpus regression-long-key): a key past libyaml's 1024-character
 // simple-key limit was written as a simple key, so the YAML did not read back.
 TEST(ToYaml, KeysPastTheSimpleKeyLimitAreWrittenExplicitlyAndReadBack) {
