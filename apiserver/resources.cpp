@@ -1,6 +1,9 @@
 #include "apiserver/resources.hpp"
 
+#include "util/strings.hpp"
+
 #include <algorithm>
+#include <tuple>
 
 namespace kpt::apiserver {
 
@@ -76,6 +79,21 @@ std::vector<ResourceInfo> builtin_resources() {
                       "CustomResourceDefinition", false, {"crd", "crds"});
   crds.status_subresource = true;
   out.push_back(crds);
+  // Stored so that `kubectl apply` of `controller manifests` passes; nothing enforces them.
+  for (const auto& [plural, kind, namespaced] :
+       {std::tuple{"clusterroles", "ClusterRole", false},
+        std::tuple{"clusterrolebindings", "ClusterRoleBinding", false}, std::tuple{"roles", "Role", true},
+        std::tuple{"rolebindings", "RoleBinding", true}}) {
+    auto rbac =
+        builtin("rbac.authorization.k8s.io", "v1", plural, util::to_lower(kind), kind, namespaced, {});
+    rbac.stored_only = true;
+    out.push_back(rbac);
+  }
+  auto pdb = builtin("policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget",
+                     true, {"pdb"});
+  pdb.status_subresource = true;
+  pdb.stored_only = true;
+  out.push_back(pdb);
   auto ssar = builtin("authorization.k8s.io", "v1", "selfsubjectaccessreviews", "selfsubjectaccessreview",
                       "SelfSubjectAccessReview", false, {});
   ssar.verbs = {"create"};

@@ -28,7 +28,7 @@ struct ControllerKinds {
 };
 
 struct ControllerConfig {
-  ReconcilerOptions reconciler;
+  ReconcilerOptions reconciler;  ///< its job_selector and instance serve TrainJobs too
   TrainJobOptions trainjob;
   ControllerKinds kinds;
   std::string namespace_;  ///< empty: every namespace
@@ -37,6 +37,14 @@ struct ControllerConfig {
   LeaseConfig lease;
   std::string metrics_addr = ":8080";  ///< /metrics, /healthz, /readyz; "0" turns the server off
   std::chrono::seconds resync{300};
+  /// How often the leader looks again for another controller of its jobs (controller_guard.hpp).
+  std::chrono::milliseconds guard_period{10000};
+  bool skip_controller_check = false;  ///< --skip-controller-check: no guard at all
+  /// The local cluster's own controller: the local cluster's /version names it, which is not
+  /// another instance; and a kind blocked at start waits instead of ending the run.
+  bool embedded = false;
+  std::string version;  ///< kpt_controller_build_info
+  std::string revision;
   FeatureGates features;
   /// With TrainJobStatus: the status server, on every replica (it needs no lease).
   StatusServerOptions status_server;
@@ -60,11 +68,10 @@ Expected<ControllerKinds> effective_kinds(const ControllerKinds& wanted, bool py
 Expected<void> check_via_jobset(const ControllerKinds& wanted, bool trainjobs_served, bool jobsets_served,
                                 const std::string& jobset_version);
 
-/// A Training Operator Deployment found in the cluster ("kubeflow/training-operator"), if any.
-std::string detect_training_operator(kube::ApiClient& client);
-
 /// Runs the controller until `stop` is set (exit code 0) or leadership is lost or the controller
-/// must refuse to run (exit code 1). `on_listening` receives the bound health/metrics port.
+/// must refuse to run (exit code 1: a kind it is asked for is not served, or, at the start, another
+/// controller reconciles every kind it would; later the guard only pauses the kinds it blocks, each
+/// kind on its own). `on_listening` receives the bound health/metrics port.
 int run_controller(kube::ApiClient& client, const ControllerConfig& config, const util::Clock& clock,
                    Logger& log, std::atomic<bool>& stop, const std::function<void(int)>& on_listening = {});
 

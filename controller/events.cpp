@@ -32,6 +32,8 @@ void EventRecorder::record(const nlohmann::json& object, const std::string& type
       {"message", message},
       {"type", type},
       {"source", {{"component", m_component}}},
+      {"reportingComponent", m_component},
+      {"reportingInstance", m_instance},
       {"firstTimestamp", wall},
       {"lastTimestamp", wall},
       {"count", 1}};

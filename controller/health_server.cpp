@@ -18,15 +18,18 @@ HealthServer::HealthServer() : m_state(std::make_unique<State>()) {}
 
 HealthServer::~HealthServer() { stop(); }
 
-Expected<int> HealthServer::start(const std::string& addr, std::function<bool()> ready,
+Expected<int> HealthServer::start(const std::string& addr, std::function<Health()> health,
                                   const Metrics& metrics, Logger& log) {
   auto& http = m_state->http;
-  http.Get("/healthz",
-           [](const httplib::Request&, httplib::Response& res) { res.set_content("ok", "text/plain"); });
-  http.Get("/readyz", [ready = std::move(ready)](const httplib::Request&, httplib::Response& res) {
-    const bool ok = ready();
-    res.status = ok ? 200 : 503;
-    res.set_content(ok ? "ok" : "not ready", "text/plain");
+  http.Get("/healthz", [health](const httplib::Request&, httplib::Response& res) {
+    const Health h = health();
+    res.status = h.live ? 200 : 503;
+    res.set_content(h.text, "text/plain");
+  });
+  http.Get("/readyz", [health](const httplib::Request&, httplib::Response& res) {
+    const Health h = health();
+    res.status = h.ready ? 200 : 503;
+    res.set_content(h.text, "text/plain");
   });
   http.Get("/metrics", [&metrics](const httplib::Request&, httplib::Response& res) {
     res.set_content(metrics.render(), "text/plain; version=0.0.4");

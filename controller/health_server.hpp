@@ -1,5 +1,6 @@
 #pragma once
 
+#include "controller/kind_status.hpp"
 #include "util/expected.hpp"
 
 #include <functional>
@@ -20,8 +21,10 @@ class HealthServer {
   HealthServer& operator=(const HealthServer&) = delete;
 
   /// Binds `addr` ("host:port", ":port"; port 0 picks a free one) and starts serving; returns the
-  /// bound port. `ready` answers /readyz.
-  Expected<int> start(const std::string& addr, std::function<bool()> ready, const Metrics& metrics,
+  /// bound port. `health` answers /healthz (200 while live, else 503) and /readyz (200 when ready,
+  /// else 503), each with its text: what each kind is doing and, for one that is not reconciled, why
+  /// and the fix.
+  Expected<int> start(const std::string& addr, std::function<Health()> health, const Metrics& metrics,
                       Logger& log);
   /// Stops serving and joins the thread (also done by the destructor).
   void stop();

@@ -18,6 +18,11 @@ Informer::Informer(kube::ApiClient& client, kube::ResourceRef ref, std::string n
       m_log(log),
       m_resync(resync) {}
 
+std::optional<Error> Informer::list_error() const {
+  std::lock_guard lock(m_error_mutex);
+  return m_list_error;
+}
+
 bool Informer::list_once(std::string& resource_version) {
   kube::ListOptions opts;
   opts.label_selector = m_selector;
@@ -28,6 +33,8 @@ bool Informer::list_once(std::string& resource_version) {
     auto listed = m_client.list(m_ref, m_ns, opts);
     if (!listed) {
       m_log.error("list failed", {{"resource", m_ref.resource}, {"error", listed.error().message}});
+      std::lock_guard lock(m_error_mutex);
+      m_list_error = listed.error();
       return false;
     }
     // The first page's version is the snapshot's: watching from it replays anything later.
@@ -41,6 +48,10 @@ bool Informer::list_once(std::string& resource_version) {
     first = false;
   } while (!opts.continue_token.empty());
   ++m_lists;
+  {
+    std::lock_guard lock(m_error_mutex);
+    m_list_error.reset();
+  }
   resource_version = list_rv;
   m_synced = true;
   return true;

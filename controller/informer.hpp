@@ -5,6 +5,8 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,9 @@ class Informer {
   [[nodiscard]] bool synced() const { return m_synced.load(); }
   /// Lists performed so far (the first one plus re-lists), for tests and metrics.
   [[nodiscard]] int lists() const { return m_lists.load(); }
+  /// Why the last list failed (a 403 says the RBAC forbids the resource); nothing once one succeeded.
+  [[nodiscard]] std::optional<Error> list_error() const;
+  [[nodiscard]] const kube::ResourceRef& resource() const { return m_ref; }
 
  private:
   bool list_once(std::string& resource_version);
@@ -51,6 +56,8 @@ class Informer {
   std::chrono::seconds m_resync;
   std::atomic<bool> m_synced{false};
   std::atomic<int> m_lists{0};
+  mutable std::mutex m_error_mutex;
+  std::optional<Error> m_list_error;
 };
 
 }  // namespace kpt::controller

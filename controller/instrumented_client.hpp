@@ -3,10 +3,13 @@
 #include "controller/metrics.hpp"
 #include "kube/api_client.hpp"
 
+#include <chrono>
+#include <optional>
+
 namespace kpt::controller {
 
-/// An ApiClient decorator that counts every request by verb and HTTP code into Metrics
-/// (code 200 for success, the Status code for API errors, 0 for transport failures).
+/// An ApiClient decorator that counts every request by verb, resource and HTTP code into Metrics,
+/// with its latency (code 200 for success, the Status code for API errors, 0 for transport failures).
 class InstrumentedClient final : public kube::ApiClient {
  public:
   InstrumentedClient(kube::ApiClient& inner, Metrics& metrics) : m_inner(inner), m_metrics(metrics) {}
@@ -37,11 +40,17 @@ class InstrumentedClient final : public kube::ApiClient {
   std::vector<std::string> take_warnings() override { return m_inner.take_warnings(); }
 
  private:
-  template <class R>
-  R counted(const char* verb, R result) {
+  /// Runs `call` and counts it: `resource` is the plural ("" for raw paths); watches and streams
+  /// are counted without latency, since they stay open.
+  template <class F>
+  auto counted(const char* verb, const std::string& resource, bool timed, F&& call) {
+    const auto started = std::chrono::steady_clock::now();
+    auto result = call();
     int code = 200;
     if (!result) code = result.error().code == ErrorCode::api ? result.error().http_status : 0;
-    m_metrics.count_api_request(verb, code);
+    std::optional<std::chrono::duration<double>> took;
+    if (timed) took = std::chrono::steady_clock::now() - started;
+    m_metrics.count_api_request(verb, resource, code, took);
     return result;
   }
 

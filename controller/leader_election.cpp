@@ -40,8 +40,12 @@ bool LeaderElector::try_acquire_or_renew() {
   const auto now = micro_time(m_clock.now());
   const auto leases = kube::resources::leases();
   auto got = m_client.get(leases, m_config.namespace_, m_config.name);
+  const auto refused = [this](const Error& e) {
+    if (e.code == ErrorCode::api && (e.http_status == 401 || e.http_status == 403)) m_last_error = e.message;
+    return false;
+  };
   if (!got) {
-    if (!kube::is_not_found(got.error())) return false;
+    if (!kube::is_not_found(got.error())) return refused(got.error());
     const nlohmann::json lease = {{"apiVersion", "coordination.k8s.io/v1"},
                                   {"kind", "Lease"},
                                   {"metadata", {{"name", m_config.name}, {"namespace", m_config.namespace_}}},
@@ -51,7 +55,8 @@ bool LeaderElector::try_acquire_or_renew() {
                                     {"acquireTime", now},
                                     {"renewTime", now},
                                     {"leaseTransitions", 0}}}};
-    return static_cast<bool>(m_client.create(leases, m_config.namespace_, lease));
+    auto created = m_client.create(leases, m_config.namespace_, lease);
+    return created ? true : refused(created.error());
   }
   auto lease = std::move(got).value();
   auto& spec = lease["spec"];
@@ -77,7 +82,7 @@ bool LeaderElector::try_acquire_or_renew() {
   spec["leaseDurationSeconds"] = m_config.lease_duration.count();
   spec["renewTime"] = now;
   auto updated = m_client.update(leases, m_config.namespace_, lease);
-  if (!updated) return false;
+  if (!updated) return refused(updated.error());
   m_observed_holder = m_config.identity;
   m_observed_renew = now;
   m_observed_at = m_clock.steady_now();
@@ -98,11 +103,24 @@ void LeaderElector::release() {
 bool LeaderElector::acquire(const std::atomic<bool>& stop, Logger& log) {
   log.info("waiting for leadership",
            {{"lease", m_config.namespace_ + "/" + m_config.name}, {"identity", m_config.identity}});
+  std::string said_holder;
+  std::string said_error;
   while (!stop.load()) {
     if (try_acquire_or_renew()) {
       log.info("became leader", {{"identity", m_config.identity}});
       return true;
     }
+    if (!m_last_error.empty() && m_last_error != said_error) {
+      said_error = m_last_error;
+      log.error(
+          "cannot take the lease " + m_config.namespace_ + "/" + m_config.name + " (" + m_last_error +
+          "): grant get, create and update on leases.coordination.k8s.io there, or pass --lease-namespace "
+          "with a namespace where this user may");
+    } else if (!m_observed_holder.empty() && m_observed_holder != said_holder) {
+      said_holder = m_observed_holder;
+      log.info("standing by: the lease is held", {{"holder", said_holder}});
+    }
+    m_last_error.clear();
     util::sleep_unless_stopped(stop, m_config.retry_period);
   }
   return false;

@@ -41,7 +41,8 @@ class LeaderElector {
   /// Gives the lease up (clean shutdown), so another candidate need not wait for expiry.
   void release();
 
-  /// Blocks until the lease is ours (true) or `stop` is set (false).
+  /// Blocks until the lease is ours (true) or `stop` is set (false). Says once which identity holds
+  /// it, and each new reason the server gives for refusing us (a 403 names the fix).
   bool acquire(const std::atomic<bool>& stop, Logger& log);
   /// Renews every retry_period until `stop` (true) or a renewal fails for renew_deadline (false:
   /// leadership lost, the caller must exit).
@@ -51,6 +52,7 @@ class LeaderElector {
   kube::ApiClient& m_client;
   const util::Clock& m_clock;
   LeaseConfig m_config;
+  std::string m_last_error;  ///< why the last attempt failed, when the server refused it
   std::string m_observed_holder;
   std::string m_observed_renew;
   std::chrono::steady_clock::time_point m_observed_at{};

@@ -10,56 +10,68 @@ namespace kpt::controller {
 
 namespace {
 
-// Least privilege: exactly the verbs the controller uses, no wildcards.
-constexpr const char* k_rest = R"(apiVersion: v1
+constexpr const char* k_namespace = R"(apiVersion: v1
 kind: Namespace
 metadata:
   name: @NS@
 ---
-apiVersion: v1
+)";
+
+constexpr const char* k_service_account = R"(apiVersion: v1
 kind: ServiceAccount
 metadata:
   name: kubectl-pytorch-controller
   namespace: @NS@
 ---
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRole
-metadata:
-  name: kubectl-pytorch-controller
-rules:
-- apiGroups: ["kubeflow.org"]
+)";
+
+// Least privilege: exactly the verbs the controller uses, no wildcards. The finalizers rules are
+// what the API server's OwnerReferencesPermissionEnforcement asks of a controller whose pods and
+// Services set blockOwnerDeletion on their job (update on the owner's finalizers).
+constexpr const char* k_job_rules = R"(- apiGroups: ["kubeflow.org"]
   resources: ["pytorchjobs"]
   verbs: ["get", "list", "watch", "patch", "delete"]
 - apiGroups: ["kubeflow.org"]
   resources: ["pytorchjobs/status"]
   verbs: ["get", "update"]
+- apiGroups: ["kubeflow.org"]
+  resources: ["pytorchjobs/finalizers"]
+  verbs: ["update"]
 - apiGroups: [""]
   resources: ["pods", "services"]
   verbs: ["get", "list", "watch", "create", "delete"]
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create"]
-- apiGroups: ["apps"]
-  resources: ["deployments"]
-  verbs: ["get", "list"]
 - apiGroups: ["scheduling.volcano.sh", "scheduling.x-k8s.io"]
   resources: ["podgroups"]
   verbs: ["create", "delete"]
-@TRAINER_RULES@@STATUS_RULES@---
-apiVersion: rbac.authorization.k8s.io/v1
-kind: ClusterRoleBinding
+)";
+
+// The guard: the Deployments of a Training Operator, of Trainer or of another instance of ours, in
+// any namespace (controller_guard.hpp). Read-only, and cluster-wide even for a namespaced install,
+// since those controllers run elsewhere.
+constexpr const char* k_guard_rules = R"(- apiGroups: ["apps"]
+  resources: ["deployments"]
+  verbs: ["get", "list"]
+)";
+
+constexpr const char* k_binding = R"(apiVersion: rbac.authorization.k8s.io/v1
+kind: @KIND@Binding
 metadata:
-  name: kubectl-pytorch-controller
+  name: @NAME@@META_NS@
 roleRef:
   apiGroup: rbac.authorization.k8s.io
-  kind: ClusterRole
-  name: kubectl-pytorch-controller
+  kind: @KIND@
+  name: @NAME@
 subjects:
 - kind: ServiceAccount
   name: kubectl-pytorch-controller
   namespace: @NS@
 ---
-apiVersion: rbac.authorization.k8s.io/v1
+)";
+
+constexpr const char* k_lease_role = R"(apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
 metadata:
   name: kubectl-pytorch-controller-leader-election
@@ -69,21 +81,12 @@ rules:
   resources: ["leases"]
   verbs: ["get", "create", "update"]
 ---
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  name: kubectl-pytorch-controller-leader-election
-  namespace: @NS@
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: Role
-  name: kubectl-pytorch-controller-leader-election
-subjects:
-- kind: ServiceAccount
-  name: kubectl-pytorch-controller
-  namespace: @NS@
----
-apiVersion: apps/v1
+)";
+
+// Pod Security "restricted": non-root, no privilege escalation, no capabilities, the runtime's
+// default seccomp profile. Two replicas behind a Lease, and a budget that keeps one through a
+// node drain.
+constexpr const char* k_deployment = R"(apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: kubectl-pytorch-controller
@@ -104,6 +107,8 @@ spec:
       securityContext:
         runAsNonRoot: true
         runAsUser: 65532
+        seccompProfile:
+          type: RuntimeDefault
       containers:
       - name: controller
         image: @IMAGE@
@@ -138,6 +143,17 @@ spec:
           readOnlyRootFilesystem: true
           capabilities:
             drop: ["ALL"]
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: kubectl-pytorch-controller
+  namespace: @NS@
+spec:
+  minAvailable: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: kubectl-pytorch-controller
 )";
 
 // What the TrainJob reconciler reads and writes: its jobs (the restart-count annotation by patch,
@@ -148,6 +164,9 @@ constexpr const char* k_trainer_rules = R"(- apiGroups: ["trainer.kubeflow.org"]
 - apiGroups: ["trainer.kubeflow.org"]
   resources: ["trainjobs/status"]
   verbs: ["get", "update"]
+- apiGroups: ["trainer.kubeflow.org"]
+  resources: ["trainjobs/finalizers"]
+  verbs: ["update"]
 - apiGroups: ["trainer.kubeflow.org"]
   resources: ["trainingruntimes", "clustertrainingruntimes"]
   verbs: ["get", "list", "watch"]
@@ -234,21 +253,53 @@ std::string replace_all(std::string text, const std::string& from, const std::st
   return text;
 }
 
+/// A ClusterRole (namespace "") or a Role in `ns`, with `rules`.
+std::string role(const std::string& name, const std::string& ns, const std::string& rules) {
+  std::string out =
+      "apiVersion: rbac.authorization.k8s.io/v1\nkind: " + std::string(ns.empty() ? "ClusterRole" : "Role") +
+      "\nmetadata:\n  name: " + name + "\n";
+  if (!ns.empty()) out += "  namespace: " + ns + "\n";
+  return out + "rules:\n" + rules + "---\n";
+}
+
+/// The binding of `role(name, ns)` to our ServiceAccount in `sa_ns`.
+std::string binding(const std::string& name, const std::string& ns, const std::string& sa_ns) {
+  auto out = replace_all(k_binding, "@KIND@", ns.empty() ? "ClusterRole" : "Role");
+  out = replace_all(out, "@NAME@", name);
+  out = replace_all(out, "@META_NS@", ns.empty() ? "" : "\n  namespace: " + ns);
+  return replace_all(out, "@NS@", sa_ns);
+}
+
 /// The first lines: what the file holds, the command that prints it, and how to apply it.
 std::string header_of(const ManifestOptions& options) {
-  const std::string flags =
-      std::string(options.trainer ? " --trainer" : "") + (options.via_jobset ? " --via-jobset" : "");
+  std::string flags;
+  if (options.namespaced) flags += " -n " + options.namespace_;
+  if (options.trainer) flags += " --trainer";
+  if (options.via_jobset) flags += " --via-jobset";
+  if (options.skip_crds) flags += " --skip-crds";
   const std::string command = "kubectl pytorch controller manifests" + flags;
+  std::string what = options.namespaced ? "reconciling the jobs of namespace " + options.namespace_ + " only"
+                                        : "reconciling the jobs of every namespace";
+  if (options.via_jobset)
+    what += ", TrainJobs into JobSets (the cluster runs JobSet and has the Trainer CRDs)";
+  std::string out = "# kubectl-pytorch controller " + what + ": " +
+                    (options.skip_crds ? std::string("RBAC and Deployment (no CRDs)")
+                     : options.trainer ? "CRDs (PyTorchJob and Trainer v2), RBAC and Deployment"
+                                       : "CRD, RBAC and Deployment") +
+                    "\n# (" + command + "). Apply with: kubectl apply --server-side -f FILE\n";
+  if (!options.skip_crds) {
+    out +=
+        "# The CRDs replace any of the same name another installer (the Training Operator, Trainer) put "
+        "there:\n"
+        "# on such a cluster print these with --skip-crds.\n";
+  }
   if (options.trainer) {
-    return "# kubectl-pytorch controller: CRDs (PyTorchJob and Trainer v2), Trainer's default runtimes, "
-           "RBAC and Deployment\n# (" +
-           command + "). Apply with: kubectl apply --server-side -f FILE\n---\n";
+    out +=
+        "# Then Trainer's default runtimes, once the CRDs are established:\n"
+        "#   kubectl wait --for condition=established crd/clustertrainingruntimes.trainer.kubeflow.org\n"
+        "#   kubectl pytorch controller manifests --runtimes | kubectl apply --server-side -f -\n";
   }
-  if (options.via_jobset) {
-    return "# kubectl-pytorch controller reconciling TrainJobs into JobSets: CRD, RBAC and Deployment\n# (" +
-           command + "; the cluster runs JobSet and has the Trainer CRDs)\n---\n";
-  }
-  return "# kubectl-pytorch controller: CRD, RBAC and Deployment (" + command + ")\n---\n";
+  return out + "---\n";
 }
 
 }  // namespace
@@ -256,29 +307,48 @@ std::string header_of(const ManifestOptions& options) {
 std::string crd_manifest() { return yaml::to_yaml(pytorchjob_crd()); }
 
 std::string controller_manifests(const ManifestOptions& options) {
-  auto rest = replace_all(k_rest, "@NS@", options.namespace_);
-  rest = replace_all(rest, "@IMAGE@", options.image);
-  std::string trainer_rules = options.trainer || options.via_jobset ? k_trainer_rules : "";
-  if (options.via_jobset) trainer_rules += k_jobset_rules;
-  rest = replace_all(rest, "@TRAINER_RULES@", trainer_rules);
-  std::string extra_args = options.via_jobset ? "        - --via-jobset\n" : "";
-  if (options.train_job_status) extra_args += "        - --feature-gates=TrainJobStatus=true\n";
-  rest = replace_all(rest, "@EXTRA_ARGS@", extra_args);
-  rest = replace_all(rest, "@STATUS_RULES@", options.train_job_status ? k_status_rules : "");
-  rest = replace_all(rest, "@STATUS_PORT@", options.train_job_status ? k_status_port : "");
-  if (options.train_job_status) rest += replace_all(k_status_objects, "@NS@", options.namespace_);
-  // The Trainer CRDs are too large for client-side apply's last-applied annotation (256 KiB),
-  // as with Trainer's own manifests: say so where the user reads first.
+  const std::string& ns = options.namespace_;
   std::string out = header_of(options);
-  out += crd_manifest() + "---\n";
-  if (options.trainer) {
-    for (const auto& crd : trainer_crds()) out += yaml::to_yaml(crd) + "---\n";
+  if (!options.skip_crds) {
+    out += crd_manifest() + "---\n";
+    if (options.trainer) {
+      for (const auto& crd : trainer_crds()) out += yaml::to_yaml(crd) + "---\n";
+    }
   }
-  out += rest;
-  if (options.trainer) {
-    for (const auto& runtime : model::trainjob::carried_runtimes(model::trainjob::k_newest_trainer_release))
-      out += "---\n" + yaml::to_yaml(runtime);
+  if (!options.namespaced) out += replace_all(k_namespace, "@NS@", ns);
+  out += replace_all(k_service_account, "@NS@", ns);
+  std::string rules = k_job_rules;
+  if (options.trainer || options.via_jobset) rules += k_trainer_rules;
+  if (options.via_jobset) rules += k_jobset_rules;
+  if (options.train_job_status) rules += k_status_rules;
+  const std::string name = "kubectl-pytorch-controller";
+  if (options.namespaced) {
+    out += role(name, ns, rules) + binding(name, ns, ns);
+    const std::string guard = name + "-guard-" + ns;
+    out += role(guard, "", k_guard_rules) + binding(guard, "", ns);
+  } else {
+    out += role(name, "", rules + k_guard_rules) + binding(name, "", ns);
   }
+  out += replace_all(k_lease_role, "@NS@", ns) + binding(name + "-leader-election", ns, ns);
+  std::string args = options.namespaced ? "        - --namespace=" + ns + "\n" : "";
+  if (options.via_jobset) args += "        - --via-jobset\n";
+  if (options.train_job_status) args += "        - --feature-gates=TrainJobStatus=true\n";
+  auto deployment = replace_all(k_deployment, "@NS@", ns);
+  deployment = replace_all(deployment, "@IMAGE@", options.image);
+  deployment = replace_all(deployment, "@STATUS_PORT@", options.train_job_status ? k_status_port : "");
+  out += replace_all(deployment, "@EXTRA_ARGS@", args);
+  if (options.train_job_status) out += replace_all(k_status_objects, "@NS@", ns);
+  return out;
+}
+
+std::string runtime_manifests() {
+  std::string out = "# Kubeflow Trainer's default ClusterTrainingRuntimes (" +
+                    model::trainjob::k_newest_trainer_release.to_string() +
+                    "), for a cluster without Trainer\n# (kubectl pytorch controller manifests --runtimes), "
+                    "applied once the CRDs of "
+                    "'manifests --trainer' are established.\n";
+  for (const auto& runtime : model::trainjob::carried_runtimes(model::trainjob::k_newest_trainer_release))
+    out += "---\n" + yaml::to_yaml(runtime);
   return out;
 }
 

@@ -5,7 +5,12 @@
 namespace kpt::controller {
 
 struct ManifestOptions {
-  std::string namespace_ = "kubectl-pytorch";
+  std::string namespace_ = "kubectl-pytorch";  ///< where the controller runs
+  /// `manifests -n NS`: a controller of namespace_'s jobs only, with a Role there instead of the
+  /// ClusterRole (and, for the guard, only list on Deployments cluster-wide), no Namespace object.
+  bool namespaced = false;
+  /// No CRDs: for a cluster where another installer (the Training Operator, Trainer) owns them.
+  bool skip_crds = false;
   std::string image = "ghcr.io/kubectl-pytorch/kubectl-pytorch:latest";
   /// Also the Trainer v2 CRDs and the RBAC to reconcile TrainJobs, for a cluster without Trainer.
   bool trainer = false;
@@ -20,9 +25,14 @@ struct ManifestOptions {
 /// pytorchjob_crd() as YAML.
 std::string crd_manifest();
 
-/// Everything to run the controller in a cluster, as multi-document YAML: the CRD(s), a
-/// Namespace, a ServiceAccount, least-privilege RBAC (no wildcard verbs or resources) and a
-/// Deployment with liveness/readiness probes and leader election.
+/// Everything to run the controller in a cluster, as multi-document YAML that one
+/// `kubectl apply --server-side` applies: the CRD(s), a Namespace, a ServiceAccount, least-privilege
+/// RBAC (no wildcard verbs or resources), a Deployment with probes, leader election and Pod
+/// Security "restricted" settings, and its PodDisruptionBudget.
 std::string controller_manifests(const ManifestOptions& options);
+
+/// Trainer's default ClusterTrainingRuntimes (`manifests --runtimes`): apart, since kubectl cannot
+/// map their kind before the CRDs of `--trainer` are established.
+std::string runtime_manifests();
 
 }  // namespace kpt::controller

@@ -2,6 +2,7 @@
 
 #include "controller/expectations.hpp"
 #include "controller/metrics.hpp"
+#include "model/job_ownership.hpp"
 #include "model/pytorchjob/desired_state.hpp"
 #include "model/pytorchjob/env.hpp"
 #include "model/pytorchjob/labels.hpp"
@@ -17,28 +18,11 @@ namespace kpt::controller {
 
 namespace {
 
-constexpr const char* k_operator_managed_by = "kubeflow.org/training-operator";
-
 std::string job_state(const model::pytorchjob::JobStatus& s) {
   return s.conditions.empty() ? std::string("Pending") : s.conditions.back().type;
 }
 
-bool labels_match(const nlohmann::json& obj, const std::string& selector) {
-  if (selector.empty()) return true;
-  const auto& meta = obj.at("metadata");
-  const auto labels = meta.value("labels", nlohmann::json::object());
-  std::size_t start = 0;
-  while (start <= selector.size()) {
-    const auto end = std::min(selector.find(',', start), selector.size());
-    const auto term = selector.substr(start, end - start);
-    const auto eq = term.find('=');
-    if (eq == std::string::npos) return false;
-    const auto key = term.substr(0, eq);
-    if (!labels.contains(key) || labels[key] != term.substr(eq + 1)) return false;
-    start = end + 1;
-  }
-  return true;
-}
+constexpr const char* k_kind = "PyTorchJob";
 
 ReconcileResult failed(Error e, bool retriable = true) { return {std::nullopt, std::move(e), retriable}; }
 
@@ -75,28 +59,38 @@ Reconciler::Reconciler(kube::ApiClient& client, const util::Clock& clock, Reconc
       m_options(std::move(options)),
       m_caches(caches),
       m_metrics(metrics),
-      m_events(client, clock, "kubeflow.org/v1", "PyTorchJob", "pytorchjob-controller",
-               m_options.emit_events),
+      m_events(client, clock, "kubeflow.org/v1", k_kind, k_event_component, m_options.emit_events,
+               m_options.instance),
       m_status(client, m_options.status_clients, "pytorchjob-controller") {}
 
 bool Reconciler::owns(const nlohmann::json& job) const {
-  std::string managed_by;
-  const auto& spec = job.contains("spec") ? job["spec"] : nlohmann::json::object();
-  if (spec.contains("runPolicy") && spec["runPolicy"].is_object()) {
-    managed_by = spec["runPolicy"].value("managedBy", std::string{});
-  }
-  if (m_options.managed_by.empty()) {
-    if (!managed_by.empty() && managed_by != k_operator_managed_by) return false;
-  } else if (managed_by != m_options.managed_by) {
-    return false;
-  }
-  return labels_match(job, m_options.job_selector);
+  if (!model::external_manager(model::JobKind::pytorchjob, job).empty()) return false;
+  return m_options.job_selector.matches(job);
+}
+
+model::pytorchjob::EnvStyle Reconciler::style_of(const nlohmann::json& job) const {
+  return model::env_style_of(job, m_options.style);
+}
+
+Expected<void> Reconciler::record_style(nlohmann::json& job) {
+  const auto style = model::style_to_record(job, *m_options.migrate_from, m_options.style);
+  if (!style) return {};
+  const nlohmann::json patch = {{"metadata", {{"annotations", {{model::k_env_style_annotation, *style}}}}}};
+  const auto& meta = job.at("metadata");
+  const std::string ns = meta.value("namespace", std::string{});
+  const std::string name = meta.value("name", std::string{});
+  auto patched =
+      m_client.patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::merge, patch.dump());
+  if (!patched) return patched.error().context("recording the env style of '" + ns + "/" + name + "'");
+  job = *patched;
+  m_caches.jobs.put_newer(*patched);
+  return {};
 }
 
 ReconcileResult Reconciler::reconcile(const std::string& key) {
   auto cached = m_caches.jobs.get(key);
   if (!cached) {
-    if (m_metrics != nullptr) m_metrics->forget_job(key);
+    if (m_metrics != nullptr) m_metrics->forget_job(k_kind, key);
     m_caches.expectations.forget(key);
     forget_pod_group(key);
     m_status.forget(key);
@@ -104,7 +98,7 @@ ReconcileResult Reconciler::reconcile(const std::string& key) {
   }
   nlohmann::json job = std::move(*cached);
   if (!owns(job)) {
-    if (m_metrics != nullptr) m_metrics->forget_job(key);
+    if (m_metrics != nullptr) m_metrics->forget_job(k_kind, key);
     return {};
   }
   if (job.at("metadata").contains("deletionTimestamp")) return {};
@@ -129,10 +123,13 @@ std::pair<std::vector<CachedChild>, std::vector<CachedChild>> Reconciler::childr
 }
 
 ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
+  if (m_options.migrate_from) {
+    if (auto recorded = record_style(job); !recorded) return failed(recorded.error());
+  }
   Pass p;
   p.job = std::move(job);
   observe(p);
-  if (m_metrics != nullptr) m_metrics->set_job_state(p.key, job_state(p.d.status));
+  if (m_metrics != nullptr) m_metrics->set_job_state(k_kind, p.key, job_state(p.d.status));
   if (p.d.delete_job) return delete_expired_job(p);
   plan_creations(p);
   if (auto synced = sync_gang(p); !synced) return failed(synced.error());
@@ -202,14 +199,14 @@ ReconcileResult Reconciler::delete_expired_job(const Pass& p) {
   auto r = m_client.remove(kube::resources::pytorchjobs(), p.ns, p.name, del);
   if (!r && !kube::is_not_found(r.error()))
     return failed(r.error().context("deleting expired job '" + p.key + "'"));
-  if (m_metrics != nullptr) m_metrics->forget_job(p.key);
+  if (m_metrics != nullptr) m_metrics->forget_job(k_kind, p.key);
   m_caches.expectations.forget(p.key);
   return {};
 }
 
 void Reconciler::plan_creations(Pass& p) {
   if (!p.d.create_missing) return;
-  p.plans = model::pytorchjob::plan_replica_pods(p.job, m_options.style);
+  p.plans = model::pytorchjob::plan_replica_pods(p.job, style_of(p.job));
   if (!*p.plans) return;
   const std::set<std::string> have_services(p.service_names.begin(), p.service_names.end());
   for (const auto& plan : **p.plans) {
@@ -288,7 +285,7 @@ Expected<bool> Reconciler::still_live(const Pass& p) {
 Expected<void> Reconciler::create_children(const Pass& p) {
   for (const auto* plan : p.new_services) {
     auto r = m_client.create(kube::resources::services(), p.ns,
-                             model::pytorchjob::desired_service(p.job, *plan, m_options.style));
+                             model::pytorchjob::desired_service(p.job, *plan, style_of(p.job)));
     if (!r && !kube::is_already_exists(r.error()))
       return r.error().context("creating service '" + plan->service + "'");
     if (!r) m_caches.expectations.observe_creation(p.key);
@@ -299,7 +296,7 @@ Expected<void> Reconciler::create_children(const Pass& p) {
     if (auto ca = m_status.ensure_ca(p.job, target, "kubeflow.org/v1", "PyTorchJob"); !ca) return ca.error();
   }
   for (const auto* plan : p.new_pods) {
-    auto pod = model::pytorchjob::desired_pod(p.job, *plan, m_options.style);
+    auto pod = model::pytorchjob::desired_pod(p.job, *plan, style_of(p.job));
     m_status.inject(pod["spec"], target);
     if (p.grouped) model::pytorchjob::decorate_gang_pod(pod, p.name, plan->replica_type, p.gang);
     auto r = m_client.create(kube::resources::pods(), p.ns, pod);
@@ -318,6 +315,7 @@ ReconcileResult Reconciler::finish(Pass& p) {
     auto r = m_client.update_status(kube::resources::pytorchjobs(), p.ns, p.job);
     if (!r) return failed(r.error().context("updating status of '" + p.key + "'"));
     m_caches.jobs.put_newer(*r);
+    count_outcomes(p);
   }
   ReconcileResult out;
   if (p.d.requeue_after_seconds) out.requeue_after = std::chrono::seconds{*p.d.requeue_after_seconds};
@@ -326,6 +324,20 @@ ReconcileResult Reconciler::finish(Pass& p) {
   if (p.held && (!out.requeue_after || *out.requeue_after > k_pod_group_poll))
     out.requeue_after = k_pod_group_poll;
   return out;
+}
+
+void Reconciler::count_outcomes(const Pass& p) const {
+  if (m_metrics == nullptr) return;
+  const auto became = [&](const char* type) {
+    const auto* now = model::pytorchjob::find_condition(p.d.status, type);
+    const auto* before = model::pytorchjob::find_condition(p.old_status, type);
+    return now != nullptr && now->status == "True" &&
+           (before == nullptr || before->status != "True" ||
+            before->last_transition_time != now->last_transition_time);
+  };
+  if (became("Succeeded")) m_metrics->count_job("successful", p.ns, k_kind);
+  if (became("Failed")) m_metrics->count_job("failed", p.ns, k_kind);
+  if (became("Restarting")) m_metrics->count_job("restarted", p.ns, k_kind);
 }
 
 Expected<bool> Reconciler::volcano_admitted(const nlohmann::json& job) {

@@ -4,6 +4,7 @@
 #include "controller/object_cache.hpp"
 #include "controller/status_clients.hpp"
 #include "kube/api_client.hpp"
+#include "model/k8s/label_selector.hpp"
 #include "model/pytorchjob/env_style.hpp"
 #include "model/pytorchjob/gang.hpp"
 #include "util/clock.hpp"
@@ -34,13 +35,16 @@ struct ReconcilerCaches {
 
 /// Which jobs are ours and how their pods are built.
 struct ReconcilerOptions {
-  model::pytorchjob::EnvStyle style;      ///< env style of the pods we create (default worker-only)
-  std::string managed_by;                 ///< only jobs whose runPolicy.managedBy equals this; empty: unset
-                                          ///< or "kubeflow.org/training-operator"
-  std::string job_selector;               ///< "k=v,..." equality terms the job's labels must match
-  bool emit_events = true;                ///< write core v1 Events for what we do
-  model::pytorchjob::GangScheduler gang;  ///< --gang-scheduler: PodGroups for every job (else only for
-                                          ///< jobs that set runPolicy.schedulingPolicy, with Volcano)
+  model::pytorchjob::EnvStyle style;  ///< env style of the pods we create (default worker-only); a job's
+                                      ///< env-style annotation wins (model/job_ownership.hpp)
+  /// --migrate-from: the style of the controller whose jobs this one takes over; each job gets the
+  /// env-style annotation on first sight (style_to_record), so its pods keep their env.
+  std::optional<model::pytorchjob::EnvStyle> migrate_from{};
+  model::k8s::LabelSelector job_selector{};  ///< the job's labels must match (--job-selector)
+  bool emit_events = true;                   ///< write core v1 Events for what we do
+  std::string instance{};                    ///< the Events' reportingInstance (the lease identity)
+  model::pytorchjob::GangScheduler gang;     ///< --gang-scheduler: PodGroups for every job (else only for
+                                             ///< jobs that set runPolicy.schedulingPolicy, with Volcano)
   /// TrainJobStatus: the progress env and volume in every pod, and the job's CA ConfigMap.
   std::optional<StatusClientConfig> status_clients{};
 };
@@ -66,13 +70,20 @@ class Reconciler {
   /// `key` is "namespace/name".
   ReconcileResult reconcile(const std::string& key);
 
-  /// True when this controller should act on the job (managedBy and job selector).
+  /// True when this controller should act on the job: no managedBy of another controller, and the
+  /// job selector matches.
   [[nodiscard]] bool owns(const nlohmann::json& job) const;
 
  private:
   struct Pass;  ///< what one reconcile of one job observed and decided, step by step
 
   ReconcileResult reconcile_job(nlohmann::json job);
+  /// --migrate-from: writes the env-style annotation the job lacks (and updates `job`).
+  Expected<void> record_style(nlohmann::json& job);
+  /// The env style of the job's pods (its annotation, else ours).
+  [[nodiscard]] model::pytorchjob::EnvStyle style_of(const nlohmann::json& job) const;
+  /// Counts the job outcomes (successful, failed, restarted) a status change means.
+  void count_outcomes(const Pass& p) const;
   /// Reads the job's children from the caches and asks the lifecycle model what to do.
   void observe(Pass& p);
   /// Without the PodGroup CRD: a Warning and a note on the Created condition, once.

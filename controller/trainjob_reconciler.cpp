@@ -1,7 +1,9 @@
 #include "controller/trainjob_reconciler.hpp"
 
 #include "controller/expectations.hpp"
+#include "controller/metrics.hpp"
 #include "controller/object_cache.hpp"
+#include "model/job_ownership.hpp"
 #include "model/trainjob/build.hpp"
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/jobset_children.hpp"
@@ -129,18 +131,29 @@ struct TrainJobReconciler::Pass {
 };
 
 TrainJobReconciler::TrainJobReconciler(kube::ApiClient& client, const util::Clock& clock,
-                                       TrainJobOptions options, const TrainJobCaches& caches)
+                                       TrainJobOptions options, const TrainJobCaches& caches,
+                                       Metrics* metrics)
     : m_client(client),
       m_clock(clock),
       m_options(options),
       m_caches(caches),
-      m_events(client, clock, tj::k_api_version, tj::k_kind_trainjob, "trainjob-controller",
-               options.emit_events),
+      m_metrics(metrics),
+      m_events(client, clock, tj::k_api_version, tj::k_kind_trainjob, k_event_component, options.emit_events,
+               options.instance),
       m_status(client, m_options.status_clients, k_trainer_field_manager) {}
+
+bool TrainJobReconciler::owns(const nlohmann::json& trainjob) const {
+  // A TrainJob of MultiKueue's is skipped by the model as by Trainer (decide_trainjob); one of
+  // any other manager is not ours either.
+  const std::string manager = model::external_manager(model::JobKind::trainjob, trainjob);
+  if (!manager.empty() && manager != tj::k_managed_by_multikueue) return false;
+  return m_options.job_selector.matches(trainjob);
+}
 
 ReconcileResult TrainJobReconciler::reconcile(const std::string& key) {
   auto cached = m_caches.trainjobs.get(key);
   if (!cached) {
+    if (m_metrics != nullptr) m_metrics->forget_job(tj::k_kind_trainjob, key);
     m_caches.expectations.forget(key);
     std::lock_guard lock(m_mutex);
     m_runtimes.erase(key);
@@ -149,6 +162,10 @@ ReconcileResult TrainJobReconciler::reconcile(const std::string& key) {
     return {};  // deleted: its children go with it through their owner references
   }
   if (cached->at("metadata").contains("deletionTimestamp")) return {};
+  if (!owns(*cached)) {
+    if (m_metrics != nullptr) m_metrics->forget_job(tj::k_kind_trainjob, key);
+    return {};
+  }
   // Acting before the caches show the last pass's writes would create twice (see Reconciler).
   if (!m_caches.expectations.satisfied(key)) return {};
   if (m_options.via_jobset) return reconcile_via_jobset(std::move(*cached));
@@ -337,6 +354,8 @@ Expected<void> TrainJobReconciler::record_restarts(Pass& p) {
   auto patched =
       m_client.patch(kube::resources::trainjobs(), p.ns, p.name, kube::PatchType::merge, patch.dump());
   if (!patched) return patched.error().context("recording restarts of '" + p.key + "'");
+  if (m_metrics != nullptr && s.restarts > restarts)
+    m_metrics->count_job("restarted", p.ns, tj::k_kind_trainjob);
   p.trainjob["metadata"]["resourceVersion"] = patched->at("metadata").at("resourceVersion");
   m_caches.trainjobs.put_newer(*patched);
   return {};
@@ -380,7 +399,22 @@ Expected<void> TrainJobReconciler::create_children(const Pass& p) {
 ReconcileResult TrainJobReconciler::finish(nlohmann::json& trainjob, const tj::TrainJobDecision& d,
                                            std::optional<std::int64_t> also_requeue_after_seconds) {
   const std::string key = object_key(trainjob);
-  if (d.status != tj::trainjob_status_of(trainjob)) {
+  const tj::TrainJobStatus before = tj::trainjob_status_of(trainjob);
+  const std::string ns = trainjob.at("metadata").value("namespace", std::string{});
+  if (m_metrics != nullptr) {
+    const char* state = tj::is_true(d.status.conditions, "Complete")    ? "Complete"
+                        : tj::is_true(d.status.conditions, "Failed")    ? "Failed"
+                        : tj::is_true(d.status.conditions, "Suspended") ? "Suspended"
+                                                                        : "Running";
+    m_metrics->set_job_state(tj::k_kind_trainjob, key, state);
+  }
+  if (d.status != before) {
+    if (m_metrics != nullptr) {
+      if (tj::is_true(d.status.conditions, "Complete") && !tj::is_true(before.conditions, "Complete"))
+        m_metrics->count_job("successful", ns, tj::k_kind_trainjob);
+      if (tj::is_true(d.status.conditions, "Failed") && !tj::is_true(before.conditions, "Failed"))
+        m_metrics->count_job("failed", ns, tj::k_kind_trainjob);
+    }
     // The status server's trainerStatus is not ours to change: it goes back as it came.
     auto status = tj::to_json(d.status);
     if (trainjob.contains("status") && trainjob["status"].is_object() &&

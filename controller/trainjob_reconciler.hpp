@@ -3,6 +3,7 @@
 #include "controller/events.hpp"
 #include "controller/reconciler.hpp"
 #include "kube/api_client.hpp"
+#include "model/k8s/label_selector.hpp"
 #include "model/trainjob/lifecycle.hpp"
 #include "model/trainjob/release.hpp"
 #include "model/trainjob/status_protocol.hpp"
@@ -20,6 +21,7 @@
 namespace kpt::controller {
 
 class JobCache;
+class Metrics;
 class ChildCache;
 class Expectations;
 
@@ -39,6 +41,8 @@ struct TrainJobOptions {
   /// --via-jobset: create the JobSet as Trainer does, for a cluster whose JobSet controller makes
   /// the Jobs and pods, instead of the pods and Service directly.
   bool via_jobset = false;
+  model::k8s::LabelSelector job_selector{};  ///< the TrainJob's labels must match (--job-selector)
+  std::string instance{};                    ///< the Events' reportingInstance (the lease identity)
   /// TrainJobStatus: the progress env and volume in the trainer pods, and the job's CA ConfigMap.
   std::optional<StatusClientConfig> status_clients{};
 };
@@ -62,7 +66,11 @@ inline constexpr const char* k_trainer_field_manager = "trainer";
 class TrainJobReconciler {
  public:
   TrainJobReconciler(kube::ApiClient& client, const util::Clock& clock, TrainJobOptions options,
-                     const TrainJobCaches& caches);
+                     const TrainJobCaches& caches, Metrics* metrics = nullptr);
+
+  /// True when this controller should act on the TrainJob: no managedBy of another controller
+  /// (Trainer's own value is its default), and the job selector matches.
+  [[nodiscard]] bool owns(const nlohmann::json& trainjob) const;
 
   /// `key` is "namespace/name".
   ReconcileResult reconcile(const std::string& key);
@@ -108,6 +116,7 @@ class TrainJobReconciler {
   const util::Clock& m_clock;
   TrainJobOptions m_options;
   TrainJobCaches m_caches;
+  Metrics* m_metrics;
   EventRecorder m_events;
   StatusClients m_status;
   std::mutex m_mutex;

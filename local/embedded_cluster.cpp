@@ -185,6 +185,13 @@ Expected<controller::ControllerConfig> controller_config_for(const ClusterOption
   if (auto style = model::pytorchjob::parse_style(options.env_style)) config.reconciler.style = *style;
   config.metrics_addr = "0";
   config.workers = 2;
+  // Like any other instance of ours, it takes the default lease (default/kubectl-pytorch-controller),
+  // so that a `kubectl pytorch controller` run against this cluster stands by instead of reconciling
+  // the same jobs. Its identity is the same at every start, so a restart takes its own lease back
+  // at once instead of waiting for it to expire.
+  config.leader_elect = true;
+  config.lease.identity = "kubectl-pytorch-local-cluster";
+  config.embedded = true;
   config.features.train_job_status = true;
   config.status_server.bind_host = "127.0.0.1";
   config.status_server.port = status_port;

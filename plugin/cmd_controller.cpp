@@ -1,10 +1,17 @@
 #include "controller/controller_main.hpp"
+#include "controller/crd.hpp"
 #include "controller/logger.hpp"
 #include "controller/manifests.hpp"
+#include "kube/api_client.hpp"
 #include "kube/resolved_config.hpp"
+#include "model/job_ownership.hpp"
+#include "model/k8s/label_selector.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "model/pytorchjob/env_style.hpp"
 #include "model/pytorchjob/gang.hpp"
 #include "model/trainjob/status_request.hpp"
+#include "plugin/build_info.hpp"
+#include "plugin/cluster_client.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/controller_client.hpp"
@@ -13,6 +20,7 @@
 #include "plugin/plugin.hpp"
 #include "plugin/version.hpp"
 #include "util/file_io.hpp"
+#include "util/strings.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -30,7 +38,7 @@ namespace {
 struct ControllerFlags {
   std::string env_style = "worker-only";
   int workers = 2;
-  bool leader_elect = false;
+  bool leader_elect = true;
   std::string lease_name = "kubectl-pytorch-controller";
   std::string lease_namespace = "default";
   std::string lease_duration = "15s";
@@ -38,8 +46,10 @@ struct ControllerFlags {
   std::string retry_period = "2s";
   std::string metrics_addr = ":8080";
   std::string log_format = "text";
-  std::string managed_by;
+  std::string managed_by;  ///< gone: its values are ones the real webhooks reject (kept to say so)
   std::string job_selector;
+  std::string migrate_from;
+  bool skip_controller_check = false;
   std::string resync = "5m";
   bool no_events = false;
   std::string gang_scheduler;
@@ -47,12 +57,37 @@ struct ControllerFlags {
   std::string image = std::string("ghcr.io/kubectl-pytorch/kubectl-pytorch:") + k_version;
   bool trainer = false;     ///< manifests: the Trainer v2 CRDs and RBAC too
   bool via_jobset = false;  ///< TrainJobs into JobSets (run), its RBAC and flag (manifests)
+  bool skip_crds = false;   ///< manifests: no CRDs
+  bool runtimes = false;    ///< manifests: Trainer's default runtimes only
   std::string feature_gates;
   int status_port = 10443;
   std::string status_host;  ///< empty: kubectl-pytorch-controller.<its namespace>.svc
   std::string status_cert_dir;
   std::string status_secret = "kubectl-pytorch-controller-status-cert";
 };
+
+/// Warns on stderr about each CRD the manifests would replace that another installer put in the
+/// cluster (no app.kubernetes.io/name=kubectl-pytorch-controller label): only where a kubeconfig (or
+/// the local cluster) gives a cluster to ask, and silently nothing when it cannot be asked.
+void warn_foreign_crds(Context& ctx, const controller::ManifestOptions& options) {
+  if (options.skip_crds) return;
+  auto api = connect_best_effort(ctx);
+  if (!api) return;
+  std::vector<std::string> names = {"pytorchjobs.kubeflow.org"};
+  if (options.trainer) {
+    for (const auto& crd : controller::trainer_crds()) names.push_back(crd["metadata"].value("name", ""));
+  }
+  for (const auto& name : names) {
+    auto crd = (*api)->get(kube::resources::crds(), "", name);
+    if (!crd && kube::is_not_found(crd.error())) continue;
+    if (!crd) return;  // unreachable or not allowed: one look, not one timeout per CRD
+    const auto owner = model::k8s::label_of(*crd, "app.kubernetes.io/name");
+    if (owner == "kubectl-pytorch-controller") continue;
+    ctx.err << "warning: the cluster has the CRD " << util::quote(name)
+            << " from another installer; applying these manifests replaces it (and its descriptions): print "
+               "them with --skip-crds to keep it\n";
+  }
+}
 
 /// The controller's own namespace when it runs in a pod (its service account's), else "".
 std::string pod_namespace() {
@@ -88,8 +123,29 @@ int run(Context& ctx, const ControllerFlags& f) {
                                model::pytorchjob::known_styles_list());
   }
   config.reconciler.style = *style;
-  config.reconciler.managed_by = f.managed_by;
-  config.reconciler.job_selector = f.job_selector;
+  if (!f.managed_by.empty()) {
+    return fail_usage(
+        ctx,
+        "--managed-by is gone: the Training Operator's and Trainer's webhooks accept no managedBy but "
+        "their own and MultiKueue's; label the jobs " +
+            std::string(model::k_controller_label) + "=NAME and run --job-selector " +
+            model::k_controller_label + "=NAME (docs/controller.md)");
+  }
+  auto selector = model::k8s::LabelSelector::parse(f.job_selector);
+  if (!selector) return fail_usage(ctx, "--job-selector: " + selector.error().message);
+  config.reconciler.job_selector = *selector;
+  if (!f.migrate_from.empty()) {
+    const auto from = model::pytorchjob::parse_style(f.migrate_from);
+    if (!from || !from->is_operator()) {
+      return fail_usage(ctx,
+                        "--migrate-from takes the Training Operator release whose jobs this controller takes "
+                        "over, such as 'operator@v1.9.4'");
+    }
+    config.reconciler.migrate_from = *from;
+  }
+  config.skip_controller_check = f.skip_controller_check;
+  config.version = build_info().git_version;
+  config.revision = build_info().git_commit;
   config.reconciler.emit_events = !f.no_events;
   config.reconciler.gang = model::pytorchjob::parse_gang_scheduler(f.gang_scheduler);
   if (!f.kinds.empty()) {
@@ -182,7 +238,10 @@ void add_controller_command(CLI::App& app, Context& ctx) {
                   "Env of the pods: worker-only, torchrun, legacy, operator@vX.Y.Z")
       ->capture_default_str();
   cmd->add_option("--workers", flags->workers, "Jobs reconciled in parallel")->capture_default_str();
-  cmd->add_flag("--leader-elect", flags->leader_elect, "Elect a leader through a coordination.k8s.io Lease");
+  cmd->add_flag(
+      "--leader-elect,!--no-leader-elect", flags->leader_elect,
+      "Take a coordination.k8s.io Lease before reconciling, so that instances sharing it never run at "
+      "once (default; --no-leader-elect turns it off)");
   cmd->add_option("--lease-name", flags->lease_name, "Name of the Lease")->capture_default_str();
   cmd->add_option("--lease-namespace", flags->lease_namespace, "Namespace of the Lease")
       ->capture_default_str();
@@ -197,9 +256,19 @@ void add_controller_command(CLI::App& app, Context& ctx) {
                   "Address of /metrics, /healthz and /readyz ('0': off)")
       ->capture_default_str();
   cmd->add_option("--log-format", flags->log_format, "Logs as 'text' or 'json'")->capture_default_str();
-  cmd->add_option("--managed-by", flags->managed_by,
-                  "Reconcile only jobs whose spec.runPolicy.managedBy is this value");
-  cmd->add_option("--job-selector", flags->job_selector, "Reconcile only jobs whose labels match (k=v,...)");
+  cmd->add_option("--managed-by", flags->managed_by)->group("");  // gone: says what replaces it
+  cmd->add_option(
+      "--job-selector", flags->job_selector,
+      "Reconcile only PyTorchJobs and TrainJobs whose labels match (k=v, k!=v, k, !k, comma-separated), "
+      "such as kubectl-pytorch.kubeflow.org/controller=NAME");
+  cmd->add_option(
+      "--migrate-from", flags->migrate_from,
+      "Taking jobs over from a Training Operator release (operator@vX.Y.Z): the jobs it started keep its "
+      "env in the pods made again (recorded in the job's kubectl-pytorch.kubeflow.org/env-style)");
+  cmd->add_flag(
+      "--skip-controller-check", flags->skip_controller_check,
+      "Do not look for a Training Operator, Trainer or another kubectl-pytorch controller reconciling the "
+      "same jobs (the check needs list on deployments.apps, and stops the kinds it cannot clear)");
   cmd->add_option(
       "--gang-scheduler", flags->gang_scheduler,
       "PodGroups for every job: 'volcano', or a scheduler-plugins scheduler name (default: only jobs "
@@ -236,26 +305,41 @@ void add_controller_command(CLI::App& app, Context& ctx) {
   cmd->footer(
       "Examples:\n"
       "  kubectl pytorch controller                            # both kinds, with the current kubeconfig\n"
-      "  kubectl pytorch controller --leader-elect --log-format json\n"
+      "  kubectl pytorch controller --log-format json --job-selector "
+      "kubectl-pytorch.kubeflow.org/controller=team-a\n"
       "  kubectl pytorch controller --kinds trainjobs --via-jobset   # where the JobSet controller runs\n"
+      "  kubectl pytorch controller --migrate-from operator@v1.9.4   # after scaling the Training Operator "
+      "to 0\n"
+      "Each kind stands on its own: one the RBAC forbids, or whose jobs another controller runs (a Training\n"
+      "Operator, Trainer, another instance of ours under another lease; checked every 10s, and when the "
+      "check\n"
+      "cannot see it stops the kind), is not reconciled, /readyz and the log say why and the fix, and the\n"
+      "others go on. /healthz fails when the RBAC forbids every kind. Ownership: docs/controller.md.\n"
       "  kubectl pytorch controller --feature-gates TrainJobStatus=true   # progress from the pods "
       "(docs/progress.md)\n"
-      "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 the controller cannot run (a Training Operator "
-      "reconciles\n"
-      "the same jobs, the kinds it is asked for or JobSets with --via-jobset are not served, its lease is\n"
-      "lost); 2 usage or no usable kubeconfig.");
+      "Exit codes: 0 stopped by SIGINT or SIGTERM; 1 the controller cannot run (at its start another "
+      "controller\n"
+      "reconciles every kind it would, the kinds it is asked for or JobSets with --via-jobset are not "
+      "served,\n"
+      "its lease is lost); 2 usage or no usable kubeconfig.");
   cmd->callback([&ctx, flags, cmd] {
     if (cmd->got_subcommand("manifests")) return;
     ctx.exit_code = run(ctx, *flags);
   });
 
-  auto* manifests =
-      cmd->add_subcommand("manifests", "Print the CRD, RBAC and Deployment to run the controller in-cluster");
+  auto* manifests = cmd->add_subcommand(
+      "manifests", "Print the CRDs, RBAC and Deployment to run the controller in-cluster");
   manifests->footer(
       "Examples:\n"
       "  kubectl pytorch controller manifests | kubectl apply --server-side -f -\n"
       "  kubectl pytorch controller manifests --trainer --image REGISTRY/kubectl-pytorch:v0.1.0@sha256:...\n"
       "  kubectl pytorch controller manifests --via-jobset | kubectl apply --server-side -f -\n"
+      "  kubectl pytorch controller manifests -n team-a --skip-crds   # a controller of one namespace's "
+      "jobs\n"
+      "  kubectl pytorch controller manifests --runtimes | kubectl apply --server-side -f -\n"
+      "-n NS: the controller runs in NS and reconciles the jobs of NS only, with a Role there (and list on\n"
+      "Deployments cluster-wide, for its check for other controllers). Where a kubeconfig names a cluster,\n"
+      "a warning says which CRDs another installer owns there. What each document is: docs/controller.md.\n"
       "Exit codes: 0 printed; 2 usage.");
   manifests->add_option("--image", flags->image, "Controller image")->capture_default_str();
   manifests->add_flag(
@@ -265,12 +349,21 @@ void add_controller_command(CLI::App& app, Context& ctx) {
   manifests->add_flag("--via-jobset", flags->via_jobset,
                       "A controller that reconciles TrainJobs into JobSets: its flag, and the TrainJob and "
                       "JobSet RBAC");
+  manifests->add_flag("--skip-crds", flags->skip_crds,
+                      "No CRDs: for a cluster where the Training Operator or Trainer installed them");
+  manifests->add_flag("--runtimes", flags->runtimes,
+                      "Only Trainer's default ClusterTrainingRuntimes, to apply after the CRDs of --trainer");
   manifests
       ->add_option("--feature-gates", flags->feature_gates,
                    "The controller's gates; TrainJobStatus=true adds the status server's Service, port "
                    "and RBAC")
       ->type_name("GATES");
   manifests->callback([&ctx, flags] {
+    if (flags->runtimes) {
+      ctx.out << controller::runtime_manifests();
+      ctx.exit_code = exit_code::ok;
+      return;
+    }
     auto gates = controller::parse_feature_gates(flags->feature_gates);
     if (!gates) {
       ctx.exit_code = fail_usage(ctx, gates.error().message);
@@ -281,7 +374,12 @@ void add_controller_command(CLI::App& app, Context& ctx) {
     options.image = flags->image;
     options.trainer = flags->trainer;
     options.via_jobset = flags->via_jobset;
-    if (!ctx.connection.namespace_.empty()) options.namespace_ = ctx.connection.namespace_;
+    options.skip_crds = flags->skip_crds;
+    if (!ctx.connection.namespace_.empty()) {
+      options.namespace_ = ctx.connection.namespace_;
+      options.namespaced = true;
+    }
+    warn_foreign_crds(ctx, options);
     ctx.out << controller::controller_manifests(options);
     ctx.exit_code = exit_code::ok;
   });

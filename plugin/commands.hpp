@@ -27,6 +27,7 @@ void add_version_command(CLI::App& app, Context& ctx);
 void add_config_command(CLI::App& app, Context& ctx);  // hidden: config-resolve
 
 // The doctor report (`doctor`, and `version --cluster` after the client version); returns the exit code.
-int run_doctor(const std::string& output, Context& ctx);
+/// `check`: exit 1 when the report lists a problem (doctor --check).
+int run_doctor(const std::string& output, Context& ctx, bool check = false);
 
 }  // namespace kpt::plugin

@@ -347,6 +347,9 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   auto in = evidence(r.operator_deployment, r.crd, r.webhook);
   if (r.job_pods.state == CheckState::found) in.pod_labels = r.job_pods.releases;
   r.verdict = combine(in, r.ours);
+  r.controller = gather_controller_health(api, r.ours && r.ours->where == "the local cluster",
+                                          std::chrono::system_clock::now());
+  r.problems = controller_problems(r.controller);
   if (r.crd_list == CheckState::found && r.add_ons.trainer_v2 && r.verdict.kind == Verdict::Kind::unknown &&
       r.crd.state == CheckState::not_installed) {
     r.verdict.summary =

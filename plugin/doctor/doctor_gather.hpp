@@ -1,6 +1,7 @@
 #pragma once
 
 #include "kube/api_client.hpp"
+#include "plugin/doctor/doctor_controller.hpp"
 #include "plugin/doctor/doctor_detect.hpp"
 #include "plugin/doctor/doctor_trainer.hpp"
 #include "util/expected.hpp"
@@ -77,6 +78,11 @@ struct DoctorReport {
   JobPodsInfo job_pods;
   std::vector<Permission> permissions;
   Verdict verdict;
+  ControllerHealthInfo controller{
+      CheckState::not_installed, "", "", 0, 0, CheckState::not_installed, "", "", "", -1, false,
+      CheckState::not_installed, "", {}};
+  /// What on-call must act on (controller_problems): `doctor --check` fails when there is any.
+  std::vector<std::string> problems;
 };
 
 inline constexpr const char* k_webhook_name = "validator.training-operator.kubeflow.org";

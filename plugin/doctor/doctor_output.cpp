@@ -96,6 +96,39 @@ void add_trainer_rows(std::vector<Row>& rows, const DoctorReport& r) {
   }
 }
 
+/// Availability, Lease holder and stuck jobs of our controller: what on-call looks at first.
+void add_controller_rows(std::vector<Row>& rows, const ControllerHealthInfo& c) {
+  if (c.deployment == CheckState::found) {
+    const bool available = c.ready >= std::max<std::int64_t>(1, c.desired);
+    rows.push_back({"controller availability", available ? "available" : "unavailable",
+                    c.where + ": " + std::to_string(c.ready) + "/" + std::to_string(c.desired) + " ready",
+                    available ? Tone::good : Tone::bad});
+  } else if (c.deployment != CheckState::not_installed) {
+    rows.push_back(row("controller availability", c.deployment, "", c.deployment_message));
+  }
+  if (!c.lease_key.empty()) {
+    Row lease = row("controller lease", c.lease, "", c.lease_message);
+    if (c.lease == CheckState::found) {
+      lease.status = c.lease_live ? "held" : "expired";
+      lease.tone = c.lease_live ? Tone::good : Tone::bad;
+      lease.detail = c.lease_key + (c.holder.empty() ? std::string(", no holder")
+                                                     : ", holder " + c.holder + ", renewed " +
+                                                           std::to_string(c.renewed_seconds_ago) + "s ago");
+    }
+    rows.push_back(std::move(lease));
+  }
+  if (c.jobs == CheckState::not_installed) return;  // not read (the CRD is not there)
+  Row stuck = row("stuck jobs", c.jobs, "", c.jobs_message);
+  if (c.jobs == CheckState::found) {
+    stuck.status = c.stuck.empty() ? "none" : std::to_string(c.stuck.size());
+    stuck.tone = c.stuck.empty() ? Tone::good : Tone::bad;
+    for (const auto& s : c.stuck)
+      stuck.detail +=
+          (stuck.detail.empty() ? "" : ", ") + s.key + " " + s.phase + " " + std::to_string(s.minutes) + "m";
+  }
+  rows.push_back(std::move(stuck));
+}
+
 std::vector<Row> rows_of(const DoctorReport& r) {
   std::vector<Row> rows;
   rows.push_back({"server", "reachable", r.server, Tone::good});
@@ -106,6 +139,7 @@ std::vector<Row> rows_of(const DoctorReport& r) {
                     r.ours->where + ", env style " + model::pytorchjob::to_string(r.ours->style),
                     Tone::good});
   }
+  add_controller_rows(rows, r.controller);
   rows.push_back(row("pytorchjob CRD", r.crd.state, crd_detail(r.crd), r.crd.message));
   Row hook = row("validating webhook", r.webhook, k_webhook_name, r.webhook_message);
   if (r.webhook == CheckState::not_installed) hook.detail = k_webhook_name;
@@ -248,6 +282,29 @@ void add_trainer_json(json& j, const DoctorReport& r) {
   j["clusterTrainingRuntimes"] = runtimes;
 }
 
+json controller_json(const ControllerHealthInfo& c) {
+  json deployment = json::object();
+  add_state(deployment, c.deployment, c.deployment_message);
+  if (c.deployment == CheckState::found) {
+    deployment["where"] = c.where;
+    deployment["desired"] = c.desired;
+    deployment["ready"] = c.ready;
+    deployment["available"] = c.ready >= std::max<std::int64_t>(1, c.desired);
+  }
+  json lease = json::object();
+  add_state(lease, c.lease, c.lease_message);
+  lease["key"] = c.lease_key;
+  lease["holder"] = c.holder;
+  lease["renewedSecondsAgo"] = c.renewed_seconds_ago;
+  lease["live"] = c.lease_live;
+  json jobs = json::object();
+  add_state(jobs, c.jobs, c.jobs_message);
+  jobs["stuck"] = json::array();
+  for (const auto& s : c.stuck)
+    jobs["stuck"].push_back({{"job", s.key}, {"phase", s.phase}, {"minutes", s.minutes}});
+  return {{"deployment", deployment}, {"lease", lease}, {"jobs", jobs}};
+}
+
 }  // namespace
 
 void write_doctor_table(std::ostream& out, const DoctorReport& report, bool colour) {
@@ -266,6 +323,10 @@ void write_doctor_table(std::ostream& out, const DoctorReport& report, bool colo
   if (!report.verdict.notes.empty()) out << "\n";
   out << util::note_lines(report.verdict.notes);
   out << "\nverdict: " << report.verdict.summary << "\n";
+  if (!report.problems.empty()) {
+    out << "\nproblems:\n";
+    for (const auto& p : report.problems) out << "  " << p << "\n";
+  }
 }
 
 void write_doctor_json(std::ostream& out, const DoctorReport& r) {
@@ -326,6 +387,8 @@ void write_doctor_json(std::ostream& out, const DoctorReport& r) {
                   {"envStyle", v.release ? json(model::pytorchjob::to_string(style_for(v))) : json(nullptr)},
                   {"summary", v.summary},
                   {"notes", v.notes}};
+  j["controller"] = controller_json(r.controller);
+  j["problems"] = r.problems;
   out << j.dump(2) << "\n";
 }
 

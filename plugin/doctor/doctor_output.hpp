@@ -19,7 +19,11 @@ void write_doctor_table(std::ostream& out, const DoctorReport& report, bool colo
 ///  "trainerV2": {"crd", "deployment": {"state", "namespace", "name", "image"}, "version"},
 ///  "gangScheduling": {"state", "volcano", "schedulerPlugins", "schedulerPluginsGroup", "kueue"},
 ///  "permissions": [{"verb", "resource", "namespace", "state", "allowed", "reason"}],
-///  "verdict": {"kind", "release", "candidates", "envStyle", "summary", "notes"}}
+///  "verdict": {"kind", "release", "candidates", "envStyle", "summary", "notes"},
+///  "controller": {"deployment": {"state", "where", "desired", "ready", "available"},
+///                 "lease": {"state", "key", "holder", "renewedSecondsAgo", "live"},
+///                 "jobs": {"state", "stuck": [{"job", "phase", "minutes"}]}},
+///  "problems": ["..."]}
 /// "state" is "found", "notInstalled", "forbidden" or "failed" (then a "message" key says why);
 /// "release" and "envStyle" are null when unknown.
 void write_doctor_json(std::ostream& out, const DoctorReport& report);

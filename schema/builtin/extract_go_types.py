@@ -41,6 +41,11 @@ KINDS = [
     ("coordination.k8s.io/v1", "Lease", "k8s.io/api/coordination/v1"),
     ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration",
      "k8s.io/api/admissionregistration/v1"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRole", "k8s.io/api/rbac/v1"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", "k8s.io/api/rbac/v1"),
+    ("rbac.authorization.k8s.io/v1", "Role", "k8s.io/api/rbac/v1"),
+    ("rbac.authorization.k8s.io/v1", "RoleBinding", "k8s.io/api/rbac/v1"),
+    ("policy/v1", "PodDisruptionBudget", "k8s.io/api/policy/v1"),
 ]
 
 # Go packages read, and the file holding their types (relative to the repository root).
@@ -50,6 +55,8 @@ PACKAGES = {
     "k8s.io/api/apps/v1": ("api", "apps/v1/types.go"),
     "k8s.io/api/coordination/v1": ("api", "coordination/v1/types.go"),
     "k8s.io/api/admissionregistration/v1": ("api", "admissionregistration/v1/types.go"),
+    "k8s.io/api/rbac/v1": ("api", "rbac/v1/types.go"),
+    "k8s.io/api/policy/v1": ("api", "policy/v1/types.go"),
     "k8s.io/apimachinery/pkg/apis/meta/v1": ("apimachinery", "pkg/apis/meta/v1/types.go"),
     "k8s.io/apimachinery/pkg/apis/meta/v1#time": ("apimachinery", "pkg/apis/meta/v1/time.go"),
 }

@@ -52,6 +52,9 @@ ALIASES = {
     "io.k8s.api.admissionregistration.v1.WebhookClientConfig":
         "io.k8s.api.admissionregistration.v1beta1.WebhookClientConfig",
     CORE + "LifecycleHandler": CORE + "Handler",
+    "io.k8s.api.policy.v1.PodDisruptionBudget": "io.k8s.api.policy.v1beta1.PodDisruptionBudget",
+    "io.k8s.api.policy.v1.PodDisruptionBudgetSpec": "io.k8s.api.policy.v1beta1.PodDisruptionBudgetSpec",
+    "io.k8s.api.policy.v1.PodDisruptionBudgetStatus": "io.k8s.api.policy.v1beta1.PodDisruptionBudgetStatus",
 }
 
 # Required fields where the real validation differs from the v1.13 swagger's lists: these are
@@ -65,6 +68,8 @@ REQUIRED = {
     "io.k8s.api.admissionregistration.v1.ValidatingWebhook": ["name"],  # one of url or service
     "io.k8s.api.admissionregistration.v1.WebhookClientConfig": [],       # caBundle became optional
     META + "OwnerReference": [],             # the server checks them with ObjectMeta
+    "io.k8s.api.rbac.v1.ClusterRole": [],    # an aggregated role has its rules filled in
+    "io.k8s.api.rbac.v1.Role": [],           # no rules: a role that grants nothing
 }
 
 # Rules of the real validation that depend on other fields (k8s.io/kubernetes

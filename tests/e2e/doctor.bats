@@ -105,7 +105,7 @@ r=json.load(open(sys.argv[1]))
 print(" ".join(sorted(r)))
 print(" ".join(sorted(r["operator"])), "|", " ".join(sorted(r["crd"])), "|", " ".join(sorted(r["verdict"])))
 print(r["crd"]["controllerGenReleases"], r["crd"]["fingerprintReleases"], r["operator"]["imageReleases"], r["webhook"]["state"])' <(echo "$output")
-  [ "${lines[0]}" = "crd gangScheduling jobPods namespace operator permissions server trainerV2 verdict webhook" ]
+  [ "${lines[0]}" = "controller crd gangScheduling jobPods namespace operator permissions problems server trainerV2 verdict webhook" ]
   [ "${lines[1]}" = "image imageKind imageReleases imageTag name namespace state | controllerGen controllerGenReleases fingerprintReleases resourceVersion servedVersions state | candidates envStyle kind notes release summary" ]
   [ "${lines[2]}" = "['v1.8.0', 'v1.8.1'] ['v1.8.0', 'v1.8.1'] ['v1.8.1'] found" ]
 }

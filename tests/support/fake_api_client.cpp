@@ -36,7 +36,9 @@ void FakeApiClient::record(const std::string& verb, const kube::ResourceRef& ref
   m_calls.push_back({verb, ref.resource, ns, name});
 }
 
-std::optional<Error> FakeApiClient::injected(const std::string& verb) {
+std::optional<Error> FakeApiClient::injected(const std::string& verb, const std::string& resource) {
+  if (m_forbidden.count({verb, resource}) != 0)
+    return api_error(403, "Forbidden", resource + " is forbidden: the fake's RBAC says no to " + verb);
   auto it = m_faults.find(verb);
   if (it == m_faults.end() || it->second.empty()) return std::nullopt;
   auto e = it->second.front();
@@ -55,7 +57,7 @@ Expected<nlohmann::json> FakeApiClient::get(const kube::ResourceRef& ref, const 
                                             const std::string& name) {
   std::lock_guard lock(m_mutex);
   record("get", ref, ns, name);
-  if (auto e = injected("get")) return *e;
+  if (auto e = injected("get", ref.resource)) return *e;
   const auto it = m_objects.find({ref.resource, ns, name});
   if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
   return it->second;
@@ -65,10 +67,14 @@ Expected<kube::ListResult> FakeApiClient::list(const kube::ResourceRef& ref, con
                                                const kube::ListOptions& opts) {
   std::lock_guard lock(m_mutex);
   record("list", ref, ns, "");
-  if (auto e = injected("list")) return *e;
+  if (auto e = injected("list", ref.resource)) return *e;
   kube::ListResult out;
   for (const auto& [key, obj] : m_objects) {
     if (std::get<0>(key) != ref.resource || (!ns.empty() && std::get<1>(key) != ns)) continue;
+    const std::string by_name = "metadata.name=";
+    if (opts.field_selector.rfind(by_name, 0) == 0 &&
+        obj["metadata"].value("name", "") != opts.field_selector.substr(by_name.size()))
+      continue;
     if (matches_selector(obj, opts.label_selector)) out.items.push_back(obj);
   }
   out.resource_version = std::to_string(m_version);
@@ -81,7 +87,7 @@ Expected<void> FakeApiClient::watch(const kube::ResourceRef& ref, const std::str
                                     const std::atomic<bool>* cancel) {
   std::unique_lock lock(m_mutex);
   record("watch", ref, ns, "");
-  if (auto e = injected("watch")) return *e;
+  if (auto e = injected("watch", ref.resource)) return *e;
   long from = opts.resource_version.empty() ? 0 : std::stol(opts.resource_version);
   const auto until = std::chrono::steady_clock::now() +
                      std::chrono::seconds{opts.timeout_seconds > 0 ? opts.timeout_seconds : 60};
@@ -117,7 +123,7 @@ Expected<nlohmann::json> FakeApiClient::create(const kube::ResourceRef& ref, con
   std::lock_guard lock(m_mutex);
   const auto name = name_of(obj);
   record("create", ref, ns, name);
-  if (auto e = injected("create")) return *e;
+  if (auto e = injected("create", ref.resource)) return *e;
   Key key{ref.resource, ns, name};
   if (m_objects.count(key) != 0) {
     return api_error(409, "AlreadyExists", ref.resource + " \"" + name + "\" already exists");
@@ -136,7 +142,7 @@ Expected<nlohmann::json> FakeApiClient::update(const kube::ResourceRef& ref, con
   std::lock_guard lock(m_mutex);
   const auto name = name_of(obj);
   record("update", ref, ns, name);
-  if (auto e = injected("update")) return *e;
+  if (auto e = injected("update", ref.resource)) return *e;
   const auto it = m_objects.find({ref.resource, ns, name});
   if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
   if (obj["metadata"].value("resourceVersion", "") != it->second["metadata"].value("resourceVersion", "")) {
@@ -158,7 +164,7 @@ Expected<nlohmann::json> FakeApiClient::update_status(const kube::ResourceRef& r
   std::lock_guard lock(m_mutex);
   const auto name = name_of(obj);
   record("update_status", ref, ns, name);
-  if (auto e = injected("update_status")) return *e;
+  if (auto e = injected("update_status", ref.resource)) return *e;
   const auto it = m_objects.find({ref.resource, ns, name});
   if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
   if (obj["metadata"].value("resourceVersion", "") != it->second["metadata"].value("resourceVersion", "")) {
@@ -181,7 +187,7 @@ Expected<nlohmann::json> FakeApiClient::patch(const kube::ResourceRef& ref, cons
     m_calls.back().field_manager = opts.field_manager;
     m_calls.back().force = opts.force;
   }
-  if (auto e = injected("patch")) return *e;
+  if (auto e = injected("patch", ref.resource)) return *e;
   if (type == kube::PatchType::json)
     return api_error(415, "UnsupportedMediaType", "the fake does merge and apply patches only");
   auto patch_body = nlohmann::json::parse(body);
@@ -216,7 +222,7 @@ Expected<void> FakeApiClient::remove(const kube::ResourceRef& ref, const std::st
                                      const std::string& name, const kube::DeleteOptions&) {
   std::lock_guard lock(m_mutex);
   record("delete", ref, ns, name);
-  if (auto e = injected("delete")) return *e;
+  if (auto e = injected("delete", ref.resource)) return *e;
   const auto it = m_objects.find({ref.resource, ns, name});
   if (it == m_objects.end()) return api_error(404, "NotFound", ref.resource + " \"" + name + "\" not found");
   if (m_graceful && ref.resource == "pods") {
@@ -236,6 +242,7 @@ Expected<std::string> FakeApiClient::get_raw(const std::string& path) {
   {
     std::lock_guard lock(m_mutex);
     m_calls.push_back({"get_raw", path, "", ""});
+    if (const auto it = m_raw_paths.find(path); it != m_raw_paths.end()) return it->second;
     handler = m_log_raw;
   }
   if (!handler) return api_error(404, "NotFound", "the fake serves no raw paths");
@@ -327,6 +334,21 @@ void FakeApiClient::fail_next(const std::string& verb, int http_status, const st
   for (int i = 0; i < count; ++i)
     m_faults[verb].push_back(
         api_error(http_status, reason, message.empty() ? "injected " + reason : message));
+}
+
+void FakeApiClient::forbid(const std::string& verb, const std::string& resource) {
+  std::lock_guard lock(m_mutex);
+  m_forbidden.insert({verb, resource});
+}
+
+void FakeApiClient::allow(const std::string& verb, const std::string& resource) {
+  std::lock_guard lock(m_mutex);
+  m_forbidden.erase({verb, resource});
+}
+
+void FakeApiClient::set_raw(const std::string& path, const std::string& body) {
+  std::lock_guard lock(m_mutex);
+  m_raw_paths[path] = body;
 }
 
 void FakeApiClient::set_graceful_delete(bool graceful) {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -83,6 +84,11 @@ class FakeApiClient final : public kube::ApiClient {
                                                   const std::function<bool(std::string_view)>& on_data,
                                                   const std::atomic<bool>* cancel)>;
   void serve_raw(RawHandler handler);
+  /// Every `verb` on `resource` fails with 403 Forbidden until allow() (the RBAC says no).
+  void forbid(const std::string& verb, const std::string& resource);
+  void allow(const std::string& verb, const std::string& resource);
+  /// get_raw(path) answers `body` (a discovery document, /version) instead of 404.
+  void set_raw(const std::string& path, const std::string& body);
   /// When true, delete marks objects with a deletionTimestamp instead of removing them.
   void set_graceful_delete(bool graceful);
   /// Actually removes an object (finishes a graceful delete).
@@ -97,7 +103,7 @@ class FakeApiClient final : public kube::ApiClient {
   using Key = std::tuple<std::string, std::string, std::string>;  // resource, ns, name
   void record(const std::string& verb, const kube::ResourceRef& ref, const std::string& ns,
               const std::string& name);
-  std::optional<Error> injected(const std::string& verb);
+  std::optional<Error> injected(const std::string& verb, const std::string& resource = {});
   void stamp(nlohmann::json& obj);
   void log_change(const std::string& resource, kube::WatchEvent::Type type, const nlohmann::json& obj);
 
@@ -115,6 +121,8 @@ class FakeApiClient final : public kube::ApiClient {
   std::vector<RecordedCall> m_calls;
   std::map<std::string, std::deque<Error>> m_faults;
   RawHandler m_log_raw;
+  std::set<std::pair<std::string, std::string>> m_forbidden;  ///< {verb, resource}
+  std::map<std::string, std::string> m_raw_paths;             ///< what get_raw answers (set_raw)
   long m_version = 1;
   bool m_graceful = false;
   std::function<Expected<nlohmann::json>(const std::string&, const nlohmann::json&)> m_raw;

@@ -34,9 +34,10 @@ TEST(ApiServerServer, DiscoveryListsTheBuiltInResources) {
   auto groups = h.client->get("/apis");
   std::vector<std::string> group_names;
   for (const auto& g : groups.body["groups"]) group_names.push_back(g["name"]);
-  EXPECT_EQ(group_names, (std::vector<std::string>{"batch", "coordination.k8s.io", "apps",
-                                                   "admissionregistration.k8s.io", "apiextensions.k8s.io",
-                                                   "authorization.k8s.io", "authentication.k8s.io"}));
+  EXPECT_EQ(group_names,
+            (std::vector<std::string>{"batch", "coordination.k8s.io", "apps", "admissionregistration.k8s.io",
+                                      "apiextensions.k8s.io", "rbac.authorization.k8s.io", "policy",
+                                      "authorization.k8s.io", "authentication.k8s.io"}));
   EXPECT_EQ(h.client->get("/apis/kubeflow.org/v1").status, 404);
   EXPECT_EQ(h.client->get("/version").body["gitVersion"], "v1.32.0-kubectl-pytorch");
 }

@@ -199,14 +199,126 @@ TEST(ControllerLoop, ServesHealthReadinessAndPrometheusMetrics) {
   }));
   const auto metrics = http.Get("/metrics");
   ASSERT_TRUE(metrics);
-  EXPECT_NE(metrics->body.find("kpt_controller_api_requests_total{verb=\"create\",code=\"200\"}"),
+  const auto& body = metrics->body;
+  EXPECT_NE(
+      body.find(
+          "rest_client_requests_total{code=\"200\",method=\"POST\",resource=\"pods\",verb=\"create\"} 3"),
+      std::string::npos);
+  EXPECT_NE(
+      body.find("controller_runtime_reconcile_time_seconds_bucket{controller=\"pytorchjob\",le=\"+Inf\"}"),
+      std::string::npos);
+  EXPECT_NE(body.find("controller_runtime_reconcile_total{controller=\"pytorchjob\",result=\"success\"}"),
             std::string::npos);
-  EXPECT_NE(metrics->body.find("kpt_controller_reconcile_duration_seconds_bucket{le=\"+Inf\"}"),
+  EXPECT_NE(body.find("kpt_controller_jobs{kind=\"PyTorchJob\",state=\"Created\"} 1"), std::string::npos);
+  EXPECT_NE(body.find("kpt_controller_jobs_created_total{job_namespace=\"ns\",kind=\"PyTorchJob\"} 1"),
             std::string::npos);
-  EXPECT_NE(metrics->body.find("kpt_controller_jobs{state=\"Created\"} 1"), std::string::npos);
+  EXPECT_NE(body.find("kpt_controller_kind_state{kind=\"pytorchjobs\",state=\"reconciling\"} 1"),
+            std::string::npos);
+  EXPECT_NE(body.find("\nprocess_resident_memory_bytes "), std::string::npos);
+  EXPECT_NE(body.find("\nkpt_controller_build_info{"), std::string::npos);
 }
 
-TEST(ControllerLoop, RefusesToRunBesideATrainingOperatorUnlessToldWhichJobsAreOurs) {
+/// The discovery documents of both CRDs, so that the controller reconciles both kinds.
+void serve_both_kinds(FakeApiClient& api) {
+  api.set_raw(kube::resources::pytorchjobs().group_version_path(),
+              R"({"resources": [{"name": "pytorchjobs"}]})");
+  api.set_raw(kube::resources::trainjobs().group_version_path(), R"({"resources": [{"name": "trainjobs"}]})");
+}
+
+std::string get_text(int port, const char* path, int& status) {
+  httplib::Client http("127.0.0.1", port);
+  const auto r = http.Get(path);
+  status = r ? r->status : -1;
+  return r ? r->body : std::string{};
+}
+
+TEST(ControllerLoop, AForbiddenTrainJobListNeverHoldsPyTorchJobsBackAndHealthSaysWhyAndTheFix) {
+  FakeApiClient api;
+  serve_both_kinds(api);
+  api.forbid("list", "trainjobs");
+  api.put(kube::resources::pytorchjobs(), job(0));
+  auto config = quiet_config();
+  config.metrics_addr = "127.0.0.1:0";
+  RunningController c(api, config);
+  ASSERT_TRUE(eventually([&] { return c.port.load() != 0 && api.names("pods", "ns").size() == 3; }));
+  int status = 0;
+  std::string text;
+  ASSERT_TRUE(eventually([&] {
+    text = get_text(c.port, "/readyz", status);
+    return status == 200;
+  }));
+  EXPECT_EQ(
+      text,
+      "ok\npytorchjobs: reconciling\ntrainjobs: not reconciled (forbidden): the controller may not list "
+      "trainjobs.trainer.kubeflow.org (trainjobs is forbidden: the fake's RBAC says no to list): grant it "
+      "the rules "
+      "of 'kubectl pytorch controller manifests --trainer', or run it with --kinds pytorchjobs\n");
+  EXPECT_EQ(get_text(c.port, "/healthz", status), text);
+  EXPECT_EQ(status, 200);
+  EXPECT_NE(c.out.str().find(
+                "trainjobs not reconciled: the controller may not list trainjobs.trainer.kubeflow.org"),
+            std::string::npos);
+  // A grant takes effect without a restart: the informer keeps trying.
+  api.allow("list", "trainjobs");
+  EXPECT_TRUE(eventually([&] {
+    return get_text(c.port, "/readyz", status) == "ok\npytorchjobs: reconciling\ntrainjobs: reconciling\n";
+  }));
+}
+
+TEST(ControllerLoop, EveryKindForbiddenFailsLiveness) {
+  FakeApiClient api;
+  api.forbid("list", "pytorchjobs");
+  auto config = quiet_config();
+  config.metrics_addr = "127.0.0.1:0";
+  RunningController c(api, config);
+  int status = 0;
+  ASSERT_TRUE(eventually([&] {
+    (void)get_text(c.port, "/healthz", status);
+    return c.port.load() != 0 && status == 503;
+  }));
+  EXPECT_EQ(get_text(c.port, "/healthz", status).substr(0, 34), "failed: no kind can be reconciled\n");
+}
+
+TEST(ControllerLoop, TheGuardRecheckedPausesJobsWhenDeploymentsCannotBeReadAndResumesOnceTheyCan) {
+  FakeApiClient api;
+  api.put(kube::resources::pytorchjobs(), job(0));
+  auto config = quiet_config();
+  config.guard_period = std::chrono::milliseconds{50};
+  RunningController c(api, config);
+  ASSERT_TRUE(eventually([&] { return api.names("pods", "ns").size() == 3; }));
+  api.forbid("list", "deployments");
+  ASSERT_TRUE(eventually([&] {
+    return c.out.str().find("pytorchjobs not reconciled: cannot tell whether") != std::string::npos;
+  }));
+  api.put(kube::resources::pytorchjobs(), job(1));
+  // Fails closed: the new job waits while the guard cannot see (a window, not a timing assertion:
+  // without the guard its pods come within milliseconds).
+  std::this_thread::sleep_for(std::chrono::milliseconds{500});
+  EXPECT_EQ(api.names("pods", "ns").size(), 3u);
+  api.allow("list", "deployments");
+  EXPECT_TRUE(eventually([&] { return api.names("pods", "ns").size() == 6; }));
+}
+
+TEST(ControllerLoop, ATrainingOperatorThatAppearsPausesPyTorchJobsAndOneScaledToZeroHandsThemOver) {
+  FakeApiClient api;
+  auto config = quiet_config();
+  config.guard_period = std::chrono::milliseconds{50};
+  RunningController c(api, config);
+  ASSERT_TRUE(eventually([&] { return c.out.str().find("reconciling pytorchjobs") != std::string::npos; }));
+  api.put(kube::resources::deployments(),
+          {{"metadata", {{"name", "training-operator"}, {"namespace", "kubeflow"}}},
+           {"spec", {{"replicas", 1}}}});
+  ASSERT_TRUE(eventually([&] {
+    return c.out.str().find("pytorchjobs not reconciled: a Training Operator runs") != std::string::npos;
+  }));
+  api.put(kube::resources::pytorchjobs(), job(0));
+  std::this_thread::sleep_for(std::chrono::milliseconds{500});
+  EXPECT_EQ(api.names("pods", "ns").size(), 0u);
+  api.merge("deployments", "kubeflow", "training-operator", {{"spec", {{"replicas", 0}}}});
+  EXPECT_TRUE(eventually([&] { return api.names("pods", "ns").size() == 3; }));
+}
+
+TEST(ControllerLoop, RefusesToStartBesideATrainingOperatorAndSaysHowToHandItsJobsOver) {
   FakeApiClient api;
   api.put(kube::resources::deployments(),
           {{"metadata",
@@ -219,9 +331,12 @@ TEST(ControllerLoop, RefusesToRunBesideATrainingOperatorUnlessToldWhichJobsAreOu
   std::atomic<bool> stop{false};
   EXPECT_EQ(run_controller(api, quiet_config(), clock, log, stop), 1);
   EXPECT_NE(out.str().find(
-                "a Training Operator is running in this cluster ('kubeflow/training-operator'); refusing "
-                "to reconcile its jobs: pass --managed-by or --job-selector to say which jobs are ours"),
-            std::string::npos);
+                "refusing to reconcile pytorchjobs: a Training Operator runs (Deployment "
+                "'kubeflow/training-operator') and reconciles the PyTorchJobs of every namespace: scale it "
+                "to 0 to hand its jobs to this controller (--migrate-from operator@vX.Y.Z keeps their env), "
+                "or run this controller with -n in a namespace it does not watch"),
+            std::string::npos)
+      << out.str();
 }
 
 TEST(ControllerKinds, ByDefaultTheServedKindsAndATrainerOnlyClusterGetsTrainJobsOnly) {

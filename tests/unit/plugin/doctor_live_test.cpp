@@ -108,16 +108,18 @@ TEST(DoctorGather, AForbiddenCheckSaysSoAndTheReportGoesOn) {
   EXPECT_FALSE(r->permissions[0].allowed);
   EXPECT_EQ(r->permissions[1].resource, "pods");
   EXPECT_EQ(r->verdict.kind, Verdict::Kind::unknown);  // the hand-made CRD matches no release
-  EXPECT_EQ(api.calls, (std::vector<std::string>{
-                           "list deployments", "list deployments@kubeflow",
-                           "get customresourcedefinitions/pytorchjobs.kubeflow.org",
-                           "get validatingwebhookconfigurations/validator.training-operator.kubeflow.org",
-                           "list customresourcedefinitions",
-                           // the CRD list is forbidden: Trainer's CRD is asked for by name
-                           "get customresourcedefinitions/trainjobs.trainer.kubeflow.org",
-                           "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pytorchjobs",
-                           "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pods", "list pods",
-                           "list pods"}));
+  EXPECT_EQ(api.calls,
+            (std::vector<std::string>{
+                "list deployments", "list deployments@kubeflow",
+                "get customresourcedefinitions/pytorchjobs.kubeflow.org",
+                "get validatingwebhookconfigurations/validator.training-operator.kubeflow.org",
+                "list customresourcedefinitions",
+                // the CRD list is forbidden: Trainer's CRD is asked for by name
+                "get customresourcedefinitions/trainjobs.trainer.kubeflow.org",
+                "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pytorchjobs",
+                "post /apis/authorization.k8s.io/v1/selfsubjectaccessreviews pods", "list pods", "list pods",
+                // our controller: its Deployment (by label), then the jobs for stuck ones
+                "list deployments", "list pytorchjobs"}));
   EXPECT_EQ(r->trainer.crd, CheckState::not_installed);
 }
 
