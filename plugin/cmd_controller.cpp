@@ -238,10 +238,13 @@ void add_controller_command(CLI::App& app, Context& ctx) {
                   "Env of the pods: worker-only, torchrun, legacy, operator@vX.Y.Z")
       ->capture_default_str();
   cmd->add_option("--workers", flags->workers, "Jobs reconciled in parallel")->capture_default_str();
-  cmd->add_flag(
-      "--leader-elect,!--no-leader-elect", flags->leader_elect,
-      "Take a coordination.k8s.io Lease before reconciling, so that instances sharing it never run at "
-      "once (default; --no-leader-elect turns it off)");
+  // Two flags, not CLI11's "--leader-elect,!--no-leader-elect", whose help shows "{false}".
+  cmd->add_flag("--leader-elect", flags->leader_elect,
+                "Take a coordination.k8s.io Lease before reconciling, so that instances sharing it never "
+                "run at once (the default)");
+  cmd->add_flag_callback(
+      "--no-leader-elect", [flags] { flags->leader_elect = false; },
+      "Reconcile without a Lease (one instance only)");
   cmd->add_option("--lease-name", flags->lease_name, "Name of the Lease")->capture_default_str();
   cmd->add_option("--lease-namespace", flags->lease_namespace, "Namespace of the Lease")
       ->capture_default_str();
