@@ -9,8 +9,11 @@
 
 namespace kpt::controller {
 
+// A using-declaration, as controller_guard.cpp and status_handler.cpp have: in a unity batch a local
+// alias would shadow theirs (clang's -Wshadow).
+using nlohmann::json;
+
 nlohmann::json pytorchjob_crd() {
-  using json = nlohmann::json;
   json version = {
       {"name", "v1"},
       {"served", true},
