@@ -15,6 +15,8 @@
 #include "apiserver/patch.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
+#include <pthread.h>
+
 using namespace kpt;
 using json = nlohmann::json;
 
@@ -31,8 +33,8 @@ std::string nested(std::string_view text, std::size_t levels) {
 
 }  // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size < 1 || size > fuzz::k_max_input) return 0;
+static void one_input(const std::uint8_t* data, std::size_t size) {
+  if (size < 1 || size > fuzz::k_max_input) return;
   static constexpr apiserver::PatchKind k_kinds[] = {apiserver::PatchKind::merge, apiserver::PatchKind::json,
                                                      apiserver::PatchKind::strategic,
                                                      apiserver::PatchKind::apply};
@@ -50,12 +52,39 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string patch_body =
       kind == apiserver::PatchKind::json ? std::string(patch_text) : nested(patch_text, levels);
   auto patch = apiserver::parse_patch_body(kind, patch_body);
-  if (!patch) return 0;
+  if (!patch) return;
   static const auto* const k_pod = apiserver::builtin_patch_strategies("v1", "Pod");
   auto once = apiserver::apply_patch(kind, base, patch.value(), k_pod);
-  if (!once || (kind != apiserver::PatchKind::merge && kind != apiserver::PatchKind::strategic)) return 0;
+  if (!once || (kind != apiserver::PatchKind::merge && kind != apiserver::PatchKind::strategic)) return;
   auto twice = apiserver::apply_patch(kind, once.value(), patch.value(), k_pod);
   if (!twice || twice.value() != once.value())
     fuzz::fail("a merge patch is not idempotent", patch.value().dump());
+}
+
+// The server walks a request on a thread with a 32 MiB stack (apiserver/worker_pool.cpp); the fuzz
+// target does the same on a larger one, as ASan's frames are several times a normal build's.
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  struct Input {
+    const std::uint8_t* data;
+    std::size_t size;
+  } input{data, size};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, std::size_t{256} << 20);
+  pthread_t thread;
+  const int rc = pthread_create(
+      &thread, &attr,
+      [](void* arg) -> void* {
+        const auto* in = static_cast<const Input*>(arg);
+        one_input(in->data, in->size);
+        return nullptr;
+      },
+      &input);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) {
+    one_input(data, size);
+    return 0;
+  }
+  pthread_join(thread, nullptr);
   return 0;
 }

@@ -130,7 +130,9 @@ TEST(ApiServerHostileClients, SixtyFourMebibytesOfHeadersAreRefusedWith431InLitt
   EXPECT_EQ(body_of(reply).value("message", ""),
             "request header fields too large: the request head is over 1048576 bytes");
   EXPECT_LT(sent, 16u << 20);
-  EXPECT_LT(growth_kib, 4u * 1024);
+  if (!k_under_asan) {
+    EXPECT_LT(growth_kib, 4u * 1024);
+  }
   std::cout << "64 MiB of headers: refused after " << sent / 1024 << " KiB sent, peak RSS +" << growth_kib
             << " KiB\n";
   EXPECT_EQ(h.client->get("/api/v1/namespaces").status, 200);

@@ -51,4 +51,18 @@ std::size_t process_threads();
 std::size_t resident_kib();
 std::size_t peak_resident_kib();
 
+/// True in a build under AddressSanitizer, whose shadow memory and quarantine of freed blocks make
+/// resident-memory figures meaningless: the memory bounds are checked in the normal build.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool k_under_asan = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool k_under_asan = true;
+#else
+inline constexpr bool k_under_asan = false;
+#endif
+#else
+inline constexpr bool k_under_asan = false;
+#endif
+
 }  // namespace kpt::apiserver::testing
