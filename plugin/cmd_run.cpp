@@ -120,7 +120,8 @@ void localize_trainjob(json& job, const std::string& workdir) {
   patches.push_back(patch);
 }
 
-// --local runs each container's command in a folder on this machine, named on the pod template.
+// The local cluster runs each container's command in a folder on this machine, named on the pod
+// template: the manifest's (or --workdir), whether the cluster was started by --local or by `local up`.
 void localize(const Context& ctx, const RunFlags& f, const std::string& folder, json& job) {
   const std::string workdir = f.workdir.empty() ? folder : std::filesystem::absolute(f.workdir).string();
   if (kind_of(job) == &trainjob_kind()) {
@@ -132,8 +133,9 @@ void localize(const Context& ctx, const RunFlags& f, const std::string& folder, 
     }
   }
   if (f.dry_run != "client") {
-    ctx.err << "note: --local ignores container images: each container's command runs as a local process in '"
-            << workdir << "'\n";
+    ctx.err << "note: " << (f.source.local ? "--local" : "the local cluster")
+            << " ignores container images: each container's command runs as a local process in '" << workdir
+            << "'\n";
     if (local::find_nss_wrapper().empty()) ctx.err << local::k_no_name_resolution_warning << "\n";
   }
 }
@@ -387,7 +389,7 @@ int run_job(Context& ctx, const RunFlags& f) {
   if (!deadlines) return fail(ctx, deadlines.error());
   auto prepared = prepare_job(ctx, f.source);
   if (!prepared) return fail(ctx, prepared.error());
-  if (f.source.local) localize(ctx, f, prepared->folder, prepared->job);
+  if (f.source.local || prepared->local_cluster) localize(ctx, f, prepared->folder, prepared->job);
   if (f.dry_run == "client") {
     print_object(ctx, f, prepared->job, "yaml");
     return exit_code::ok;
@@ -465,8 +467,9 @@ void add_run_command(CLI::App& app, Context& ctx) {
          "Read progress from rank 0's lines this RE2 pattern matches: groups current and total "
          "(named, or the first two), or percent; for lines no known shape matches (docs/progress.md)")
       ->type_name("REGEX");
-  cmd->add_option("--workdir", flags->workdir,
-                  "--local: where commands run (default: the manifest's folder)");
+  cmd->add_option(
+      "--workdir", flags->workdir,
+      "On the local cluster (--local or `local up`): where commands run (default: the manifest's folder)");
   cmd->add_option(
       "--operator", source.operator_release,
       "Validate for this operator release (default: the one detected in the cluster, else v1.9.4)");

@@ -60,6 +60,11 @@ bool ours_worker_only(const ClusterDefaults& cluster) {
          cluster.detection->verdict.ours->style.kind == model::pytorchjob::StyleKind::worker_only;
 }
 
+bool is_local_cluster(const ClusterDefaults& cluster) {
+  return cluster.detection && cluster.detection->verdict.ours &&
+         cluster.detection->verdict.ours->where == k_local_cluster_controller;
+}
+
 std::vector<std::string> lints_moot_for(const ClusterDefaults& cluster) {
   if (ours_worker_only(cluster)) return {"lint.worker-only-no-master-env"};
   return {};

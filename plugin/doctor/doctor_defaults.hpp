@@ -32,6 +32,9 @@ model::pytorchjob::Release default_release(const ClusterDefaults& cluster, const
 /// cluster's, or `controller` deployed): it gives worker-only jobs MASTER_ADDR, RANK and WORLD_SIZE.
 bool ours_worker_only(const ClusterDefaults& cluster);
 
+/// Whether the cluster is kubectl-pytorch's local one: its pods run as processes on this machine.
+bool is_local_cluster(const ClusterDefaults& cluster);
+
 /// The lints that do not apply to the cluster's controller when no --operator names another target:
 /// the worker-only lint where ours gives those jobs their env. validate and run both use it, so one
 /// target gets one verdict.

@@ -52,8 +52,11 @@ std::vector<model::pytorchjob::Release> releases_from_pod_labels(
 
 /// The evidence doctor gathered; nullopt = that source was not available (not installed, not allowed).
 /// kubectl-pytorch's own controller, seen reconciling the cluster's PyTorchJobs.
+/// OurController::where of the local cluster's embedded controller.
+inline constexpr const char* k_local_cluster_controller = "the local cluster";
+
 struct OurController {
-  std::string where;                  ///< "the local cluster", or "Deployment ns/name"
+  std::string where;                  ///< k_local_cluster_controller, or "Deployment ns/name"
   model::pytorchjob::EnvStyle style;  ///< what it injects (its --env-style)
 };
 

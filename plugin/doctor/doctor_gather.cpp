@@ -123,7 +123,7 @@ std::vector<std::string> controller_args(const json& deployment) {
 /// /version), else the Deployment `controller manifests` installs. nullopt when neither is seen.
 std::optional<OurController> find_our_controller(kube::ApiClient& api) {
   if (auto version = api.get_raw("/version"); version && is_local_cluster_version(*version)) {
-    return OurController{"the local cluster",
+    return OurController{k_local_cluster_controller,
                          model::pytorchjob::EnvStyle{model::pytorchjob::StyleKind::worker_only,
                                                      model::pytorchjob::k_newest_release}};
   }
@@ -347,7 +347,7 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   auto in = evidence(r.operator_deployment, r.crd, r.webhook);
   if (r.job_pods.state == CheckState::found) in.pod_labels = r.job_pods.releases;
   r.verdict = combine(in, r.ours);
-  r.controller = gather_controller_health(api, r.ours && r.ours->where == "the local cluster",
+  r.controller = gather_controller_health(api, r.ours && r.ours->where == k_local_cluster_controller,
                                           std::chrono::system_clock::now());
   r.problems = controller_problems(r.controller);
   if (r.crd_list == CheckState::found && r.add_ons.trainer_v2 && r.verdict.kind == Verdict::Kind::unknown &&

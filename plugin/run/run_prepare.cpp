@@ -39,7 +39,8 @@ std::string random_suffix() {
 struct RunTarget {
   ValidateSettings settings;
   std::shared_ptr<const schema::SchemaSet> live;  ///< the cluster's PyTorchJob schema, when it has one
-  bool ours = false;  ///< our controller runs the job: worker-only jobs get their env
+  bool ours = false;           ///< our controller runs the job: worker-only jobs get their env
+  bool local_cluster = false;  ///< the kubeconfig's cluster is the local one: pods run on this machine
 };
 
 Expected<RunTarget> run_target(const Context& ctx, const JobSource& s, bool trainer) {
@@ -74,6 +75,7 @@ Expected<RunTarget> run_target(const Context& ctx, const JobSource& s, bool trai
   if (s.operator_release.empty()) {
     settings.rules.release = default_release(cluster, ctx);
     out.ours = ours_worker_only(cluster);
+    out.local_cluster = is_local_cluster(cluster);
     for (auto& id : lints_moot_for(cluster)) settings.rules.disabled.insert(std::move(id));
   }
   if (trainer) {
@@ -133,7 +135,7 @@ Expected<PreparedJob> job_from_image(const Context& ctx, const JobSource& s) {
   const yaml::InputFile built{"<--image job>", std::make_shared<const std::string>(yaml::to_yaml(*job)),
                               false};
   if (auto checked = check_input(ctx, s, target->settings, built); !checked) return checked.error();
-  return PreparedJob{std::move(*job), std::filesystem::current_path().string(), {}};
+  return PreparedJob{std::move(*job), std::filesystem::current_path().string(), target->local_cluster, {}};
 }
 
 bool is_runtime(const json& doc) {
@@ -179,6 +181,7 @@ Expected<PreparedJob> job_from_file(const Context& ctx, const JobSource& s) {
   const bool from_stdin = s.args.front() == "-";
   const auto path = std::filesystem::absolute(from_stdin ? "." : s.args.front());
   prepared->folder = from_stdin ? path.string() : path.parent_path().string();
+  prepared->local_cluster = target->local_cluster;
   return prepared;
 }
 

@@ -30,6 +30,7 @@ struct JobSource {
 struct PreparedJob {
   nlohmann::json job;
   std::string folder;                    ///< the manifest's folder (absolute), for --local
+  bool local_cluster = false;            ///< the kubeconfig's cluster is the local one (not --local)
   std::vector<nlohmann::json> runtimes;  ///< TrainingRuntimes and ClusterTrainingRuntimes of the file
 };
 
