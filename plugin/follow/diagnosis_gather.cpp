@@ -5,6 +5,7 @@
 #include "plugin/follow/job_view.hpp"
 #include "plugin/follow/last_output.hpp"
 #include "util/json_access.hpp"
+#include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -38,15 +39,32 @@ std::vector<std::string> split_log_lines(std::string_view text) {
   return out;
 }
 
-std::vector<json> job_warning_events(kube::ApiClient& api, const std::string& ns, const std::string& job) {
+bool event_of_job(const json& event, const json& job) {
+  const std::string name = model::k8s::name_of(job);
+  const json& object = util::object_at(event, "involvedObject");
+  const std::string object_name = util::string_at(object, "name");
+  if (object_name == name) {
+    const std::string uid = util::string_at(object, "uid");
+    const std::string job_uid = model::k8s::uid_of(job);
+    return uid.empty() || job_uid.empty() || uid == job_uid;
+  }
+  if (object_name.rfind(name + "-", 0) != 0) return false;
+  // An event's newest time: lastTimestamp (core/v1 events), else eventTime (events.k8s.io).
+  std::string at = util::string_at(event, "lastTimestamp");
+  if (at.empty()) at = util::string_at(event, "eventTime");
+  const auto when = util::parse_time(at);
+  const auto created = util::parse_time(model::k8s::meta_string(job, "creationTimestamp"));
+  return !when || !created || *when >= *created;
+}
+
+std::vector<json> job_warning_events(kube::ApiClient& api, const std::string& ns, const json& job) {
   kube::ListOptions options;
   options.field_selector = "type=Warning";
   auto events = api.list(kube::resources::events(), ns, options);
   std::vector<json> out;
   if (!events) return out;
   for (auto& e : events->items) {
-    const std::string object = util::string_at(util::object_at(e, "involvedObject"), "name");
-    if (object == job || object.rfind(job + "-", 0) == 0) out.push_back(std::move(e));
+    if (event_of_job(e, job)) out.push_back(std::move(e));
   }
   return out;
 }
@@ -61,7 +79,7 @@ Expected<DiagnosisInput> gather_diagnosis(kube::ApiClient& api, const FoundJob& 
   auto pods = list_job_pods(api, *job.kind, ns, name);
   if (!pods) return pods.error();
   in.pods = pods->items;
-  in.events = job_warning_events(api, ns, name);
+  in.events = job_warning_events(api, ns, job.object);
   const JobView view = make_job_view(in.job, in.pods);
   for (const auto& r : view.replicas) {
     if (!r.started && r.restarts == 0) continue;

@@ -13,10 +13,14 @@ namespace kpt::plugin {
 
 class LastOutputProbe;
 
-/// The Warning events of a job and its objects (pods, Services, PodGroup: named after the job),
-/// oldest first.
+/// Whether the event is about this job or one of its objects (pods, Services, PodGroup: named after
+/// the job), and not about an earlier job of the same name: the job's own events by uid, its
+/// objects' by time (not before the job was created).
+bool event_of_job(const nlohmann::json& event, const nlohmann::json& job);
+
+/// The Warning events of a job and its objects (event_of_job), oldest first.
 std::vector<nlohmann::json> job_warning_events(kube::ApiClient& api, const std::string& ns,
-                                               const std::string& job);
+                                               const nlohmann::json& job);
 
 struct GatherOptions {
   std::int64_t tail_lines = 100;     ///< of each run's log

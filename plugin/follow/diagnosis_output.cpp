@@ -44,7 +44,9 @@ std::string header(const Diagnosis& d) {
     case JobVerdict::failed:
       if (!d.root) return job + " failed" + (d.problem.empty() ? std::string() : ": " + d.problem);
       return fmt::format("{} failed: {} failed first{}", job, who(d.root->role, d.root->rank),
-                         d.root->restarts > 0 ? fmt::format(" (after {} restarts)", d.root->restarts) : "");
+                         d.root->restarts > 0 ? fmt::format(" (after {} restart{})", d.root->restarts,
+                                                            d.root->restarts == 1 ? "" : "s")
+                                              : "");
     case JobVerdict::crash_loop:
       if (!d.root) return fmt::format("{} is in a crash loop", job);
       return fmt::format("{} is in a crash loop: {} failed the same way {} times", job,

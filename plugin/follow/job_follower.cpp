@@ -120,8 +120,12 @@ class Follower {
     if (m_options.progress) {
       const auto& suffix = m_options.hooks.status_suffix;
       m_console.status(status_line(view) + (suffix ? suffix(job, view) : std::string()));
-      for (const auto& [key, text] : notable_states(view)) {
-        if (m_seen_notes.insert(key).second) m_console.note("note: " + text);
+      // Once the job has ended, pods that restart in place are not its run any more: the verdict
+      // speaks for them.
+      if (!view.finished) {
+        for (const auto& [key, text] : notable_states(view)) {
+          if (m_seen_notes.insert(key).second) m_console.note("note: " + text);
+        }
       }
       report_events();
     }
@@ -132,7 +136,9 @@ class Follower {
   void start_tails(const JobView& view) {
     for (const auto& r : view.replicas) {
       if (!r.started || !selected(r, m_options.replica, m_options.rank)) continue;
-      if (!r.waiting_reason.empty()) continue;  // in back-off: the next run gets its own tail
+      // A container in back-off still serves the run that ended (as kubectl logs shows it): a run
+      // that began and ended between two looks is read then, not lost.
+      if (started_after_end(view, r)) continue;
       const std::string key = r.uid + "/" + std::to_string(r.restarts);
       if (m_tails.count(key) != 0 || !previous_run_printed(r)) continue;
       std::string path = kube::resources::pods().object_path(m_options.ns, r.pod, "log") +
@@ -236,7 +242,7 @@ class Follower {
 
   // The job's and its pods' Warning events, each once.
   void report_events() {
-    for (const auto& e : job_warning_events(m_api, m_options.ns, m_options.job)) {
+    for (const auto& e : job_warning_events(m_api, m_options.ns, m_job)) {
       const std::string obj = e.value("/involvedObject/name"_json_pointer, std::string{});
       const std::string key =
           e.value("/metadata/uid"_json_pointer, std::string{}) + "/" + std::to_string(e.value("count", 1));
@@ -329,21 +335,27 @@ class Follower {
     DiagnosisInput in;
     in.job = m_job;
     in.pods = m_last_pods;
-    in.events = job_warning_events(m_api, m_options.ns, m_options.job);
+    in.events = job_warning_events(m_api, m_options.ns, m_job);
     in.now = m_clock.now();
     in.silence = std::chrono::duration_cast<std::chrono::seconds>(m_options.stall_timeout);
     in.crash_loop_repeats = repeats;
     in.step = m_options.step;
     const auto steady_now = m_clock.steady_now();
-    // Per pod: its newest run is the current log, the one before it the previous.
+    // Per pod: the run of its restart count as last seen is the current log, the one before it the
+    // previous (a run that began after the job ended has no tail: the failed run is then the previous).
+    std::map<std::string, int> restarts;
+    for (const auto& r : m_last_replicas) restarts[r.pod] = r.restarts;
     std::map<std::string, std::vector<const Tail*>> runs;
     for (const auto& [key, t] : m_tails) runs[t.pod].push_back(&t);
     for (auto& [pod, list] : runs) {
       std::sort(list.begin(), list.end(),
                 [](const Tail* a, const Tail* b) { return a->restart < b->restart; });
-      for (std::size_t i = list.size() > 2 ? list.size() - 2 : 0; i < list.size(); ++i) {
-        const Tail& t = *list[i];
-        RunLog log{pod, i + 1 < list.size(), t.log->lines(), std::nullopt};
+      const auto seen = restarts.find(pod);
+      const int current = seen != restarts.end() ? seen->second : list.back()->restart;
+      for (const Tail* run : list) {
+        const Tail& t = *run;
+        if (t.restart < current - 1 || t.restart > current) continue;
+        RunLog log{pod, t.restart < current, t.log->lines(), std::nullopt};
         log.last_output = in.now - (steady_now - t.log->last_line_at().value_or(t.started));
         in.logs.push_back(std::move(log));
       }

@@ -138,8 +138,8 @@ JobView pytorchjob_view(const json& job, const std::vector<json>& pods) {
     }
   }
   if (v.finished) {
-    v.ran_for = seconds_between(string_at(job, "/status/startTime"_json_pointer),
-                                string_at(job, "/status/completionTime"_json_pointer));
+    v.finished_at = string_at(job, "/status/completionTime"_json_pointer);
+    v.ran_for = seconds_between(string_at(job, "/status/startTime"_json_pointer), v.finished_at);
   }
   for (const auto& pod : pods) {
     const json labels = pod.value("/metadata/labels"_json_pointer, json::object());
@@ -168,8 +168,8 @@ JobView trainjob_view(const json& job, const std::vector<json>& pods) {
     if (v.state == "Complete" || v.state == "Failed") {
       v.finished = true;
       v.succeeded = v.state == "Complete";
-      v.ran_for = seconds_between(string_at(job, "/metadata/creationTimestamp"_json_pointer),
-                                  c.value("lastTransitionTime", ""));
+      v.finished_at = c.value("lastTransitionTime", "");
+      v.ran_for = seconds_between(string_at(job, "/metadata/creationTimestamp"_json_pointer), v.finished_at);
     }
   }
   // A JobSet restart recreates every pod under the next attempt: the older ones are on their way out.
@@ -206,6 +206,13 @@ nlohmann::json container_status(const nlohmann::json& pod, const std::string& co
 JobView make_job_view(const nlohmann::json& job, const std::vector<nlohmann::json>& pods) {
   if (!job.is_object() || !job.contains("metadata") || !job["metadata"].is_object()) return JobView{};
   return job.value("kind", "") == "TrainJob" ? trainjob_view(job, pods) : pytorchjob_view(job, pods);
+}
+
+bool started_after_end(const JobView& view, const ReplicaView& replica) {
+  if (!view.finished) return false;
+  const auto end = util::parse_time(view.finished_at);
+  const auto start = util::parse_time(replica.started_at);
+  return end && start && *start > *end;
 }
 
 std::string status_line(const JobView& view) {

@@ -48,6 +48,9 @@ struct JobView {
   /// A finished job's run time from its status (PyTorchJob: startTime to completionTime; TrainJob:
   /// creation to its Complete or Failed condition), at the API's second resolution.
   std::optional<double> ran_for;
+  /// When a finished job finished (PyTorchJob: completionTime; TrainJob: its Complete or Failed
+  /// condition's lastTransitionTime), RFC 3339; empty when unknown.
+  std::string finished_at;
 };
 
 /// The status of the pod's container of that name (of its first container when none has it).
@@ -71,6 +74,10 @@ std::optional<std::string> fatal_stall(const JobView& view);
 /// Lines for states the user should see once (CrashLoopBackOff, Unschedulable ...), keyed so
 /// the caller can print each once: {key, text}.
 std::vector<std::pair<std::string, std::string>> notable_states(const JobView& view);
+
+/// Whether the replica's current run began after its job finished: a pod that restarts in place
+/// after a Failed job (cleanPodPolicy None) is no longer part of the run being followed.
+bool started_after_end(const JobView& view, const ReplicaView& replica);
 
 /// The one-line summary printed at the end.
 std::string summary_line(const JobView& view, double seconds);

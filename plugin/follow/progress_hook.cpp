@@ -21,9 +21,11 @@ FollowHooks RunProgress::hooks(bool live) {
       return p && (p->percent || !p->metrics.empty()) ? " | " + progress_line(*p, 2) : std::string();
     };
   }
-  h.final_line = [this](const nlohmann::json& job, const JobView&) {
-    const auto p = now(job);
-    return p ? "progress: " + progress_line(*p, 8) : std::string();
+  h.final_line = [this](const nlohmann::json& job, const JobView& view) {
+    auto p = now(job);
+    if (!p) return std::string();
+    if (view.finished) p->eta_seconds.reset();  // a job that ended has no time left, whatever its pace said
+    return "progress: " + progress_line(*p, 8);
   };
   return h;
 }

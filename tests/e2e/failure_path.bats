@@ -98,6 +98,25 @@ json_field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)
   [ "${lines[4]}" = "[worker-0 r0] SyntaxError: '(' was never closed" ]
 }
 
+# The user's path on a cluster of `local up`, without --local: the pods run in the manifest's folder,
+# and a job that fails under OnFailure with a backoffLimit ends on its first failure, named from the
+# failed run's log though the pods go on restarting in place (cleanPodPolicy None).
+@test "run on the local cluster's kubeconfig: pods run in the manifest's folder; the failed run, not the restarts after it" {
+  needs_torch
+  mkdir job && cp "$FAIL/train.py" job/
+  sed -e 's/name: fail-exception/name: fail-onfailure/' -e 's/restartPolicy: Never/restartPolicy: OnFailure/' \
+    -e 's/cleanPodPolicy: None/cleanPodPolicy: None\n    backoffLimit: 1/' "$FAIL/fail-exception.yaml" >job/job.yaml
+  run --separate-stderr timeout 120 "$KPT_BIN" run job/job.yaml
+  [ "$status" -eq 1 ]
+  [[ "$stderr" == *"note: the local cluster ignores container images: each container's command runs as a local process in '$KPT_WORK/job'"* ]]
+  [[ "$output" == *"[worker-1 r1] RuntimeError: loss is NaN at step 3"* ]]
+  [[ "$output" != *"attempt 3 ---"* ]]
+  tail=$(echo "$stderr" | tail -n 10)
+  [[ "$tail" == *$'pytorchjob fail-onfailure failed: worker-1 (rank 1) failed first (after 1 restart)\n'* ]]
+  [[ "$tail" == *$'\n  exception:  RuntimeError: loss is NaN at step 3 (train.py:36)\n'* ]]
+  kubectl delete pytorchjob fail-onfailure --cascade=foreground --wait=true >/dev/null
+}
+
 @test "a hang: --stall-timeout names the silent ranks and their last lines; the job keeps running" {
   needs_torch
   run --separate-stderr timeout 120 "$KPT_BIN" run --local --stall-timeout 8s "$FAIL/fail-hang.yaml"

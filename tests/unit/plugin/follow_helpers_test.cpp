@@ -1,6 +1,8 @@
 // The small pure pieces of the follow: crash-loop counting, line filters, silences, separators.
 #include "plugin/follow/crash_loop.hpp"
+#include "plugin/follow/diagnosis_gather.hpp"
 #include "plugin/follow/job_follower.hpp"
+#include "plugin/follow/job_view.hpp"
 #include "plugin/follow/line_filter.hpp"
 #include "plugin/follow/rank_silence.hpp"
 #include "plugin/run/job_builder.hpp"
@@ -114,6 +116,50 @@ TEST(BuildJob, SetsABackoffLimitSoAFailingJobEnds) {
   const auto j = build_job(r);
   EXPECT_EQ(j["spec"]["runPolicy"]["backoffLimit"], 3);
   EXPECT_EQ(j["spec"]["pytorchReplicaSpecs"]["Worker"]["restartPolicy"], "OnFailure");
+}
+
+// A job deleted and created again under its name leaves the first one's events behind for an hour:
+// they are not the new job's.
+TEST(EventOfJob, IsTheJobsByUidAndItsObjectsSinceItWasCreated) {
+  const nlohmann::json job = {
+      {"metadata", {{"name", "mnist"}, {"uid", "u2"}, {"creationTimestamp", "2026-12-06T09:00:00Z"}}}};
+  const auto event = [](const std::string& name, const std::string& uid, const std::string& last) {
+    return nlohmann::json{{"involvedObject", {{"name", name}, {"uid", uid}}}, {"lastTimestamp", last}};
+  };
+  struct Case {
+    nlohmann::json event;
+    bool mine;
+  };
+  const std::vector<Case> cases = {
+      {event("mnist", "u2", "2026-12-06T09:00:05Z"), true},
+      {event("mnist", "u1", "2026-12-06T09:00:05Z"), false},  // the earlier job's uid
+      {event("mnist", "", "2026-12-06T08:00:00Z"), true},     // no uid to tell by
+      {event("mnist-worker-0", "p2", "2026-12-06T09:00:01Z"), true},
+      {event("mnist-worker-0", "p1", "2026-12-06T08:59:59Z"), false},  // before the job was created
+      {event("mnist-worker-0", "p1", ""), true},                       // no time to tell by
+      {event("mnistx-worker-0", "p3", "2026-12-06T09:00:01Z"), false},
+      {event("other", "u2", "2026-12-06T09:00:01Z"), false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.event.dump());
+    EXPECT_EQ(event_of_job(c.event, job), c.mine);
+  }
+}
+
+TEST(StartedAfterEnd, IsARunThatBeganAfterTheJobFinished) {
+  JobView view;
+  view.finished = true;
+  view.finished_at = "2026-12-06T09:00:10Z";
+  ReplicaView r;
+  r.started_at = "2026-12-06T09:00:12Z";
+  EXPECT_TRUE(started_after_end(view, r));
+  r.started_at = "2026-12-06T09:00:10Z";
+  EXPECT_FALSE(started_after_end(view, r));
+  r.started_at = "";
+  EXPECT_FALSE(started_after_end(view, r));
+  view.finished = false;
+  r.started_at = "2026-12-06T09:00:12Z";
+  EXPECT_FALSE(started_after_end(view, r));
 }
 
 }  // namespace

@@ -357,6 +357,44 @@ TEST_F(JobFollowerLogs, TheSameFailureThreeTimesInARowEndsTheFollowAsACrashLoop)
   EXPECT_NE(out.str().find("--- worker-0 attempt 2 ---\n"), std::string::npos) << out.str();
 }
 
+// cleanPodPolicy None leaves a failed job's pods restarting in place: a run that began after the
+// job ended is not followed, and its restart is no note: the verdict ends the output.
+TEST_F(JobFollowerLogs, ARunThatBeginsAfterTheJobFailedIsNotFollowed) {
+  options.progress = true;
+  ScriptedLogs logs(api, [](int n, const auto& on_data, const std::atomic<bool>*) -> Expected<void> {
+    on_data(n == 1 ? "Traceback (most recent call last):\n  File \"/app/train.py\", line 13, in "
+                     "<module>\nValueError: bad batch\n"
+                   : "run " + std::to_string(n) + "\n");
+    return {};
+  });
+  waiter.on_wait = [&](int n) {
+    if (n != 3) return;
+    json failed = job("Failed");
+    failed["status"]["completionTime"] = "2026-12-06T09:00:10Z";
+    api.put(kube::resources::pytorchjobs(), failed);
+    api.merge(
+        "pods", "ml", "mnist-worker-0",
+        {{"status",
+          {{"containerStatuses",
+            json::array({{{"name", "pytorch"},
+                          {"restartCount", 1},
+                          {"state", {{"running", {{"startedAt", "2026-12-06T09:00:12Z"}}}}},
+                          {"lastState", {{"terminated", {{"exitCode", 2}, {"reason", "Error"}}}}}}})}}}});
+  };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::failed);
+  EXPECT_EQ(
+      out.str(),
+      "[worker-0 r0] Traceback (most recent call last):\n[worker-0 r0]   File \"/app/train.py\", line 13, in "
+      "<module>\n[worker-0 r0] ValueError: bad batch\n");
+  EXPECT_EQ(err.str().find("note: "), std::string::npos) << err.str();
+  // The failed run's lines are the previous log of a pod that runs again: its exception is the verdict's.
+  ASSERT_TRUE(result.diagnosis.has_value());
+  ASSERT_TRUE(result.diagnosis->root.has_value());
+  ASSERT_TRUE(result.diagnosis->root->error.has_value());
+  EXPECT_EQ(result.diagnosis->root->error->line, "ValueError: bad batch");
+}
+
 TEST_F(JobFollowerLogs, ARankSilentForTheStallTimeoutEndsTheFollowWhenAskedTo) {
   std::atomic<bool> printed{false};
   ScriptedLogs logs(api, [&](int, const auto& on_data, const std::atomic<bool>* cancel) -> Expected<void> {
