@@ -180,7 +180,7 @@ ReconcileResult TrainJobReconciler::reconcile_trainjob(nlohmann::json trainjob) 
   const bool supported = tj::runtime_ref_of(p.trainjob).supported();
   // First as Trainer sees the JobSet the last pass left: skipped, failing, past its deadline, done.
   const tj::JobSetObservation kept{true, spec_suspended(p.trainjob), kept_jobset_status(p.trainjob)};
-  auto first = tj::decide_trainjob(p.trainjob, kept, supported, m_options.release, now);
+  auto first = tj::decide_trainjob(p.trainjob, kept, supported, m_options.release, now, m_options.fixes);
   if (first.skip) return {};
   if (first.error) return fail(p.trainjob, make_error(ErrorCode::usage, *first.error));
   if (first.delete_jobset) {
@@ -203,7 +203,8 @@ ReconcileResult TrainJobReconciler::reconcile_trainjob(nlohmann::json trainjob) 
   if (!p.built) return finish(p.trainjob, first);
   // Then as Trainer sees the JobSet this pass made.
   const tj::JobSetObservation made{true, spec_suspended(p.trainjob), p.jobset_decision.status};
-  return finish(p.trainjob, tj::decide_trainjob(p.trainjob, made, true, m_options.release, now),
+  return finish(p.trainjob,
+                tj::decide_trainjob(p.trainjob, made, true, m_options.release, now, m_options.fixes),
                 p.jobset_decision.requeue_after_seconds);
 }
 

@@ -37,6 +37,8 @@ struct TrainJobCaches {
 
 struct TrainJobOptions {
   model::trainjob::TrainerRelease release = model::trainjob::k_newest_trainer_release;
+  /// Upstream fixes applied whatever `release` is: a Failed TrainJob stays Failed (kubeflow/trainer#3891).
+  model::trainjob::ControllerFixes fixes{.failed_is_terminal = true};
   bool emit_events = true;
   /// --via-jobset: create the JobSet as Trainer does, for a cluster whose JobSet controller makes
   /// the Jobs and pods, instead of the pods and Service directly.

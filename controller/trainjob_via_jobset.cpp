@@ -27,7 +27,7 @@ ReconcileResult TrainJobReconciler::reconcile_via_jobset(nlohmann::json trainjob
   const auto now = std::chrono::floor<std::chrono::seconds>(m_clock.now());
   const bool supported = tj::runtime_ref_of(trainjob).supported();
   const tj::JobSetObservation observed = cached_jobset(trainjob);
-  auto d = tj::decide_trainjob(trainjob, observed, supported, m_options.release, now);
+  auto d = tj::decide_trainjob(trainjob, observed, supported, m_options.release, now, m_options.fixes);
   if (d.skip) return {};
   if (!supported) return fail(trainjob, make_error(ErrorCode::usage, *d.error));
   if (d.delete_jobset) {
@@ -41,7 +41,8 @@ ReconcileResult TrainJobReconciler::reconcile_via_jobset(nlohmann::json trainjob
     if (!applied) return fail(trainjob, applied.error());
     // Trainer then reads the JobSet back through its cache, which may not show the apply yet (a
     // "not found" and a retry); the apply's answer is what the cache will show.
-    d = tj::decide_trainjob(trainjob, tj::observe_jobset(&*applied), true, m_options.release, now);
+    d = tj::decide_trainjob(trainjob, tj::observe_jobset(&*applied), true, m_options.release, now,
+                            m_options.fixes);
   }
   return finish(trainjob, d);
 }

@@ -110,6 +110,16 @@ struct TrainJobDecision {
   std::optional<std::string> error;  ///< the reconcile's error (e.g. "unsupported runtime: ..."), retried
 };
 
+/// Where kubectl-pytorch's controller departs from the release it reproduces. decide_trainjob's default
+/// is the release exactly (what the model's tests and explanations compare with).
+struct ControllerFixes {
+  /// kubeflow/trainer#3891 (master after v2.3.0): a Failed TrainJob stays Failed. Its Failed condition
+  /// is not removed at the start of a pass, nothing its JobSet says later (a recreated JobSet, a Job's
+  /// changed status, Completed) replaces it or adds Complete, its JobSet is never applied again (not
+  /// even when it is gone, which v2.3 does, resetting the restart count) and a missing one is no error.
+  bool failed_is_terminal = false;
+};
+
 /// Trainer's TrainJob reconcile for `release` (kubeflow/trainer pkg/controller/trainjob_controller.go):
 /// managedBy kueue.x-k8s.io/multikueue skipped (v2.3), a non-deadline Failed condition removed first,
 /// the JobSet applied unless finished (v2.1: always; v2.0: a finished TrainJob is left alone), Suspended
@@ -120,7 +130,8 @@ struct TrainJobDecision {
 /// deleted, before it a requeue at the deadline. `runtime_supported` is false when the runtimeRef's
 /// kind/group has no registered runtime.
 TrainJobDecision decide_trainjob(const nlohmann::json& trainjob, const JobSetObservation& jobset,
-                                 bool runtime_supported, TrainerRelease release, util::Time now);
+                                 bool runtime_supported, TrainerRelease release, util::Time now,
+                                 ControllerFixes fixes = {});
 
 /// The Warning event a failed build or apply leaves on the TrainJob (its only trace):
 /// reason TrainJobResourcesCreationFailed, "TrainJob resources reconciliation failed: <err>", the error

@@ -78,7 +78,8 @@ std::string first_runes(const std::string& s, std::size_t n) {
 }  // namespace
 
 TrainJobDecision decide_trainjob(const json& trainjob, const JobSetObservation& jobset,
-                                 bool runtime_supported, TrainerRelease release, util::Time now) {
+                                 bool runtime_supported, TrainerRelease release, util::Time now,
+                                 ControllerFixes fixes) {
   const ReleaseFeatures& f = features_of(release);
   TrainJobDecision d;
   const TrainJobStatus old = trainjob_status_of(trainjob);
@@ -89,7 +90,8 @@ TrainJobDecision decide_trainjob(const json& trainjob, const JobSetObservation& 
     return d;
   }
   if (f.stops_when_finished && finished(d.status)) return d;
-  remove_failed_unless_deadline(d.status);
+  const bool failed_for_good = fixes.failed_is_terminal && is_true(old.conditions, "Failed");
+  if (!failed_for_good) remove_failed_unless_deadline(d.status);
   if (!runtime_supported) {
     // The real controller then reads the status through the missing runtime and panics, so the
     // Failed/TrainingRuntimeNotSupported condition it set in memory is never written.
@@ -98,14 +100,16 @@ TrainJobDecision decide_trainjob(const json& trainjob, const JobSetObservation& 
     return d;
   }
   const bool suspended = util::bool_at(trainjob, "spec.suspend");
-  if (f.rebuilds_when_finished || !finished(d.status)) {
+  if ((f.rebuilds_when_finished && !failed_for_good) || !finished(d.status)) {
     // The JobSet plugin's Build returns nothing for an existing JobSet unless one side is suspended.
     d.apply_objects = !jobset.exists || suspended || jobset.suspended;
   }
   set_suspended(d.status, suspended, now);
-  auto from_jobset = trainjob_status_from_jobset(trainjob, std::move(d.status), jobset, release, now);
+  JobSetObservation seen = jobset;
+  if (failed_for_good) seen.status.conditions.clear();  // nothing the JobSet says replaces Failed
+  auto from_jobset = trainjob_status_from_jobset(trainjob, std::move(d.status), seen, release, now);
   d.status = std::move(from_jobset.status);
-  d.error = std::move(from_jobset.error);
+  if (!failed_for_good) d.error = std::move(from_jobset.error);  // a failed job's JobSet may be gone
   if (f.active_deadline) reconcile_deadline(d, trainjob, suspended, now);
   return d;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes k8s_go_types.json: the Go types of the built-in kinds the embedded API server serves.
+"""Writes k8s_go_types.json: the Go types of the built-in kinds the embedded API server serves, and
+of those validate also checks.
 
 A development tool, not part of the build: run it by hand against checkouts of kubernetes/api and
 kubernetes/apimachinery at one release, and commit its output. The build reads that output (the
@@ -46,6 +47,16 @@ KINDS = [
     ("rbac.authorization.k8s.io/v1", "Role", "k8s.io/api/rbac/v1"),
     ("rbac.authorization.k8s.io/v1", "RoleBinding", "k8s.io/api/rbac/v1"),
     ("policy/v1", "PodDisruptionBudget", "k8s.io/api/policy/v1"),
+    # Not served by the embedded API server: kinds a job's file carries beside the job, which
+    # validate checks with the same schemas.
+    ("v1", "PersistentVolumeClaim", "k8s.io/api/core/v1"),
+    ("v1", "ResourceQuota", "k8s.io/api/core/v1"),
+    ("v1", "LimitRange", "k8s.io/api/core/v1"),
+    ("apps/v1", "StatefulSet", "k8s.io/api/apps/v1"),
+    ("networking.k8s.io/v1", "NetworkPolicy", "k8s.io/api/networking/v1"),
+    ("networking.k8s.io/v1", "Ingress", "k8s.io/api/networking/v1"),
+    ("autoscaling/v2", "HorizontalPodAutoscaler", "k8s.io/api/autoscaling/v2"),
+    ("scheduling.k8s.io/v1", "PriorityClass", "k8s.io/api/scheduling/v1"),
 ]
 
 # Go packages read, and the file holding their types (relative to the repository root).
@@ -57,6 +68,9 @@ PACKAGES = {
     "k8s.io/api/admissionregistration/v1": ("api", "admissionregistration/v1/types.go"),
     "k8s.io/api/rbac/v1": ("api", "rbac/v1/types.go"),
     "k8s.io/api/policy/v1": ("api", "policy/v1/types.go"),
+    "k8s.io/api/networking/v1": ("api", "networking/v1/types.go"),
+    "k8s.io/api/autoscaling/v2": ("api", "autoscaling/v2/types.go"),
+    "k8s.io/api/scheduling/v1": ("api", "scheduling/v1/types.go"),
     "k8s.io/apimachinery/pkg/apis/meta/v1": ("apimachinery", "pkg/apis/meta/v1/types.go"),
     "k8s.io/apimachinery/pkg/apis/meta/v1#time": ("apimachinery", "pkg/apis/meta/v1/time.go"),
 }

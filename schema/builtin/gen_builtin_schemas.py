@@ -55,6 +55,13 @@ ALIASES = {
     "io.k8s.api.policy.v1.PodDisruptionBudget": "io.k8s.api.policy.v1beta1.PodDisruptionBudget",
     "io.k8s.api.policy.v1.PodDisruptionBudgetSpec": "io.k8s.api.policy.v1beta1.PodDisruptionBudgetSpec",
     "io.k8s.api.policy.v1.PodDisruptionBudgetStatus": "io.k8s.api.policy.v1beta1.PodDisruptionBudgetStatus",
+    "io.k8s.api.scheduling.v1.PriorityClass": "io.k8s.api.scheduling.v1beta1.PriorityClass",
+}
+# Packages whose v1.13 definitions are those of a beta version with the same fields (autoscaling/v2
+# is v2beta2 promoted). networking.k8s.io/v1 Ingress is not one: its backend changed shape since
+# extensions/v1beta1, so it has no swagger definition and its required fields are in REQUIRED.
+PACKAGE_ALIASES = {
+    "io.k8s.api.autoscaling.v2.": "io.k8s.api.autoscaling.v2beta2.",
 }
 
 # Required fields where the real validation differs from the v1.13 swagger's lists: these are
@@ -70,12 +77,23 @@ REQUIRED = {
     META + "OwnerReference": [],             # the server checks them with ObjectMeta
     "io.k8s.api.rbac.v1.ClusterRole": [],    # an aggregated role has its rules filled in
     "io.k8s.api.rbac.v1.Role": [],           # no rules: a role that grants nothing
+    # pkg/apis/networking/validation: a path's type and backend, a rule's paths, a service
+    # backend's name and port are required.
+    "io.k8s.api.networking.v1.HTTPIngressRuleValue": ["paths"],
+    "io.k8s.api.networking.v1.HTTPIngressPath": ["backend", "pathType"],
+    "io.k8s.api.networking.v1.IngressServiceBackend": ["name", "port"],
 }
 
-# Rules of the real validation that depend on other fields (k8s.io/kubernetes
-# pkg/apis/core/validation ValidateService: ports are required unless the Service is headless or
-# an ExternalName). Keyed by definition; each rule's message is the field error's body.
+# Rules of the real validation (k8s.io/kubernetes pkg/apis/*/validation) that depend on other
+# fields. Keyed by definition; each rule's message is the field error's body.
 RULES = {
+    # ValidatePodDisruptionBudgetSpec: an Invalid value on spec.
+    "io.k8s.api.policy.v1.PodDisruptionBudget": [{
+        "rule": "!has(self.spec) || !has(self.spec.minAvailable) || !has(self.spec.maxUnavailable)",
+        "message": "minAvailable and maxUnavailable cannot be both set",
+        "fieldPath": ".spec",
+    }],
+    # ValidateService: ports are required unless the Service is headless or an ExternalName.
     CORE + "Service": [{
         "rule": "has(self.spec) && ((has(self.spec.type) && self.spec.type == 'ExternalName') || "
                 "(has(self.spec.clusterIP) && self.spec.clusterIP == 'None') || "
@@ -109,6 +127,9 @@ class Generator:
         self.kinds = go_types["kinds"]
 
     def swagger_definition(self, name):
+        for new, old in PACKAGE_ALIASES.items():
+            if name.startswith(new):
+                name = old + name[len(new):]
         return self.swagger.get(ALIASES.get(name, name))
 
     def shape(self, shape, lenient, stack):

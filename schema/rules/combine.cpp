@@ -10,12 +10,24 @@ namespace kpt::schema::rules {
 namespace {
 
 const std::vector<std::string> k_lint_ids{
-    "lint.worker-only-no-master-env", "lint.misplaced-field",      "lint.template-restart-policy",
-    "lint.clean-pod-policy-none",     "lint.zero-workers",         "lint.long-name",
-    "lint.image-placeholder",         "lint.image-unpinned",       "lint.nproc-per-node",
-    "lint.nproc-rank-is-node-rank",   "lint.trainjob-name-length", "lint.trainjob-no-torchrun",
-    "lint.trainjob-nproc-gpus",       "lint.trainjob-runtime-gpu", "lint.trainjob-num-nodes",
+    "lint.worker-only-no-master-env",
+    "lint.misplaced-field",
+    "lint.template-restart-policy",
+    "lint.clean-pod-policy-none",
+    "lint.zero-workers",
+    "lint.long-name",
+    "lint.image-placeholder",
+    "lint.image-unpinned",
+    "lint.nproc-per-node",
+    "lint.nproc-rank-is-node-rank",
+    "lint.trainjob-name-length",
+    "lint.trainjob-no-torchrun",
+    "lint.trainjob-nproc-gpus",
+    "lint.trainjob-runtime-gpu",
+    "lint.trainjob-num-nodes",
     "lint.no-backoff-limit",
+    "lint.trainjob-num-proc-per-node",
+    "lint.runtime-mpi-num-proc-per-node",
 };
 
 bool same_place(const Diagnostic& a, const Diagnostic& b) {

@@ -1,6 +1,6 @@
 // Lints for TrainJobs that no validator (and no Trainer webhook) reports: names JobSet rejects after
-// admission, numNodes below 1, torch runtimes that bypass torchrun, and process counts that do not fit
-// the GPUs.
+// admission, torch runtimes that bypass torchrun, and process counts that do not fit the GPUs (the
+// numNodes and numProcPerNode bounds are in trainer_bound_lints.cpp).
 #include "model/k8s/object_meta.hpp"
 #include "model/trainjob/build.hpp"
 #include "model/trainjob/constants.hpp"
@@ -87,20 +87,6 @@ void lint_nproc_gpus(const yaml::Document& doc, const json& node, Diagnostics& o
       "set numProcPerNode to " + std::to_string(gpus) + " (or leave it unset: auto)"));
 }
 
-// No CRD rule or webhook bounds numNodes; the torch plugin copies it into the trainer pod set's count,
-// which becomes the node Job's parallelism and completions and PET_NNODES (T:plugins/torch, jobset).
-void lint_num_nodes(const yaml::Document& doc, Diagnostics& out) {
-  const yaml::Node* nodes = doc.root.at_path({"spec", "trainer", "numNodes"});
-  if (nodes == nullptr || nodes->kind != yaml::NodeKind::integer || nodes->int_overflow || nodes->integer > 0)
-    return;
-  out.push_back(make_finding(
-      doc, nodes->pos, Severity::error, "spec.trainer.numNodes", "lint.trainjob-num-nodes",
-      "numNodes " + nodes->text +
-          " is admitted (no CRD rule or webhook bounds it), but Trainer makes it the node Job's parallelism "
-          "and completions and PET_NNODES: no node pod runs",
-      "set numNodes to 1 or more, or remove it to take the runtime's mlPolicy.numNodes"));
-}
-
 void lint_runtime_gpu(const yaml::Document& doc, const tj::BuildResult& build, tj::TrainerRelease release,
                       Diagnostics& out) {
   if (!build.nproc || !build.nproc->runtime_gpu_ignored) return;
@@ -125,11 +111,13 @@ Diagnostics check_trainjob_lints(const yaml::Document& doc, const json& trainjob
                                  tj::TrainerRelease release) {
   Diagnostics out;
   lint_name_length(doc, trainjob, runtime, release, out);
+  const tj::Framework framework = tj::framework_of(trainjob, runtime, release);
+  lint_num_nodes(doc, framework, out);
+  lint_num_proc_per_node(doc, framework, out);
   const auto build = tj::build_jobset(trainjob, runtime, release);
   if (!build || build->framework != tj::Framework::torch) return out;
   const json* node = trainer_container(build->jobset);
   if (node == nullptr || doc.root.at_path({"spec", "trainer"}) == nullptr) return out;
-  lint_num_nodes(doc, out);
   lint_torchrun(doc, *node, out);
   lint_nproc_gpus(doc, *node, out);
   lint_runtime_gpu(doc, *build, release, out);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "model/trainjob/build.hpp"
 #include "model/trainjob/release.hpp"
 #include "model/trainjob/runtime_ref.hpp"
 #include "util/diagnostic.hpp"
@@ -7,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
 #include <string_view>
 
 namespace kpt::schema::rules {
@@ -43,6 +45,11 @@ void collect_runtime(const yaml::Document& doc, model::trainjob::AvailableRuntim
 ///   `trainer.kubeflow.org/webhook-validation: disabled` are skipped, as the webhook's selector does.
 Diagnostics check_trainer_rules(const yaml::Document& doc, const TrainerRuleOptions& opts);
 
+/// The runtime lints (TrainingRuntime, ClusterTrainingRuntime): `lint.runtime-mpi-num-proc-per-node`,
+/// an mlPolicy.mpi.numProcPerNode below 1 that every carried release admits (kubeflow/trainer#3809
+/// adds the CRD rule). Run whatever the webhook-validation label says: it is a CRD rule upstream.
+Diagnostics check_runtime_lints(const yaml::Document& doc);
+
 namespace detail {
 /// The TrainJob half of check_trainer_rules (trainer_rules_trainjob.cpp).
 Diagnostics check_trainjob_rules(const yaml::Document& doc, const TrainerRuleOptions& opts);
@@ -50,9 +57,18 @@ Diagnostics check_trainjob_rules(const yaml::Document& doc, const TrainerRuleOpt
 Diagnostics check_runtime_rules(const yaml::Document& doc);
 /// The TrainJob lints (trainer_lints.cpp): `lint.trainjob-name-length` (a name the CRD admits but
 /// JobSet's webhook rejects: 48 characters for torch-distributed, 33 with an initializer),
-/// `lint.trainjob-no-torchrun`, `lint.trainjob-nproc-gpus`, `lint.trainjob-runtime-gpu`.
+/// `lint.trainjob-num-nodes`, `lint.trainjob-num-proc-per-node`, `lint.trainjob-no-torchrun`,
+/// `lint.trainjob-nproc-gpus`, `lint.trainjob-runtime-gpu`.
 Diagnostics check_trainjob_lints(const yaml::Document& doc, const nlohmann::json& trainjob,
                                  const nlohmann::json& runtime, model::trainjob::TrainerRelease release);
+/// "kubeflow/trainer#3809 rejects <field> <bound> at admission after v2.3.0" (trainer_bound_lints.cpp).
+std::string upstream_bound_note(std::string_view field, std::string_view bound);
+/// `lint.trainjob-num-nodes`: numNodes below 1 (torch) or below 0 (any framework), which every carried
+/// release admits; a negative one names kubeflow/trainer#3809.
+void lint_num_nodes(const yaml::Document& doc, model::trainjob::Framework framework, Diagnostics& out);
+/// `lint.trainjob-num-proc-per-node`: an integer numProcPerNode below 1 (kubeflow/trainer#3809).
+void lint_num_proc_per_node(const yaml::Document& doc, model::trainjob::Framework framework,
+                            Diagnostics& out);
 /// The runtimePatches half of the TrainJob rules (trainer_rules_patches.cpp).
 Diagnostics check_patch_rules(const yaml::Document& doc, const nlohmann::json& runtime);
 }  // namespace detail

@@ -76,7 +76,7 @@ Diagnostics check_trainer_rules(const yaml::Document& doc, const TrainerRuleOpti
 namespace detail {
 
 Diagnostics check_runtime_rules(const yaml::Document& doc) {
-  Diagnostics out;
+  Diagnostics out = check_runtime_lints(doc);
   const yaml::Node* meta = doc.root.find("metadata");
   if (label_of(meta, tj::k_label_webhook_validation) == "disabled") return out;
   if (string_value(doc.root.find("kind")) == tj::k_kind_cluster_training_runtime) {

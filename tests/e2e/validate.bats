@@ -257,3 +257,32 @@ cel-job.yaml:12:17: error: spec.pytorchReplicaSpecs.Worker.replicas: at most 8 r
   [ "$status" -eq 1 ]
   [ "${lines[0]}" = "mnist-dp.yaml:6:3: error: spec.cleanPodPolicy: unknown field 'cleanPodPolicy' (it belongs in spec.runPolicy) [lint.misplaced-field]" ]
 }
+
+@test "every 'run --image' example of run --help builds a job validate accepts for that target" {
+  export KUBECONFIG="$KPT_WORK/no-kubeconfig.yaml"  # no cluster: the Training Operator v1.9.4, Trainer's newest
+  examples=$("$KPT_BIN" run --help | sed -n 's/^ *kubectl pytorch run \(--image .*\)$/\1/p' | sed 's/ *#.*$//')
+  [ "$(printf '%s\n' "$examples" | grep -c .)" -ge 2 ]
+  n=0
+  while IFS= read -r example; do
+    n=$((n + 1))
+    # shellcheck disable=SC2086 # the example's words, as a shell splits them
+    set -- ${example//IMG/busybox:1.36}
+    "$KPT_BIN" run --dry-run client --name "example-$n" "$@" > "example-$n.yaml" 2> "example-$n.err" ||
+      { echo "run $example: $(cat "example-$n.err")"; return 1; }
+    run "$KPT_BIN" validate --offline "example-$n.yaml"
+    [ "$status" -eq 0 ] || { echo "run $example: $output"; return 1; }
+    [ "$output" = "0 errors, 0 warnings in 1 document (1 file)" ] || { echo "run $example: $output"; return 1; }
+  done <<< "$examples"
+}
+
+@test "README's validate example prints the findings README shows" {
+  shown=$(sed -n '/^\$ kubectl pytorch validate -q testdata\/mnist-dp.yaml$/,/^\$ echo/p' "$KPT_SOURCE_DIR/README.md" |
+    grep '^testdata/mnist-dp.yaml:')
+  [ -n "$shown" ]
+  cd "$KPT_SOURCE_DIR"
+  run "$KPT_BIN" validate -q testdata/mnist-dp.yaml
+  [ "$status" -eq 1 ]
+  while IFS= read -r line; do
+    [[ "$output" == *"$line"* ]] || { echo "README shows '$line', validate does not print it"; return 1; }
+  done <<< "$shown"
+}

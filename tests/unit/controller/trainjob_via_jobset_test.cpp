@@ -217,6 +217,26 @@ TEST_F(ViaJobSetTest, CompleteAndFailedComeFromTheJobSetsConditions) {
   }
 }
 
+// kubeflow/trainer#3891: Trainer v2.3 dropped the Failed condition at the start of each pass, so a
+// failed TrainJob whose JobSet was deleted got a new one, its restarts counted from 0 again.
+TEST_F(ViaJobSetTest, AFailedTrainJobStaysFailedAndItsDeletedJobSetIsNotRecreated) {
+  add(trainjob(2));
+  ASSERT_FALSE(pass().error.has_value());
+  const json failed = condition_json("Failed", "FailedJobs", "jobset failed");
+  jobset_status({{"conditions", {failed}}, {"terminalState", "Failed"}});
+  ASSERT_FALSE(pass().error.has_value());
+  ASSERT_EQ(condition("Failed"), failed);
+  const int applied = applies();
+  api.purge("jobsets", "ns", "mnist");
+  for (int i = 0; i < 2; ++i) {
+    SCOPED_TRACE(i);
+    ASSERT_FALSE(pass().error.has_value());
+    EXPECT_TRUE(jobset().is_null());
+    EXPECT_EQ(applies(), applied);
+    EXPECT_EQ(condition("Failed"), failed);
+  }
+}
+
 TEST_F(ViaJobSetTest, SuspendAndResumeGoToTheJobSetAndASuspendedOneIsNotReappliedUnchanged) {
   add(trainjob(2));
   ASSERT_FALSE(pass().error.has_value());

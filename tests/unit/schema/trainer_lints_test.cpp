@@ -82,7 +82,14 @@ TEST(TrainerLints, NumNodesBelowOneRunsNoNodePod) {
           "or webhook bounds it), but Trainer makes it the node Job's parallelism and completions and "
           "PET_NNODES: no node pod runs | hint: set numNodes to 1 or more, or remove it to take the "
           "runtime's mlPolicy.numNodes"}));
-  EXPECT_EQ(lint("tj", "    numNodes: -2\n").size(), 1U);
+  EXPECT_EQ(
+      lint("tj", "    numNodes: -2\n"),
+      (std::vector<std::string>{
+          "9:15 error spec.trainer.numNodes [lint.trainjob-num-nodes]: numNodes -2 is admitted (no CRD rule "
+          "or webhook bounds it), but Trainer makes it the node Job's parallelism and completions and "
+          "PET_NNODES: no node pod runs (kubeflow/trainer#3809 rejects numNodes below 0 at admission after "
+          "v2.3.0) | hint: set numNodes to 1 or more, or remove it to take the runtime's "
+          "mlPolicy.numNodes"}));
   EXPECT_TRUE(lint("tj", "    numNodes: 1\n").empty());
   // Past int64 the reader flags the literal and the schema reports it; no lint on top.
   EXPECT_TRUE(lint("tj", "    numNodes: -99999999999999999999\n").empty());
@@ -122,6 +129,75 @@ TEST(TrainerLints, AGpuOnlyInTheRuntimeIsIgnoredOnceTheJobSetsResources) {
             std::vector<std::string>{
                 start + " (and v2.2.1 replaces the runtime's resources, so the pod gets no GPU)" + hint});
   EXPECT_TRUE(lint("tj", "    numNodes: 2\n").empty());
+}
+
+// kubeflow/trainer#3809 (master after v2.3.0) bounds numNodes and numProcPerNode at admission; every
+// release we carry admits them, so each is a lint for each release, naming the change.
+TEST(TrainerLints, Trainer3809BoundsAreLintsForEveryCarriedRelease) {
+  const std::string nproc_zero =
+      "9:21 error spec.trainer.numProcPerNode [lint.trainjob-num-proc-per-node]: numProcPerNode 0 is "
+      "admitted "
+      "(no CRD rule or webhook bounds it), but Trainer passes it to every node as PET_NPROC_PER_NODE (torch) "
+      "or its hostfile slots (MPI): the pods fail when they start (kubeflow/trainer#3809 rejects "
+      "numProcPerNode below 1 at admission after v2.3.0) | hint: set numProcPerNode to 1 or more, or remove "
+      "it to take the runtime's";
+  for (const auto release : model::trainjob::k_trainer_releases) {
+    SCOPED_TRACE(release.to_string());
+    EXPECT_EQ(lint("tj", "    numProcPerNode: 0\n", release), std::vector<std::string>{nproc_zero});
+    EXPECT_EQ(lint("tj", "    numProcPerNode: -5\n", release).size(), 1U);
+    EXPECT_EQ(lint("tj", "    numNodes: -1\n", release).size(), 1U);
+    EXPECT_TRUE(lint("tj", "    numProcPerNode: 1\n", release).empty());
+  }
+  // "auto" (IntOrString before v2.2) is not a number: no lint.
+  EXPECT_TRUE(lint("tj", "    numProcPerNode: auto\n", {2, 1, 0}).empty());
+}
+
+TEST(TrainerLints, NumNodesBelowZeroIsAnErrorWithAnMpiRuntimeToo) {
+  const std::string job =
+      "apiVersion: trainer.kubeflow.org/v1alpha1\nkind: TrainJob\nmetadata:\n  name: ds\nspec:\n"
+      "  runtimeRef:\n    name: deepspeed-distributed\n  trainer:\n";
+  const auto check = [&](const std::string& trainer) {
+    return show_all(check_trainer_rules(read_one(job + trainer), TrainerRuleOptions{}));
+  };
+  EXPECT_EQ(
+      check("    numNodes: -1\n"),
+      (std::vector<std::string>{
+          "9:15 error spec.trainer.numNodes [lint.trainjob-num-nodes]: numNodes -1 is admitted (no CRD "
+          "rule or webhook bounds it), but Trainer makes it the node Job's parallelism and completions: "
+          "no node pod runs (kubeflow/trainer#3809 rejects numNodes below 0 at admission after v2.3.0) | "
+          "hint: set numNodes to 1 or more, or remove it to take the runtime's mlPolicy.numNodes"}));
+  EXPECT_TRUE(check("    numNodes: 0\n").empty());  // still admitted upstream: JobSet's replicas may be 0
+  EXPECT_EQ(check("    numProcPerNode: 0\n").size(), 1U);
+}
+
+TEST(TrainerLints, AnMpiRuntimeWithFewerThanOneSlotPerNode) {
+  const std::string runtime =
+      "apiVersion: trainer.kubeflow.org/v1alpha1\n"
+      "kind: ClusterTrainingRuntime\n"
+      "metadata:\n"
+      "  name: mpi\n"
+      "  labels:\n"
+      "    trainer.kubeflow.org/webhook-validation: disabled\n"
+      "spec:\n"
+      "  mlPolicy:\n"
+      "    numNodes: 2\n"
+      "    mpi:\n"
+      "      numProcPerNode: 0\n";
+  EXPECT_EQ(
+      show_all(check_trainer_rules(read_one(runtime, "runtime.yaml"), TrainerRuleOptions{})),
+      (std::vector<std::string>{
+          "11:23 error spec.mlPolicy.mpi.numProcPerNode [lint.runtime-mpi-num-proc-per-node]: numProcPerNode "
+          "0 "
+          "is admitted (no CRD rule or webhook bounds it), but Trainer writes it into the OpenMPI hostfile "
+          "as "
+          "each node's slots and into OMPI_MCA_orte_set_default_slots: the hostfile is invalid and the "
+          "TrainJobs of this runtime fail when their pods start (kubeflow/trainer#3809 rejects "
+          "numProcPerNode "
+          "below 1 at admission after v2.3.0) | hint: set numProcPerNode to 1 or more, or remove it to take "
+          "the default 1"}));
+  std::string fine = runtime;
+  fine.replace(fine.find("numProcPerNode: 0"), 17, "numProcPerNode: 4");
+  EXPECT_TRUE(show_all(check_trainer_rules(read_one(fine, "runtime.yaml"), TrainerRuleOptions{})).empty());
 }
 
 }  // namespace

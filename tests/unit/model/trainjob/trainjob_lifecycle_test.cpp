@@ -190,6 +190,49 @@ TEST(DecideTrainJob, AFailedTrainJobWhoseJobSetIsGoneGetsANewOneInV23) {
   EXPECT_EQ(kept.status.conditions[0].reason, "FailedJobs");
 }
 
+// kubeflow/trainer#3891, which our controller applies to every release: once Failed, no later pass
+// (a JobSet gone or recreated, a Job's changed status, a Completed JobSet) replaces the condition.
+TEST(DecideTrainJob, OurControllerKeepsAFailedTrainJobFailed) {
+  const ControllerFixes ours{.failed_is_terminal = true};
+  const Condition failed_condition{"Failed", "True", "FailedJobs", "m", k_t};
+  TrainJobStatus failed;
+  failed.conditions = {failed_condition};
+  JobSetObservation recreated = running_jobset();
+  JobSetObservation completed = finished_jobset("Completed", "AllJobsCompleted", "done");
+  JobSetObservation failed_again = finished_jobset("Failed", "ReachedMaxRestarts", "other");
+  struct Case {
+    const char* name;
+    JobSetObservation jobset;
+    json spec;
+  };
+  const std::vector<Case> cases{
+      {"its JobSet is gone", {}, json::object()},
+      {"its JobSet runs again", recreated, json::object()},
+      {"its JobSet completed", completed, json::object()},
+      {"its JobSet failed with another reason", failed_again, json::object()},
+      {"it is suspended", recreated, {{"suspend", true}}},
+  };
+  for (const TrainerRelease release : k_trainer_releases) {
+    for (const auto& c : cases) {
+      SCOPED_TRACE(release.to_string() + ": " + c.name);
+      const TrainJobDecision d =
+          decide_trainjob(trainjob(c.spec, failed), c.jobset, true, release, k_now, ours);
+      EXPECT_FALSE(d.apply_objects);
+      EXPECT_FALSE(d.error);
+      const Condition* kept = find_condition(d.status.conditions, "Failed");
+      ASSERT_NE(kept, nullptr);
+      EXPECT_EQ(*kept, failed_condition);
+      EXPECT_EQ(find_condition(d.status.conditions, "Complete"), nullptr);
+    }
+  }
+  // The release itself (v2.3) drops the condition and builds a new JobSet, as the test above shows.
+  EXPECT_TRUE(decide_trainjob(trainjob({}, failed), {}, true, k_v23, k_now).apply_objects);
+  // A TrainJob that has not failed is reconciled as the release does.
+  const TrainJobDecision running = decide_trainjob(trainjob(), recreated, true, k_v23, k_now, ours);
+  EXPECT_EQ(running.status.jobs_status, recreated.status.replicated_jobs_status);
+  EXPECT_EQ(decide_trainjob(trainjob(), failed_again, true, k_v23, k_now, ours).status.conditions.size(), 1u);
+}
+
 TEST(DecideTrainJob, V20CopiesOnlyTheTerminalCondition) {
   const TrainJobDecision d = decide_trainjob(trainjob(), running_jobset(), true, {2, 0, 1}, k_now);
   EXPECT_TRUE(d.status.jobs_status.empty());
