@@ -5,9 +5,10 @@
 namespace kpt::schema {
 
 // The API server matches OpenAPI patterns with Go's regexp (RE2 syntax), as CEL's matches() does,
-// so both run on the project's RE2 engine: it refuses what Go refuses (backreferences, counts over
-// 1000), matches in linear time, and never hands a hostile pattern to std::regex, whose parser
-// overflows on numbers such as `\88888888888888888888` (found by fuzzing).
+// so both run on RE2 through cel::regex::Regex: it refuses what Go refuses (backreferences, counts
+// over 1000, `\C`), matches in linear time, and never hands a hostile pattern to std::regex, whose
+// parser overflows on numbers such as `\88888888888888888888` (found by fuzzing). Each pattern is
+// compiled once, when its schema is.
 struct CompiledPattern {
   bool quantity = false;
   bool bad = false;

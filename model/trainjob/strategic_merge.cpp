@@ -1,7 +1,9 @@
 #include "model/trainjob/strategic_merge.hpp"
 
-#include <map>
-#include <string>
+#include "model/k8s/strategic_merge.hpp"
+
+#include <array>
+#include <string_view>
 
 namespace kpt::model::trainjob {
 
@@ -9,141 +11,90 @@ namespace {
 
 using nlohmann::json;
 
-/// A struct type: for each field that needs more than "merge maps, replace lists", its list merge
-/// key (empty: no key) and the type of its value or elements (nullptr: untyped).
-struct TypeNode {
-  struct Field {
-    std::string merge_key;
-    const TypeNode* child = nullptr;
-  };
-  std::map<std::string, Field> fields;
+struct KeyedList {
+  std::string_view path;  ///< below a PodSpec, or below the type the prefix reaches
+  std::string_view merge_key;
 };
 
-struct Schema {
-  TypeNode container, pod_spec, pod_template, job_spec, job_template, replicated_job, jobset_spec, resources;
-
-  Schema() {
-    container.fields = {{"env", {"name"}},
-                        {"ports", {"containerPort"}},
-                        {"volumeMounts", {"mountPath"}},
-                        {"volumeDevices", {"devicePath"}},
-                        {"resources", {"", &resources}}};
-    resources.fields = {{"claims", {"name"}}};
-    pod_spec.fields = {{"containers", {"name", &container}},
-                       {"initContainers", {"name", &container}},
-                       {"ephemeralContainers", {"name", &container}},
-                       {"volumes", {"name"}},
-                       {"imagePullSecrets", {"name"}},
-                       {"schedulingGates", {"name"}},
-                       {"resourceClaims", {"name"}},
-                       {"hostAliases", {"ip"}},
-                       {"topologySpreadConstraints", {"topologyKey"}}};
-    pod_template.fields = {{"spec", {"", &pod_spec}}};
-    job_spec.fields = {{"template", {"", &pod_template}}};
-    job_template.fields = {{"spec", {"", &job_spec}}};
-    replicated_job.fields = {{"template", {"", &job_template}}, {"dependsOn", {"name"}}};
-    jobset_spec.fields = {{"replicatedJobs", {"name", &replicated_job}}};
-  }
-
-  [[nodiscard]] const TypeNode* root(PatchType type) const {
-    switch (type) {
-      case PatchType::jobset_spec:
-        return &jobset_spec;
-      case PatchType::job_template_spec:
-        return &job_template;
-      case PatchType::pod_template_spec:
-        return &pod_template;
-      case PatchType::pod_spec:
-        return &pod_spec;
-      case PatchType::resource_requirements:
-        return &resources;
-    }
-    return nullptr;
-  }
+// The lists of a PodSpec that merge by key (k8s.io/api core/v1 `patchMergeKey` tags).
+constexpr std::array k_pod_spec_lists = {
+    KeyedList{"containers", "name"},
+    KeyedList{"containers.env", "name"},
+    KeyedList{"containers.ports", "containerPort"},
+    KeyedList{"containers.volumeMounts", "mountPath"},
+    KeyedList{"containers.volumeDevices", "devicePath"},
+    KeyedList{"containers.resources.claims", "name"},
+    KeyedList{"initContainers", "name"},
+    KeyedList{"initContainers.env", "name"},
+    KeyedList{"initContainers.ports", "containerPort"},
+    KeyedList{"initContainers.volumeMounts", "mountPath"},
+    KeyedList{"initContainers.volumeDevices", "devicePath"},
+    KeyedList{"initContainers.resources.claims", "name"},
+    KeyedList{"ephemeralContainers", "name"},
+    KeyedList{"ephemeralContainers.env", "name"},
+    KeyedList{"ephemeralContainers.ports", "containerPort"},
+    KeyedList{"ephemeralContainers.volumeMounts", "mountPath"},
+    KeyedList{"ephemeralContainers.volumeDevices", "devicePath"},
+    KeyedList{"ephemeralContainers.resources.claims", "name"},
+    KeyedList{"volumes", "name"},
+    KeyedList{"imagePullSecrets", "name"},
+    KeyedList{"schedulingGates", "name"},
+    KeyedList{"resourceClaims", "name"},
+    KeyedList{"hostAliases", "ip"},
+    KeyedList{"topologySpreadConstraints", "topologyKey"},
 };
 
-const Schema& schema() {
-  static const Schema k_schema;
-  return k_schema;
-}
+// Where a PodSpec sits below each type a patch is applied against; JobSetSpec's own keyed lists
+// (JobSet v0.12.0 api types) are added to its table.
+constexpr std::string_view k_job_template_to_pod_spec = "spec.template.spec.";
+constexpr std::string_view k_jobset_to_pod_spec = "replicatedJobs.template.spec.template.spec.";
 
-/// What json.Marshal of the typed patch keeps: no `$` keys, no empty lists (`omitempty`). Empty
-/// objects stay: a pointer to an empty struct (`emptyDir: {}`) is written, and merging an empty map
-/// changes nothing.
-json normalize_patch(const json& patch) {
-  if (patch.is_object()) {
-    json out = json::object();
-    for (const auto& [key, value] : patch.items()) {
-      if (!key.empty() && key[0] == '$') continue;
-      json v = normalize_patch(value);
-      if (v.is_array() && v.empty()) continue;
-      out[key] = std::move(v);
-    }
-    return out;
-  }
-  if (patch.is_array()) {
-    json out = json::array();
-    for (const auto& item : patch) out.push_back(normalize_patch(item));
-    return out;
-  }
-  return patch;
-}
-
-json merge_value(const json& original, const json& patch, const TypeNode* type);
-
-json merge_keyed_list(const json& original, const json& patch, const std::string& key, const TypeNode* type) {
-  json out = original.is_array() ? original : json::array();
-  for (const auto& item : patch) {
-    bool merged = false;
-    if (item.is_object() && item.contains(key)) {
-      for (auto& existing : out) {
-        if (existing.is_object() && existing.contains(key) && existing[key] == item[key]) {
-          existing = merge_value(existing, item, type);
-          merged = true;
-          break;
-        }
-      }
-    }
-    if (!merged) out.push_back(merge_value(json::object(), item, type));
+model::k8s::PatchStrategies pod_spec_below(std::string_view prefix) {
+  model::k8s::PatchStrategies out;
+  for (const auto& list : k_pod_spec_lists) {
+    out.emplace(std::string(prefix) + std::string(list.path),
+                model::k8s::ListStrategy{std::string(list.merge_key), true, false});
   }
   return out;
 }
 
-json merge_object(const json& original, const json& patch, const TypeNode* type) {
-  json out = original.is_object() ? original : json::object();
-  for (const auto& [key, value] : patch.items()) {
-    if (value.is_null()) {
-      out.erase(key);
-      continue;
+model::k8s::PatchStrategies strategies_for(PatchType type) {
+  switch (type) {
+    case PatchType::jobset_spec: {
+      auto out = pod_spec_below(k_jobset_to_pod_spec);
+      out.emplace("replicatedJobs", model::k8s::ListStrategy{"name", true, false});
+      out.emplace("replicatedJobs.dependsOn", model::k8s::ListStrategy{"name", true, false});
+      return out;
     }
-    const TypeNode::Field* field = nullptr;
-    if (type != nullptr) {
-      const auto it = type->fields.find(key);
-      if (it != type->fields.end()) field = &it->second;
-    }
-    const TypeNode* child = field != nullptr ? field->child : nullptr;
-    if (value.is_array() && field != nullptr && !field->merge_key.empty()) {
-      out[key] = merge_keyed_list(out.contains(key) ? out[key] : json(), value, field->merge_key, child);
-    } else if (value.is_object()) {
-      out[key] = merge_value(out.contains(key) ? out[key] : json(), value, child);
-    } else {
-      out[key] = value;
-    }
+    case PatchType::job_template_spec:
+      return pod_spec_below(k_job_template_to_pod_spec);
+    case PatchType::pod_template_spec:
+      return pod_spec_below("spec.");
+    case PatchType::pod_spec:
+      return pod_spec_below("");
+    case PatchType::resource_requirements:
+      return {{"claims", model::k8s::ListStrategy{"name", true, false}}};
   }
-  return out;
+  return {};
 }
 
-json merge_value(const json& original, const json& patch, const TypeNode* type) {
-  if (patch.is_object()) return merge_object(original, patch, type);
-  return patch;
+const model::k8s::PatchStrategies& strategies_of(PatchType type) {
+  constexpr std::size_t k_types = static_cast<std::size_t>(PatchType::resource_requirements) + 1;
+  static const auto k_tables = [] {
+    std::array<model::k8s::PatchStrategies, k_types> out;
+    for (std::size_t i = 0; i < k_types; ++i) out[i] = strategies_for(static_cast<PatchType>(i));
+    return out;
+  }();
+  return k_tables[static_cast<std::size_t>(type)];
 }
 
 }  // namespace
 
 nlohmann::json strategic_merge(const nlohmann::json& original, const nlohmann::json& patch, PatchType type) {
-  // The Go code marshals a struct, so the patch is always an object; anything else changes nothing.
-  if (!patch.is_object()) return original;
-  return merge_value(original, normalize_patch(patch), schema().root(type));
+  // A typed patch merges without checks, so it cannot fail; the Go code marshals a struct, so a
+  // patch that is not a map changes nothing.
+  auto merged = model::k8s::strategic_merge(original, patch, strategies_of(type), model::k8s::k_typed_patch);
+  return merged ? std::move(merged.value()) : original;
 }
 
 }  // namespace kpt::model::trainjob

@@ -11,7 +11,7 @@ enum class PatchType {
   job_template_spec,      ///< batch/v1 JobTemplateSpec
   pod_template_spec,      ///< core/v1 PodTemplateSpec
   pod_spec,               ///< core/v1 PodSpec
-  resource_requirements,  ///< core/v1 ResourceRequirements: claims by name
+  resource_requirements,  ///< core/v1 ResourceRequirements: claims by name (the last)
 };
 
 /// apimachinery's strategicpatch.StrategicMergePatch(original, patch, type) for patches that were
@@ -19,6 +19,7 @@ enum class PatchType {
 /// element by element (new elements appended in patch order), other lists are replaced. Empty lists
 /// in the patch are dropped first, as `omitempty` drops them before the Go code merges, so
 /// `tolerations: []` leaves the original tolerations in place; `$`-directives are dropped too.
+/// model::k8s::strategic_merge with each type's table and k_typed_patch.
 nlohmann::json strategic_merge(const nlohmann::json& original, const nlohmann::json& patch, PatchType type);
 
 }  // namespace kpt::model::trainjob

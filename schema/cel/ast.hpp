@@ -11,8 +11,9 @@
 namespace kpt::cel {
 
 namespace regex {
+class PatternCache;
 class Regex;
-}
+}  // namespace regex
 
 using NodeId = std::uint32_t;
 
@@ -77,7 +78,8 @@ struct Node {
   std::string name;
   Value literal;
   std::vector<NodeId> args;
-  std::shared_ptr<const regex::Regex> regex;  ///< matches() with a literal pattern, compiled once
+  std::shared_ptr<const regex::Regex> regex;      ///< matches() with a literal pattern, compiled once
+  std::shared_ptr<regex::PatternCache> patterns;  ///< matches() with a pattern built at runtime
 };
 
 struct Ast {

@@ -101,7 +101,10 @@ class Checker {
 
   void compile_literal_pattern(Node& node) {
     const Node& pattern = m_ast.nodes[node.args[1]];
-    if (pattern.kind != NodeKind::literal || pattern.literal.kind() != Kind::string) return;
+    if (pattern.kind != NodeKind::literal || pattern.literal.kind() != Kind::string) {
+      node.patterns = std::make_shared<regex::PatternCache>();
+      return;
+    }
     auto compiled = regex::Regex::compile(pattern.literal.as_string());
     if (auto* error = std::get_if<regex::RegexError>(&compiled)) {
       if (error->unsupported) return fail(pattern, CompileErrorKind::unsupported, error->message);

@@ -11,9 +11,10 @@ namespace kpt::cel {
 ///   - string work (concatenation, conversions, startsWith/contains/indexOf/replace/split/...):
 ///     1 per 10 bytes read or produced;
 ///   - equality and `in`: 1 per element compared, plus 1 per 16 bytes of strings compared;
-///   - matches(): ceil((1 + text bytes) / 10) * ceil(program instructions / 4), charged before
-///     the match runs, as cel-go charges ceil(0.1 (1 + len)) * ceil(0.25 len(pattern)); a
-///     pattern built at runtime also costs 1 per 4 bytes to compile.
+///   - matches(): ceil((1 + text bytes) / 10) * ceil(weight / 4), charged before the match runs,
+///     as cel-go charges ceil(0.1 (1 + len)) * ceil(0.25 len(pattern)); the weight is the
+///     pattern's length or its RE2 program's instructions, whichever is more (a short `a{1000}`
+///     is a long program); a pattern built at runtime also costs 1 per 4 bytes to compile.
 /// Work is charged before it is done wherever its size is known, so an over-budget operation
 /// never runs.
 class CostMeter {

@@ -43,7 +43,7 @@ class Evaluator {
       case NodeKind::call: {
         std::vector<Value> args = eval_args(n);
         if (args.size() == 1 && args[0].is_error()) return args[0];
-        return call_builtin(n.fn, args, n.regex.get(), m_cost);
+        return call_builtin(n.fn, args, n.regex.get(), n.patterns.get(), m_cost);
       }
       case NodeKind::list:
         return eval_list(n);

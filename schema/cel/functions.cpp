@@ -26,12 +26,15 @@ Value size_of(const Value& v, CostMeter& cost) {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
 
-Value matches(const std::vector<Value>& args, const regex::Regex* literal, CostMeter& cost) {
+Value matches(const std::vector<Value>& args, const regex::Regex* literal, regex::PatternCache* runtime,
+              CostMeter& cost) {
   if (!kinds_are(args, {Kind::string, Kind::string})) return no_overload("matches", args);
   std::shared_ptr<const regex::Regex> compiled;
   if (literal == nullptr) {
+    // Charged whether or not the rule's cache holds it, so the cost does not depend on history.
     if (!cost.charge(ceil_div(args[1].as_string().size(), 4))) return Value();
-    auto result = regex::Regex::compile(args[1].as_string());
+    auto result = runtime != nullptr ? runtime->compile(args[1].as_string())
+                                     : regex::Regex::compile(args[1].as_string());
     if (auto* error = std::get_if<regex::RegexError>(&result)) {
       return Value::error(error->message, error->unsupported ? ErrorKind::unsupported : ErrorKind::eval);
     }
@@ -124,12 +127,12 @@ bool kinds_are(const std::vector<Value>& args, std::initializer_list<Kind> kinds
 }
 
 Value call_builtin(Builtin fn, const std::vector<Value>& args, const regex::Regex* literal_regex,
-                   CostMeter& cost) {
+                   regex::PatternCache* runtime_patterns, CostMeter& cost) {
   switch (fn) {
     case Builtin::size:
       return size_of(args[0], cost);
     case Builtin::matches:
-      return matches(args, literal_regex, cost);
+      return matches(args, literal_regex, runtime_patterns, cost);
     case Builtin::starts_with:
     case Builtin::ends_with:
     case Builtin::contains:

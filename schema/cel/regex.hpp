@@ -2,59 +2,37 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <variant>
-#include <vector>
+
+namespace re2 {
+class RE2;
+}
 
 namespace kpt::cel::regex {
 
-/// Bounds that keep hostile patterns cheap: the pattern's length, group nesting, and the size of
-/// the compiled program (repetition counts expand it; RE2 and Go cap a count at 1000).
+/// Bounds that keep hostile patterns cheap: the pattern's length, and the memory RE2 may use for
+/// one pattern's programs and its DFA's cache (RE2's max_mem; past it a pattern does not compile,
+/// and a search that fills the cache continues on RE2's NFA, linear still).
 struct RegexLimits {
   std::size_t max_pattern_bytes = 10 * 1024;
-  std::size_t max_nesting = 100;
-  std::size_t max_instructions = 10'000;
+  std::int64_t max_memory_bytes = std::int64_t{1} << 20;
 };
 
 struct RegexError {
-  bool unsupported = false;  ///< valid RE2 this matcher does not implement (\pL, ...), or too large
+  bool unsupported = false;  ///< valid Go syntax past this project's bounds (too long, too large)
   std::string message;       ///< Go's wording: "error parsing regexp: missing closing ]: `[a-z`"
 };
 
-struct Range {
-  char32_t lo;
-  char32_t hi;
-};
-
-enum class InstOp : std::uint8_t { match, char_class, split, jump, assertion };
-enum class Assertion : std::uint8_t {
-  begin_text,
-  end_text,
-  begin_line,
-  end_line,
-  word_boundary,
-  not_word_boundary
-};
-
-struct Inst {
-  InstOp op = InstOp::match;
-  Assertion assertion = Assertion::begin_text;
-  std::uint32_t x = 0;  ///< jump/split: target; char_class: first range
-  std::uint32_t y = 0;  ///< split: second target; char_class: one past the last range
-};
-
-/// A compiled RE2-syntax pattern, matched by a Thompson NFA simulation (Pike VM): time
-/// O(text × program), no backtracking, so no pattern or input can make it blow up.
-///
-/// Supported (Go regexp/RE2 syntax, which cel-go's matches() uses): literals and escapes
-/// (\n, \x41, \x{263a}, \Q..\E, punctuation), `.`, classes with ranges, negation, \d \s \w and
-/// their negations, [[:alpha:]] and the other ASCII classes, groups (capturing, (?:..),
-/// (?P<name>..)), alternation, * + ? {n} {n,} {n,m} (lazy forms too), ^ $ \A \z \b \B, and the
-/// flags i, m, s, U. Not supported (reported as unsupported, never guessed): Unicode classes
-/// (\pL, \p{Greek}), \C, and case-insensitive matching of non-ASCII letters.
+/// A compiled Go-regexp pattern (the syntax cel-go's matches() and the API server's OpenAPI
+/// `pattern` use), matched by RE2: time linear in the text, no backtracking, so no pattern or
+/// input can make it blow up. Go's syntax is RE2's, with three seams this class closes: Go refuses
+/// `\C` (RE2's any byte), accepts `(?<name>..)` (RE2 2022 only `(?P<name>..)`), and words its
+/// errors its own way (compile() returns Go's words).
 class Regex {
  public:
   static std::variant<std::shared_ptr<const Regex>, RegexError> compile(std::string_view pattern,
@@ -63,16 +41,33 @@ class Regex {
   /// True when the pattern matches somewhere in `text` (RE2 PartialMatch, Go MatchString).
   [[nodiscard]] bool search(std::string_view text) const;
 
-  /// Instructions in the program: the per-character work of search().
-  [[nodiscard]] std::size_t size() const { return m_insts.size(); }
+  /// The pattern's weight in CEL's cost of one match: its program's instructions, or its length
+  /// in bytes when that is more (cel-go charges by length).
+  [[nodiscard]] std::size_t size() const { return m_size; }
 
-  Regex(std::vector<Inst> insts, std::vector<Range> ranges, bool anchored_start)
-      : m_insts(std::move(insts)), m_ranges(std::move(ranges)), m_anchored_start(anchored_start) {}
+  Regex(std::unique_ptr<const re2::RE2> re, std::size_t size);
+  ~Regex();
+  Regex(const Regex&) = delete;
+  Regex& operator=(const Regex&) = delete;
 
  private:
-  std::vector<Inst> m_insts;
-  std::vector<Range> m_ranges;
-  bool m_anchored_start = false;  ///< every match begins at the start of the text
+  std::unique_ptr<const re2::RE2> m_re;
+  std::size_t m_size = 0;
+};
+
+/// The patterns one matches() call of a compiled rule builds at runtime (`s.matches(self.re)`),
+/// compiled on first use and kept with the rule, so evaluations share them: the first
+/// k_max_entries patterns (compile errors included) are kept, later ones compiled each time.
+/// Thread-safe, as a compiled rule is evaluated from several threads at once.
+class PatternCache {
+ public:
+  static constexpr std::size_t k_max_entries = 32;
+
+  std::variant<std::shared_ptr<const Regex>, RegexError> compile(std::string_view pattern);
+
+ private:
+  std::mutex m_mutex;
+  std::map<std::string, std::variant<std::shared_ptr<const Regex>, RegexError>, std::less<>> m_entries;
 };
 
 }  // namespace kpt::cel::regex

@@ -2,7 +2,8 @@
 // picks merge, JSON, strategic merge or apply, then "base JSON\n%%\npatch body". Decoding and
 // applying return a result or an error, never throw; a merge patch applied twice changes nothing
 // the second time (RFC 7386 patches are idempotent), and neither does a strategic merge patch with
-// a Pod's list strategies (merging by key, unions, deletes and orders are idempotent too).
+// a Pod's list strategies (merging by key, unions, deletes and orders are idempotent too). The
+// strategic merge Trainer's typed patches use (no directives, no checks) runs on each too.
 //
 // A first byte of 0x80 or more makes the input deep: the next two bytes give N (below the server's
 // JSON depth limit), and the base and the patch (not a JSON patch, which must stay a list) are
@@ -13,6 +14,7 @@
 //       + '{"a":' * n + '{}' + '}' * n + "}")
 #include "apiserver/body_limits.hpp"
 #include "apiserver/patch.hpp"
+#include "model/k8s/strategic_merge.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 #include <pthread.h>
@@ -54,6 +56,11 @@ static void one_input(const std::uint8_t* data, std::size_t size) {
   auto patch = apiserver::parse_patch_body(kind, patch_body);
   if (!patch) return;
   static const auto* const k_pod = apiserver::builtin_patch_strategies("v1", "Pod");
+  if (kind == apiserver::PatchKind::strategic) {
+    // The same merge as Trainer applies its typed patches: it refuses nothing, so it must succeed.
+    if (!model::k8s::strategic_merge(base, patch.value(), *k_pod, model::k8s::k_typed_patch))
+      fuzz::fail("a typed strategic merge failed", patch.value().dump());
+  }
   auto once = apiserver::apply_patch(kind, base, patch.value(), k_pod);
   if (!once || (kind != apiserver::PatchKind::merge && kind != apiserver::PatchKind::strategic)) return;
   auto twice = apiserver::apply_patch(kind, once.value(), patch.value(), k_pod);

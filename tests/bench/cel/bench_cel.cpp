@@ -61,6 +61,25 @@ void BM_AllOverList(benchmark::State& state) {
 }
 BENCHMARK(BM_AllOverList)->Arg(10)->Arg(1000);
 
+/// matches() on one value of N bytes with the Kubernetes name pattern (a literal, compiled with the
+/// rule): the per-byte cost of a match.
+void BM_MatchesLongValue(benchmark::State& state) {
+  const Value self = Value::string(std::string(static_cast<std::size_t>(state.range(0)), 'a') + "-1");
+  const Program program = Program::compile("self.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')");
+  for (auto _ : state) benchmark::DoNotOptimize(program.evaluate(self));
+  state.SetBytesProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_MatchesLongValue)->Arg(64)->Arg(4096);
+
+/// matches() with a pattern the document holds: compiled on every evaluation.
+void BM_MatchesPatternFromTheDocument(benchmark::State& state) {
+  const Value self = object({{"value", Value::string("s3://bucket/model")},
+                             {"pattern", Value::string("^[A-Za-z][A-Za-z0-9+.-]*://.+$")}});
+  const Program program = Program::compile("self.value.matches(self.pattern)");
+  for (auto _ : state) benchmark::DoNotOptimize(program.evaluate(self));
+}
+BENCHMARK(BM_MatchesPatternFromTheDocument);
+
 /// A hostile rule that the cost limit stops (1,000,000 units).
 void BM_CostLimitStopsNestedMacros(benchmark::State& state) {
   std::vector<Value> items(1000, Value::int64(1));
