@@ -3,6 +3,7 @@
 #include "apiserver/body_limits.hpp"
 #include "apiserver/delete_options.hpp"
 #include "apiserver/discovery.hpp"
+#include "apiserver/openapi_v2.hpp"
 #include "apiserver/protobuf_body.hpp"
 #include "apiserver/query_params.hpp"
 #include "apiserver/table.hpp"
@@ -15,6 +16,11 @@ namespace kpt::apiserver {
 namespace {
 
 using json = nlohmann::json;
+
+/// The media type of gnostic's protobuf encoding of an OpenAPI v2 document: client-go asks for
+/// "...spec.v2@v1.0+protobuf", and the answer says "...spec.v2.v1.0+protobuf" as kube-openapi's
+/// handler does (Go's mime parser refuses the "@" in a Content-Type).
+constexpr const char* k_openapi_v2_protobuf = "application/com.github.proto-openapi.spec.v2";
 
 WriteFlags write_flags(const HttpRequest& req, const std::string& subresource) {
   WriteFlags f;
@@ -129,7 +135,7 @@ HttpResponse ApiHandler::handle(const HttpRequest& req) {
     return r;
   }
   if (req.method == "GET" && req.path == "/version") return json_response(200, version_info(m_version_build));
-  if (!seg.empty() && seg[0] == "openapi") return handle_openapi(seg);
+  if (!seg.empty() && seg[0] == "openapi") return handle_openapi(req, seg);
   if (seg.empty() || (seg[0] != "api" && seg[0] != "apis")) return error_response(path_not_found());
   if (seg[0] == "api") {
     if (seg.size() == 1) return json_response(200, core_api_versions(m_server_address));
@@ -143,7 +149,8 @@ HttpResponse ApiHandler::handle(const HttpRequest& req) {
   return handle_api(req, seg[1], seg[2], std::vector<std::string>(seg.begin() + 3, seg.end()));
 }
 
-HttpResponse ApiHandler::handle_openapi(const std::vector<std::string>& seg) {
+HttpResponse ApiHandler::handle_openapi(const HttpRequest& req, const std::vector<std::string>& seg) {
+  if (seg.size() == 2 && seg[1] == "v2") return handle_openapi_v2(req);
   if (seg.size() == 2 && seg[1] == "v3") return json_response(200, openapi_v3_root(m_registry));
   std::optional<json> doc;
   if (seg.size() == 4 && seg[1] == "v3" && seg[2] == "api")
@@ -152,6 +159,30 @@ HttpResponse ApiHandler::handle_openapi(const std::vector<std::string>& seg) {
     doc = openapi_v3_group_version(m_registry, seg[3], seg[4]);
   }
   return doc ? json_response(200, *doc) : error_response(path_not_found());
+}
+
+HttpResponse ApiHandler::handle_openapi_v2(const HttpRequest& req) {
+  std::shared_ptr<const OpenApiV2> doc;
+  {
+    std::lock_guard lock(m_openapi_v2_mutex);
+    // The generation is read before the registry: a change while building leaves it stale, so the
+    // next request rebuilds.
+    const auto generation = m_registry.generation();
+    if (!m_openapi_v2 || m_openapi_v2->generation != generation) {
+      const auto document = openapi_v2_document(m_registry);
+      m_openapi_v2 = std::make_shared<const OpenApiV2>(
+          OpenApiV2{generation, document.dump(), openapi_v2_protobuf(document)});
+    }
+    doc = m_openapi_v2;
+  }
+  HttpResponse r;
+  if (req.header("accept").find(k_openapi_v2_protobuf) != std::string::npos) {
+    r.content_type = std::string(k_openapi_v2_protobuf) + ".v1.0+protobuf";
+    r.body = doc->protobuf;
+  } else {
+    r.body = doc->json;
+  }
+  return r;
 }
 
 HttpResponse ApiHandler::handle_api(const HttpRequest& req, const std::string& group,

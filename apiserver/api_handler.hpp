@@ -10,7 +10,9 @@
 #include "apiserver/store.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace kpt::apiserver {
@@ -46,7 +48,9 @@ class ApiHandler {
  private:
   HttpResponse handle_api(const HttpRequest& request, const std::string& group, const std::string& version,
                           const std::vector<std::string>& rest);
-  HttpResponse handle_openapi(const std::vector<std::string>& segments);
+  HttpResponse handle_openapi(const HttpRequest& request, const std::vector<std::string>& segments);
+  /// GET /openapi/v2, as protobuf when the client asks for it (client-go does), else JSON.
+  HttpResponse handle_openapi_v2(const HttpRequest& request);
   HttpResponse do_get(const HttpRequest& request, const Target& t);
   HttpResponse do_list(const HttpRequest& request, const Target& t);
   HttpResponse do_watch(const HttpRequest& request, const Target& t);
@@ -72,6 +76,15 @@ class ApiHandler {
   std::string m_version_build;
   std::chrono::milliseconds m_bookmark_interval{2000};
   ServiceAccountTokens m_tokens;
+  /// /openapi/v2 in both encodings and the registry generation it was built at: rebuilt when a
+  /// CRD changes what is served, never per request.
+  struct OpenApiV2 {
+    std::uint64_t generation = 0;
+    std::string json;
+    std::string protobuf;
+  };
+  std::mutex m_openapi_v2_mutex;
+  std::shared_ptr<const OpenApiV2> m_openapi_v2;
 };
 
 /// Splits a path into its non-empty segments.

@@ -42,18 +42,6 @@ json sub_entry(const ResourceInfo& r, const std::string& sub, const std::string&
   return e;
 }
 
-std::string schema_name(const ResourceInfo& r) {
-  // Reverse-DNS like the real server: io.k8s.api.core.v1.Pod, org.kubeflow.v1.PyTorchJob.
-  std::string g = r.group.empty() ? "core" : r.group;
-  std::vector<std::string> parts;
-  std::stringstream ss(g);
-  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
-  std::reverse(parts.begin(), parts.end());
-  std::string out;
-  for (const auto& p : parts) out += p + ".";
-  return out + r.version + "." + r.kind;
-}
-
 json gvk(const ResourceInfo& r) { return {{"group", r.group}, {"version", r.version}, {"kind", r.kind}}; }
 
 json object_path_item(const ResourceInfo& r) {
@@ -61,7 +49,7 @@ json object_path_item(const ResourceInfo& r) {
   for (const char* p : {"dryRun", "fieldManager", "fieldValidation", "force"}) {
     params.push_back({{"name", p}, {"in", "query"}, {"schema", {{"type", "string"}}}, {"uniqueItems", true}});
   }
-  const std::string ref = "#/components/schemas/" + schema_name(r);
+  const std::string ref = "#/components/schemas/" + openapi_schema_name(r);
   json body = {{"content", {{"application/json", {{"schema", {{"$ref", ref}}}}}}}};
   json ok = {
       {"200", {{"description", "OK"}, {"content", {{"application/json", {{"schema", {{"$ref", ref}}}}}}}}}};
@@ -84,6 +72,18 @@ std::string hash_of(const json& doc) {
 }
 
 }  // namespace
+
+std::string openapi_schema_name(const ResourceInfo& r) {
+  // Reverse-DNS like the real server: io.k8s.api.core.v1.Pod, org.kubeflow.v1.PyTorchJob.
+  std::string g = r.group.empty() ? "core" : r.group;
+  std::vector<std::string> parts;
+  std::stringstream ss(g);
+  for (std::string p; std::getline(ss, p, '.');) parts.push_back(p);
+  std::reverse(parts.begin(), parts.end());
+  std::string out;
+  for (const auto& p : parts) out += p + ".";
+  return out + r.version + "." + r.kind;
+}
 
 json version_info(const std::string& build) {
   const std::string git = "v1.32.0-kubectl-pytorch" + (build.empty() ? std::string() : "+" + build);
@@ -150,7 +150,7 @@ std::optional<json> openapi_v3_group_version(const ResourceRegistry& registry, c
     if (r->group != group || r->version != version) continue;
     json s = r->schema.is_object() && !r->schema.empty() ? r->schema : json{{"type", "object"}};
     s["x-kubernetes-group-version-kind"] = json::array({gvk(*r)});
-    schemas[schema_name(*r)] = s;
+    schemas[openapi_schema_name(*r)] = s;
     const std::string base = (group.empty() ? "/api/" + version : "/apis/" + group + "/" + version) +
                              (r->namespaced ? "/namespaces/{namespace}/" : "/") + r->plural + "/{name}";
     paths[base] = object_path_item(*r);

@@ -23,6 +23,10 @@ std::optional<nlohmann::json> api_group(const ResourceRegistry& registry, const 
 std::optional<nlohmann::json> api_resource_list(const ResourceRegistry& registry, const std::string& group,
                                                 const std::string& version);
 
+/// The name of a kind's schema in /openapi/v2 and /openapi/v3, reverse-DNS like the real server's
+/// (io.k8s.api.core.v1.Pod, org.kubeflow.v1.PyTorchJob).
+std::string openapi_schema_name(const ResourceInfo& resource);
+
 /// GET /openapi/v3: the group-version documents with content hashes, as kubectl expects.
 nlohmann::json openapi_v3_root(const ResourceRegistry& registry);
 /// GET /openapi/v3/api/v1 or /openapi/v3/apis/<group>/<version>: schemas of the kinds, tagged

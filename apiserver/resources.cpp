@@ -121,6 +121,7 @@ void ResourceRegistry::add(ResourceInfo info) {
                                    }),
                     m_resources.end());
   m_resources.push_back(std::move(ptr));
+  ++m_generation;
 }
 
 ResourcePtr ResourceRegistry::find(const std::string& group, const std::string& version,
@@ -208,6 +209,7 @@ void ResourceRegistry::remove_crd(const std::string& crd_name) {
                                      return r->custom && r->plural + "." + r->group == crd_name;
                                    }),
                     m_resources.end());
+  ++m_generation;
 }
 
 }  // namespace kpt::apiserver

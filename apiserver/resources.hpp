@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -67,12 +69,16 @@ class ResourceRegistry {
   void apply_crd(const nlohmann::json& crd);
   /// Unregisters the resources of a CRD (by its metadata.name "plural.group").
   void remove_crd(const std::string& crd_name);
+  /// Changes whenever what the registry serves may have changed: what is built from it (the
+  /// /openapi/v2 document) is rebuilt when this differs, never per request.
+  [[nodiscard]] std::uint64_t generation() const { return m_generation.load(); }
 
  private:
   void add(ResourceInfo info);
 
   mutable std::shared_mutex m_mutex;
   std::vector<ResourcePtr> m_resources;
+  std::atomic<std::uint64_t> m_generation{0};
 };
 
 /// The built-in resources: namespaces, pods, services, events, configmaps, secrets,

@@ -1,7 +1,8 @@
 #include "controller/manifests.hpp"
 
-#include "controller/crd.hpp"
 #include "model/trainjob/runtime_catalog.hpp"
+#include "schema/carried/carried_crds.hpp"
+#include "schema/carried/crd_descriptions.hpp"
 #include "yaml/yaml_writer.hpp"
 
 #include <nlohmann/json.hpp>
@@ -289,8 +290,9 @@ std::string header_of(const ManifestOptions& options) {
                     "\n# (" + command + "). Apply with: kubectl apply --server-side -f FILE\n";
   if (!options.skip_crds) {
     out +=
-        "# The CRDs replace any of the same name another installer (the Training Operator, Trainer) put "
-        "there:\n"
+        "# The CRDs (with the upstream field descriptions, for kubectl explain) replace any of the same "
+        "name\n"
+        "# another installer (the Training Operator, Trainer) put there:\n"
         "# on such a cluster print these with --skip-crds.\n";
   }
   if (options.trainer) {
@@ -304,7 +306,7 @@ std::string header_of(const ManifestOptions& options) {
 
 }  // namespace
 
-std::string crd_manifest() { return yaml::to_yaml(pytorchjob_crd()); }
+std::string crd_manifest() { return yaml::to_yaml(schema::with_descriptions(schema::pytorchjob_crd())); }
 
 std::string controller_manifests(const ManifestOptions& options) {
   const std::string& ns = options.namespace_;
@@ -312,7 +314,8 @@ std::string controller_manifests(const ManifestOptions& options) {
   if (!options.skip_crds) {
     out += crd_manifest() + "---\n";
     if (options.trainer) {
-      for (const auto& crd : trainer_crds()) out += yaml::to_yaml(crd) + "---\n";
+      for (auto& crd : schema::trainer_crds())
+        out += yaml::to_yaml(schema::with_descriptions(std::move(crd))) + "---\n";
     }
   }
   if (!options.namespaced) out += replace_all(k_namespace, "@NS@", ns);

@@ -22,7 +22,7 @@ struct ManifestOptions {
   bool train_job_status = false;
 };
 
-/// pytorchjob_crd() as YAML.
+/// pytorchjob_crd() with its field descriptions, as YAML.
 std::string crd_manifest();
 
 /// Everything to run the controller in a cluster, as multi-document YAML that one

@@ -3,7 +3,6 @@
 #include "apiserver/api_handler.hpp"
 #include "apiserver/certs.hpp"
 #include "controller/controller_main.hpp"
-#include "controller/crd.hpp"
 #include "controller/logger.hpp"
 #include "local/cluster_lifecycle.hpp"
 #include "local/node.hpp"
@@ -13,6 +12,7 @@
 #include "model/pytorchjob/env_style.hpp"
 #include "model/trainjob/runtime_catalog.hpp"
 #include "model/trainjob/status_request.hpp"
+#include "schema/carried/carried_crds.hpp"
 #include "util/clock.hpp"
 #include "util/file_io.hpp"
 
@@ -116,9 +116,9 @@ nlohmann::json with_progress_column(nlohmann::json crd) {
 
 /// Our PyTorchJob CRD, the Trainer v2 CRDs and Trainer's default runtimes.
 Expected<void> install_apis(kube::ApiClient& client) {
-  if (auto crd = install_crd(client, with_progress_column(controller::pytorchjob_crd())); !crd)
+  if (auto crd = install_crd(client, with_progress_column(schema::pytorchjob_crd())); !crd)
     return crd.error().context("installing the PyTorchJob CRD");
-  for (const auto& crd : controller::trainer_crds()) {
+  for (const auto& crd : schema::trainer_crds()) {
     if (auto installed = install_crd(client, with_progress_column(crd)); !installed)
       return installed.error().context("installing the " + crd["spec"]["names"].value("kind", "") + " CRD");
   }

@@ -1,5 +1,4 @@
 #include "controller/controller_main.hpp"
-#include "controller/crd.hpp"
 #include "controller/logger.hpp"
 #include "controller/manifests.hpp"
 #include "kube/api_client.hpp"
@@ -19,6 +18,7 @@
 #include "plugin/failure.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/version.hpp"
+#include "schema/carried/carried_crds.hpp"
 #include "util/file_io.hpp"
 #include "util/strings.hpp"
 
@@ -75,7 +75,7 @@ void warn_foreign_crds(Context& ctx, const controller::ManifestOptions& options)
   if (!api) return;
   std::vector<std::string> names = {"pytorchjobs.kubeflow.org"};
   if (options.trainer) {
-    for (const auto& crd : controller::trainer_crds()) names.push_back(crd["metadata"].value("name", ""));
+    for (const auto& crd : schema::trainer_crds()) names.push_back(crd["metadata"].value("name", ""));
   }
   for (const auto& name : names) {
     auto crd = (*api)->get(kube::resources::crds(), "", name);

@@ -1,7 +1,7 @@
 // The structural validator on the PyTorchJob CRD the controller installs, compiled once, for
 // every document of any manifest: never crashes, and every finding names its file, a position
 // inside the text and a rule.
-#include "controller/crd.hpp"
+#include "schema/carried/carried_crds.hpp"
 #include "schema/structural_schema.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 #include "yaml/manifest_reader.hpp"
@@ -20,7 +20,7 @@ const schema::SchemaSet& pytorchjob_schemas() {
   static const schema::SchemaSet set = [] {
     yaml::Document crd;
     crd.file = "crd.yaml";
-    crd.root = yaml::from_json(controller::pytorchjob_crd());
+    crd.root = yaml::from_json(schema::pytorchjob_crd());
     auto compiled = schema::SchemaSet::from_crd(crd);
     if (!compiled) fuzz::fail("the PyTorchJob CRD does not compile", compiled.error().message);
     return std::move(compiled).value();

@@ -9,11 +9,11 @@
 // (created; the local cluster's store) instead of memory only.
 #include "apiserver/api_server.hpp"
 #include "controller/controller_main.hpp"
-#include "controller/crd.hpp"
 #include "controller/instrumented_client.hpp"
 #include "controller/logger.hpp"
 #include "kube/http_transport.hpp"
 #include "kube/rest_client.hpp"
+#include "schema/carried/carried_crds.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -74,9 +74,9 @@ nlohmann::json trainjob(int i, int nodes) {
 bool create_jobs(kube::ApiClient& api, bool trainjobs, int jobs, int replicas) {
   std::vector<nlohmann::json> crds;
   if (trainjobs) {
-    crds = controller::trainer_crds();
+    crds = schema::trainer_crds();
   } else {
-    crds.push_back(controller::pytorchjob_crd());
+    crds.push_back(schema::pytorchjob_crd());
   }
   for (const auto& crd : crds) {
     if (!api.create(kube::resources::crds(), "", crd)) return false;

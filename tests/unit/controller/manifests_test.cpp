@@ -1,7 +1,7 @@
 #include "controller/manifests.hpp"
 
-#include "controller/crd.hpp"
 #include "plugin/plugin.hpp"
+#include "schema/carried/carried_crds.hpp"
 #include "schema/structural_schema.hpp"
 #include "yaml/manifest_reader.hpp"
 #include "yaml/node_json.hpp"
@@ -221,7 +221,7 @@ TEST(ControllerManifests, WithTrainerTheCrdsAreStructuralAndTheRuntimesComeApart
 }
 
 TEST(ControllerManifests, TheTrainJobCrdHasTheRealPrinterColumnsAndStatusSubresource) {
-  const auto crds = trainer_crds();
+  const auto crds = schema::trainer_crds();
   ASSERT_EQ(crds.size(), 3u);
   const auto& version = crds[0]["spec"]["versions"][0];
   EXPECT_EQ(crds[0]["metadata"]["name"], "trainjobs.trainer.kubeflow.org");

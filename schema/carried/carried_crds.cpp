@@ -1,4 +1,4 @@
-#include "controller/crd.hpp"
+#include "schema/carried/carried_crds.hpp"
 
 #include "schema/carried/carried_schema.hpp"
 #include "schema/carried/carried_trainer_schema.hpp"
@@ -7,9 +7,9 @@
 
 #include <string_view>
 
-namespace kpt::controller {
+namespace kpt::schema {
 
-// A using-declaration, as controller_guard.cpp and status_handler.cpp have: in a unity batch a local
+// A using-declaration, as schema/rules/ has: in a unity batch a local
 // alias would shadow theirs (clang's -Wshadow).
 using nlohmann::json;
 
@@ -27,7 +27,7 @@ nlohmann::json pytorchjob_crd() {
          {{"specReplicasPath", ".spec.pytorchReplicaSpecs.Worker.replicas"},
           {"statusReplicasPath", ".status.replicaStatuses.Worker.active"},
           {"labelSelectorPath", ".status.replicaStatuses.Worker.selector"}}}}},
-      {"schema", {{"openAPIV3Schema", json::parse(schema::carried_openapi_json())}}},
+      {"schema", {{"openAPIV3Schema", json::parse(carried_openapi_json())}}},
   };
   return {
       {"apiVersion", "apiextensions.k8s.io/v1"},
@@ -51,7 +51,7 @@ std::vector<nlohmann::json> trainer_crds() {
   // The carried text is JSON documents after `---` lines (generated, so well-formed).
   std::vector<nlohmann::json> out;
   constexpr std::string_view k_separator = "\n---";
-  std::string_view rest = schema::carried_trainer_crds_yaml();
+  std::string_view rest = carried_trainer_crds_yaml();
   while (!rest.empty()) {
     const std::size_t end = rest.find(k_separator);
     const std::string_view doc = rest.substr(0, end);
@@ -66,4 +66,4 @@ std::vector<nlohmann::json> trainer_crds() {
   return out;
 }
 
-}  // namespace kpt::controller
+}  // namespace kpt::schema
