@@ -2,6 +2,7 @@
 #include "model/pytorchjob/env_style.hpp"
 #include "model/pytorchjob/release.hpp"
 #include "model/trainjob/release.hpp"
+#include "plugin/build_info.hpp"
 #include "plugin/cluster_client.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
@@ -10,7 +11,9 @@
 #include "plugin/plugin.hpp"
 #include "plugin/structured_output.hpp"
 #include "plugin/validate/diagnostic_output.hpp"
+#include "plugin/validate/input_selection.hpp"
 #include "plugin/validate/live_validate.hpp"
+#include "plugin/validate/rule_catalog.hpp"
 #include "plugin/validate/validate_runner.hpp"
 #include "schema/builtin/builtin_schema.hpp"
 #include "schema/carried/carried_schema.hpp"
@@ -50,6 +53,8 @@ struct ValidateFlags {
   std::size_t max_bytes = yaml::ReadLimits{}.max_bytes;
   std::vector<std::string> disabled;
   unsigned jobs = 0;
+  InputFilter filter;          ///< --include / --exclude, for directory walks
+  std::string stdin_filename;  ///< the name findings on stdin carry ("" = <stdin>)
 };
 
 std::filesystem::path cache_dir(const Context& ctx) {
@@ -105,6 +110,31 @@ struct Inputs {
   std::vector<FileReport> unreadable;
 };
 
+/// The files of one argument: a directory's walk through --include/--exclude and the default skips
+/// (saying on stderr which Helm charts were left out), stdin named and split at Helm's `# Source:`.
+Expected<std::vector<yaml::InputFile>> read_argument(const std::string& path, const ValidateFlags& flags,
+                                                     yaml::FileReader& fs, Context& ctx) {
+  if (path == "-") {
+    auto files = yaml::collect_inputs({path}, fs, ctx.in, flags.max_bytes);
+    if (!files) return files;
+    std::vector<yaml::InputFile> out;
+    for (auto& f : *files) {
+      if (!flags.stdin_filename.empty()) f.name = flags.stdin_filename;
+      for (auto& part : split_helm_sources(f)) out.push_back(std::move(part));
+    }
+    return out;
+  }
+  if (fs.kind(path) != yaml::FileReader::Kind::directory) {
+    return yaml::collect_inputs({path}, fs, ctx.in, flags.max_bytes);
+  }
+  auto listed = fs.manifests_under(path);
+  if (!listed) return listed.error().context("listing " + util::quote(path, std::string::npos));
+  if (listed->empty()) return yaml::collect_inputs({path}, fs, ctx.in, flags.max_bytes);  // its error
+  auto selection = select_files(path, *listed, flags.filter);
+  for (const auto& note : selection.notes) ctx.err << "note: " << note << "\n";
+  return yaml::collect_inputs(selection.files, fs, ctx.in, flags.max_bytes);
+}
+
 Expected<Inputs> read_inputs(const ValidateFlags& flags, Context& ctx) {
   auto fs = yaml::make_disk_reader();
   if (flags.paths.empty()) return make_error(ErrorCode::usage, "validate needs FILE, DIR or '-'");
@@ -112,7 +142,7 @@ Expected<Inputs> read_inputs(const ValidateFlags& flags, Context& ctx) {
     return make_error(ErrorCode::usage, "'-' (stdin) given more than once");
   Inputs out;
   for (const auto& path : flags.paths) {
-    auto files = yaml::collect_inputs({path}, *fs, ctx.in, flags.max_bytes);
+    auto files = read_argument(path, flags, *fs, ctx);
     if (!files && files.error().code != ErrorCode::io) return files.error();
     if (files) {
       for (auto& f : *files) out.files.push_back(std::move(f));
@@ -131,6 +161,69 @@ Expected<Inputs> read_inputs(const ValidateFlags& flags, Context& ctx) {
 bool mentions_trainer(const std::vector<yaml::InputFile>& files) {
   return std::any_of(files.begin(), files.end(), [](const yaml::InputFile& f) {
     return f.text != nullptr && f.text->find("trainer.kubeflow.org/") != std::string::npos;
+  });
+}
+
+std::set<std::string, std::less<>> flags_disabled(const ValidateFlags& flags) {
+  return {flags.disabled.begin(), flags.disabled.end()};
+}
+
+/// The first of the run's schema sets (in validate_runner's order) that serves `kind`, or null.
+const schema::SchemaSet* serving(const ValidateSettings& s, std::string_view kind) {
+  for (const schema::SchemaSet* set : {s.schemas, s.carried_schemas, s.fallback_schemas, s.builtin_schemas}) {
+    if (set != nullptr && !set->api_versions(kind).empty()) return set;
+  }
+  return nullptr;
+}
+
+/// What the run checks against, for -o json: two runs that disagree (a kubeconfig around or not) say why.
+ReportTarget report_target(const ValidateSettings& s, const ClusterDefaults& cluster,
+                           const ValidateFlags& flags) {
+  ReportTarget t;
+  t.cluster = cluster.detection ? cluster.server : "";
+  t.operator_release = s.rules.release.to_string();
+  t.trainer_release = s.trainer.release.to_string();
+  if (const auto* set = serving(s, "PyTorchJob")) t.schemas.emplace_back("PyTorchJob", set->origin());
+  if (const auto* set = serving(s, "TrainJob"))
+    t.schemas.emplace_back("TrainJob, TrainingRuntime, ClusterTrainingRuntime", set->origin());
+  if (!flags.crd.empty() && s.schemas != nullptr)
+    t.schemas.emplace_back("the kinds of --crd", s.schemas->origin());
+  if (s.builtin_schemas != nullptr) t.schemas.emplace_back("built-in kinds", s.builtin_schemas->origin());
+  t.disabled.assign(s.rules.disabled.begin(), s.rules.disabled.end());
+  return t;
+}
+
+/// --disable's usage error: the closest id, else the ids of the same group (lint., schema., ...), else
+/// the groups.
+std::string unknown_rule_message(const std::string& id) {
+  const auto ids = rule_ids();
+  std::string out = "--disable: unknown rule " + util::quote(id);
+  if (const auto guess = util::closest_match(id, ids))
+    return out + "; did you mean " + util::quote(*guess) + "?";
+  const auto dot = id.find('.');
+  std::vector<std::string> same_group;
+  std::vector<std::string> groups;
+  for (const auto& known : ids) {
+    const auto group = known.substr(0, known.find('.'));
+    if (dot != std::string::npos && group == id.substr(0, dot)) same_group.push_back(known);
+    if (groups.empty() || groups.back() != group) groups.push_back(group);
+  }
+  if (!same_group.empty())
+    return out + "; " + same_group.front().substr(0, dot) + " rules: " + util::join(same_group, ", ");
+  return out + "; rule groups: " + util::join(groups, ", ") + " (each finding shows its rule in [brackets])";
+}
+
+OutputFormat output_format(const std::string& name) {
+  if (name == "json" || name == "yaml") return OutputFormat::json;
+  if (name == "junit") return OutputFormat::junit;
+  if (name == "sarif") return OutputFormat::sarif;
+  if (name == "github") return OutputFormat::github;
+  return OutputFormat::text;
+}
+
+bool mentions_pytorchjob(const std::vector<yaml::InputFile>& files) {
+  return std::any_of(files.begin(), files.end(), [](const yaml::InputFile& f) {
+    return f.text != nullptr && f.text->find("PyTorchJob") != std::string::npos;
   });
 }
 
@@ -158,10 +251,7 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
   settings.verbose = ctx.verbosity > 0;
   settings.trainer.release = trainer;
   for (const auto& id : flags.disabled) {
-    if (!schema::rules::is_lint_id(id)) {
-      return fail_usage(ctx, "--disable: unknown lint " + util::quote(id) +
-                                 "; lints: " + util::join(schema::rules::lint_ids(), ", "));
-    }
+    if (find_rule(id) == nullptr) return fail_usage(ctx, unknown_rule_message(id));
     settings.rules.disabled.insert(id);
   }
   if (flags.server_dry_run && flags.offline) {
@@ -190,6 +280,7 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
 
   schema::SchemaSet from_crd;
   settings.schemas = &schema::carried_schema();
+  settings.carried_schemas = &schema::carried_schema();
   if (flags.crd.empty() && cluster.detection) {
     if (auto live = cluster_schema(cluster, cache_dir(ctx), ctx)) {
       from_crd = std::move(live->set);
@@ -209,16 +300,23 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
     settings.trainer.release = default_trainer_release(cluster, ctx);
     settings.fallback_schemas = &schema::carried_trainer_schema(settings.trainer.release);
   }
+  if (!flags.crd.empty() && from_crd.api_versions("PyTorchJob").empty() &&
+      mentions_pytorchjob(inputs->files)) {
+    ctx.err << "note: " << util::quote(flags.crd)
+            << " has no PyTorchJob CRD: PyTorchJobs are checked against " << schema::carried_schema().origin()
+            << "\n";
+  }
   Report report = validate_inputs(inputs->files, settings);
   if (flags.server_dry_run)
     add_server_findings(*cluster.api, inputs->files, settings, target_namespace(ctx), report);
   for (auto& unreadable : inputs->unreadable) report.files.push_back(std::move(unreadable));
+  drop_disabled(report, flags_disabled(flags));
+  report.target = report_target(settings, cluster, flags);
   OutputOptions out_opts;
-  out_opts.format = flags.output == "json" || flags.output == "yaml" ? OutputFormat::json
-                    : flags.output == "junit"                        ? OutputFormat::junit
-                                                                     : OutputFormat::text;
+  out_opts.format = output_format(flags.output);
   out_opts.colour = ctx.colour_out();
   out_opts.quiet = flags.quiet;
+  out_opts.tool.version = build_info().git_version;
   write_structured(ctx.out, flags.output, [&](std::ostream& o) { write_report(report, out_opts, o); });
   ctx.out.flush();
   // An unreadable input is an I/O error, reported once the readable inputs are validated.
@@ -252,20 +350,31 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       "TrainJob, TrainingRuntime and ClusterTrainingRuntime documents are checked against the carried\n"
       "Trainer v2 schemas of --trainer (CEL rules included), or the CRDs of --crd FILE when it has "
       "them.\n" +
-      util::wrap_words("Lints (--disable ID): " + util::join(schema::rules::lint_ids(), ", "), 110, 2) +
+      util::wrap_words("Lints: " + util::join(schema::rules::lint_ids(), ", "), 110, 2) +
       "\n"
+      "--disable ID turns off any rule, the lints as well as the input.*, yaml.*, schema.*, release.*,\n"
+      "operator.*, trainer.* and server.* rules (-o sarif lists each with its description).\n"
+      "A directory is walked for .yaml, .yml and .json files, without hidden paths (.git/, .github/) and\n"
+      "Helm charts (a directory with Chart.yaml: its templates/, charts/ and values files; a note on\n"
+      "stderr names each), then through --include and --exclude. On stdin, `helm template` output is\n"
+      "split at its '# Source:' comments, so findings name the chart's files.\n"
       "Exit codes: 0 no findings of error severity (of warning severity either, with --fail-on warning),\n"
       "1 such findings, 2 usage or I/O error.\n"
       "Examples:\n"
       "  kubectl pytorch validate job.yaml                      # against the cluster's CRD and release\n"
       "  kubectl pytorch validate --offline --operator v1.8.1 manifests/   # carried schema, no network\n"
       "  kubectl get pytorchjobs -o yaml | kubectl pytorch validate -       # what is already applied\n"
-      "  kubectl pytorch validate -o junit --crd crd.yaml jobs/ > report.xml");
+      "  kubectl pytorch validate -o junit --crd crd.yaml jobs/ > report.xml\n"
+      "  kubectl pytorch validate --offline -o sarif --exclude 'legacy/**' . > validate.sarif\n"
+      "  helm template charts/app | kubectl pytorch validate -o github -");
   cmd->add_option("paths", flags->paths, "Files, directories (recursive: .yaml .yml .json) or - for stdin")
       ->required()
       ->type_name("FILE|DIR|-");
-  cmd->add_option("-o,--output", flags->output, "Output format: text (default), json, yaml or junit")
-      ->check(CLI::IsMember({"text", "json", "yaml", "junit"}).description(""))
+  cmd->add_option(
+         "-o,--output", flags->output,
+         "Output format: text (default), json, yaml, junit, sarif (SARIF 2.1.0, for code scanning) or "
+         "github (workflow annotations)")
+      ->check(CLI::IsMember({"text", "json", "yaml", "junit", "sarif", "github"}).description(""))
       ->type_name("FORMAT");
   cmd->add_option("--crd", flags->crd,
                   "Validate against this CustomResourceDefinition file (compiled once, cached)")
@@ -294,7 +403,20 @@ void add_validate_command(CLI::App& app, Context& ctx) {
       ->check(CLI::IsMember({"error", "warning"}).description(""))
       ->type_name("SEVERITY");
   cmd->add_option("--max-bytes", flags->max_bytes, "Largest input read, in bytes")->capture_default_str();
-  cmd->add_option("--disable", flags->disabled, "Turn off a lint (repeatable)")->type_name("ID");
+  cmd->add_option("--disable", flags->disabled,
+                  "Turn off a rule: any id a finding shows in [brackets] (repeatable)")
+      ->type_name("ID");
+  cmd->add_option("--include", flags->filter.include,
+                  "In directories, read only files matching this glob (repeatable; * ? within a name, ** "
+                  "across directories)")
+      ->type_name("GLOB");
+  cmd->add_option("--exclude", flags->filter.exclude,
+                  "In directories, skip files matching this glob, or everything under a matching directory "
+                  "(repeatable)")
+      ->type_name("GLOB");
+  cmd->add_option("--stdin-filename", flags->stdin_filename,
+                  "The file name findings on stdin (-) carry, as in editors and pre-commit hooks")
+      ->type_name("NAME");
   cmd->add_option("-j,--jobs", flags->jobs,
                   "Files validated in parallel, 1 to 256 (default: number of cores)")
       ->type_name("N")

@@ -85,7 +85,7 @@ void add_matching(Completion& c, const std::string& partial, const std::string& 
 // -o of each command, as its --help lists them.
 std::vector<std::string> output_formats(const std::string& command) {
   static const std::map<std::string, std::vector<std::string>> k_formats = {
-      {"validate", {"text", "json", "yaml", "junit"}},
+      {"validate", {"text", "json", "yaml", "junit", "sarif", "github"}},
       {"env", {"table", "json", "yaml", "dotenv"}},
       {"status", {"table", "wide", "json", "yaml", "name"}},
       {"doctor", {"table", "json", "yaml"}},

@@ -101,7 +101,14 @@ class JsonWriter {
   std::string m_out;
 };
 
-void write_diagnostic(JsonWriter& w, const Diagnostic& d, bool first) {
+/// A finding and the document it is in (null for a finding about the file as a whole).
+struct Located {
+  const Diagnostic* finding;
+  const DocumentReport* document;
+};
+
+void write_diagnostic(JsonWriter& w, const Located& at, bool first) {
+  const Diagnostic& d = *at.finding;
   w.element('{', 2, first);
   w.member("file", d.location.file, 3, true);
   w.member("line", d.location.line, 3);
@@ -111,7 +118,53 @@ void write_diagnostic(JsonWriter& w, const Diagnostic& d, bool first) {
   w.member("rule", d.rule_id, 3);
   w.member("message", d.message, 3);
   w.member("hint", d.hint, 3);
+  if (at.document != nullptr) {
+    w.member("document_index", at.document->index, 3);
+    w.member("kind", at.document->kind, 3);
+    w.member("name", at.document->name, 3);
+    w.member("namespace", at.document->name_space, 3);
+  } else {
+    w.key("document_index", 3, false);
+    w.out() += "null";
+    w.member("kind", "", 3);
+    w.member("name", "", 3);
+    w.member("namespace", "", 3);
+  }
   w.close('}', 2);
+}
+
+void write_target(JsonWriter& w, const ReportTarget& t) {
+  w.key("target", 1, false);
+  w.out() += '{';
+  w.member("cluster", t.cluster, 2, true);
+  w.member("operator", t.operator_release, 2);
+  w.member("trainer", t.trainer_release, 2);
+  w.key("schemas", 2, false);
+  if (t.schemas.empty()) {
+    w.out() += "[]";
+  } else {
+    w.out() += '[';
+    for (std::size_t i = 0; i < t.schemas.size(); ++i) {
+      w.element('{', 3, i == 0);
+      w.member("kinds", t.schemas[i].first, 4, true);
+      w.member("source", t.schemas[i].second, 4);
+      w.close('}', 3);
+    }
+    w.close(']', 2);
+  }
+  w.key("disabled", 2, false);
+  if (t.disabled.empty()) {
+    w.out() += "[]";
+  } else {
+    w.out() += '[';
+    for (std::size_t i = 0; i < t.disabled.size(); ++i) {
+      w.out() += i == 0 ? "\n" : ",\n";
+      w.out().append(6, ' ');
+      w.string(t.disabled[i]);
+    }
+    w.close(']', 2);
+  }
+  w.close('}', 1);
 }
 
 }  // namespace
@@ -151,11 +204,11 @@ void write_json(const Report& report, std::ostream& out) {
   w.member("files", s.files, 2);
   w.close('}', 1);
   w.key("diagnostics", 1, false);
-  std::vector<const Diagnostic*> all;
+  std::vector<Located> all;
   for (const auto& f : report.files) {
-    for (const auto& d : f.file_findings) all.push_back(&d);
+    for (const auto& d : f.file_findings) all.push_back({&d, nullptr});
     for (const auto& doc : f.documents) {
-      for (const auto& d : doc.findings) all.push_back(&d);
+      for (const auto& d : doc.findings) all.push_back({&d, &doc});
     }
   }
   w.out() += '[';
@@ -165,7 +218,7 @@ void write_json(const Report& report, std::ostream& out) {
     const auto render = [&all](std::size_t from, std::size_t to, std::string& into) {
       JsonWriter part;
       part.out().reserve((to - from) * 256);
-      for (std::size_t i = from; i < to; ++i) write_diagnostic(part, *all[i], i == 0);
+      for (std::size_t i = from; i < to; ++i) write_diagnostic(part, all[i], i == 0);
       into = std::move(part.out());
     };
     // Many findings (a whole corpus): the second half is written on another core meanwhile.
@@ -191,8 +244,10 @@ void write_json(const Report& report, std::ostream& out) {
       first_skipped = false;
       w.member("file", f.name, 3, true);
       w.member("line", std::size_t{doc.line}, 3);
+      w.member("document_index", doc.index, 3);
       w.member("kind", doc.kind, 3);
       w.member("name", doc.name, 3);
+      w.member("namespace", doc.name_space, 3);
       w.member("reason", doc.skip_reason, 3);
       w.close('}', 2);
     }
@@ -202,6 +257,7 @@ void write_json(const Report& report, std::ostream& out) {
   } else {
     w.close(']', 1);
   }
+  write_target(w, report.target);
   w.close('}', 0);
   w.out() += '\n';
   out.write(w.out().data(), static_cast<std::streamsize>(w.out().size()));

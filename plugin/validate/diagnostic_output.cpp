@@ -58,6 +58,15 @@ void count(const Diagnostics& ds, Summary& s) {
 
 }  // namespace
 
+void drop_disabled(Report& report, const std::set<std::string, std::less<>>& disabled) {
+  if (disabled.empty()) return;
+  const auto off = [&](const Diagnostic& d) { return disabled.count(d.rule_id) != 0; };
+  for (auto& f : report.files) {
+    std::erase_if(f.file_findings, off);
+    for (auto& doc : f.documents) std::erase_if(doc.findings, off);
+  }
+}
+
 Summary summarize(const FileReport& file) {
   Summary s;
   s.files = 1;
@@ -187,6 +196,12 @@ void write_report(const Report& report, const OutputOptions& opts, std::ostream&
       return;
     case OutputFormat::junit:
       write_junit(report, out);
+      return;
+    case OutputFormat::sarif:
+      write_sarif(report, opts.tool, out);
+      return;
+    case OutputFormat::github:
+      write_github(report, opts, out);
       return;
     case OutputFormat::text:
       break;

@@ -37,7 +37,7 @@ yaml::Position value_pos(const yaml::Node& map, std::string_view key, yaml::Posi
 
 /// The set that serves `kind`: the CRD's (or carried PyTorchJob) schemas first, then the fallback.
 const schema::SchemaSet* schemas_for(const ValidateSettings& s, std::string_view kind) {
-  for (const schema::SchemaSet* set : {s.schemas, s.fallback_schemas, s.builtin_schemas}) {
+  for (const schema::SchemaSet* set : {s.schemas, s.carried_schemas, s.fallback_schemas, s.builtin_schemas}) {
     if (set != nullptr && !set->api_versions(kind).empty()) return set;
   }
   return nullptr;
@@ -46,7 +46,7 @@ const schema::SchemaSet* schemas_for(const ValidateSettings& s, std::string_view
 /// The kinds the run's schemas serve in `group`, for a typo's suggestion.
 std::vector<std::string> served_kinds(const ValidateSettings& s, std::string_view group) {
   std::vector<std::string> out;
-  for (const schema::SchemaSet* set : {s.schemas, s.fallback_schemas, s.builtin_schemas}) {
+  for (const schema::SchemaSet* set : {s.schemas, s.carried_schemas, s.fallback_schemas, s.builtin_schemas}) {
     if (set == nullptr) continue;
     auto kinds = set->kinds_in_group(group);
     out.insert(out.end(), kinds.begin(), kinds.end());
@@ -63,6 +63,8 @@ DocumentReport validate_document(const yaml::Document& doc, const ValidateSettin
   const yaml::Node* api_version = root.find("apiVersion");
   if (const auto* name = root.at_path({"metadata", "name"}); name != nullptr && name->is_scalar())
     out.name = name->text;
+  if (const auto* ns = root.at_path({"metadata", "namespace"}); ns != nullptr && ns->is_scalar())
+    out.name_space = ns->text;
   if (!root.is_map() || kind == nullptr || !kind->is_string() || api_version == nullptr ||
       !api_version->is_string()) {
     const bool no_version = api_version == nullptr || !api_version->is_string();
@@ -122,6 +124,7 @@ DocumentReport validate_document(const yaml::Document& doc, const ValidateSettin
 ValidateSettings default_validate_settings() {
   ValidateSettings settings;
   settings.schemas = &schema::carried_schema();
+  settings.carried_schemas = &schema::carried_schema();
   settings.fallback_schemas = &schema::carried_trainer_schema(model::trainjob::k_newest_trainer_release);
   settings.builtin_schemas = &schema::builtin_schemas();
   return settings;

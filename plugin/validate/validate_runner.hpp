@@ -15,6 +15,9 @@ struct ValidateSettings {
   schema::rules::RuleOptions rules;
   yaml::ReadLimits limits;
   const schema::SchemaSet* schemas = nullptr;  ///< the CRD's or the carried schemas
+  /// Kinds `schemas` does not serve are looked up here first: the carried PyTorchJob schema, so a --crd
+  /// (or a cluster) without the PyTorchJob CRD never leaves PyTorchJobs unchecked.
+  const schema::SchemaSet* carried_schemas = nullptr;
   /// Kinds `schemas` does not serve are looked up here (the carried Trainer v2 schemas of --trainer).
   const schema::SchemaSet* fallback_schemas = nullptr;
   /// The built-in kinds (ConfigMap, Service, Deployment, ...), checked strictly as the API server's

@@ -160,7 +160,10 @@ EOF
   [[ "$output" != *"lint.image-placeholder"* ]]
   run "$KPT_BIN" validate --disable lint.nope mnist-dp.yaml
   [ "$status" -eq 2 ]
-  [[ "$output" == "error: --disable: unknown lint 'lint.nope'; lints: lint.worker-only-no-master-env, "* ]]
+  [[ "$output" == "error: --disable: unknown rule 'lint.nope'; lint rules: lint.clean-pod-policy-none, lint.image-placeholder, "* ]]
+  run "$KPT_BIN" validate --disable nope mnist-dp.yaml
+  [ "$status" -eq 2 ]
+  [ "$output" = "error: --disable: unknown rule 'nope'; rule groups: input, internal, lint, manifest, operator, release, schema, server, trainer, yaml (each finding shows its rule in [brackets])" ]
 }
 
 @test "--crd validates against that CRD, compiles it once into the cache, and refuses unserved versions" {

@@ -15,7 +15,7 @@ namespace {
 std::string reference_json(const Report& report) {
   auto files = nlohmann::ordered_json::array();
   auto diags = nlohmann::ordered_json::array();
-  const auto add = [&diags](const Diagnostic& d) {
+  const auto add = [&diags](const Diagnostic& d, const DocumentReport* doc) {
     diags.push_back({{"file", d.location.file},
                      {"line", d.location.line},
                      {"column", d.location.col},
@@ -25,7 +25,11 @@ std::string reference_json(const Report& report) {
                      {"field", d.field_path},
                      {"rule", d.rule_id},
                      {"message", d.message},
-                     {"hint", d.hint}});
+                     {"hint", d.hint},
+                     {"document_index", doc != nullptr ? nlohmann::ordered_json(doc->index) : nullptr},
+                     {"kind", doc != nullptr ? doc->kind : ""},
+                     {"name", doc != nullptr ? doc->name : ""},
+                     {"namespace", doc != nullptr ? doc->name_space : ""}});
   };
   for (const auto& f : report.files) {
     Report one;
@@ -36,9 +40,9 @@ std::string reference_json(const Report& report) {
                      {"skipped", s.skipped},
                      {"errors", s.errors},
                      {"warnings", s.warnings}});
-    for (const auto& d : f.file_findings) add(d);
+    for (const auto& d : f.file_findings) add(d, nullptr);
     for (const auto& doc : f.documents) {
-      for (const auto& d : doc.findings) add(d);
+      for (const auto& d : doc.findings) add(d, &doc);
     }
   }
   auto not_checked = nlohmann::ordered_json::array();
@@ -47,8 +51,10 @@ std::string reference_json(const Report& report) {
       if (!doc.skipped) continue;
       not_checked.push_back({{"file", f.name},
                              {"line", doc.line},
+                             {"document_index", doc.index},
                              {"kind", doc.kind},
                              {"name", doc.name},
+                             {"namespace", doc.name_space},
                              {"reason", doc.skip_reason}});
     }
   }
@@ -64,6 +70,14 @@ std::string reference_json(const Report& report) {
                                 {"files", s.files}}},
                               {"diagnostics", std::move(diags)},
                               {"not_checked", std::move(not_checked)}};
+  const auto& t = report.target;
+  auto schemas = nlohmann::ordered_json::array();
+  for (const auto& [kinds, source] : t.schemas) schemas.push_back({{"kinds", kinds}, {"source", source}});
+  root["target"] = {{"cluster", t.cluster},
+                    {"operator", t.operator_release},
+                    {"trainer", t.trainer_release},
+                    {"schemas", std::move(schemas)},
+                    {"disabled", t.disabled}};
   return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
@@ -91,14 +105,21 @@ TEST(DiagnosticJson, WritesTheBytesNlohmannWouldForEveryKindOfString) {
     f.name = "jobs/" + texts[i] + ".yaml";
     f.file_findings.push_back(finding(Severity::warning, f.name, texts[i]));
     DocumentReport doc;
+    doc.kind = "Kind " + texts[i];
+    doc.name = "name " + texts[i];
+    doc.name_space = "ns " + texts[i];
     doc.findings.push_back(finding(Severity::error, f.name, texts[i]));
     doc.findings.push_back(finding(Severity::info, f.name, texts[i]));
     f.documents.push_back(doc);
     DocumentReport skipped;
+    skipped.index = 1;
     skipped.skipped = true;
+    skipped.name_space = texts[i];
     f.documents.push_back(skipped);
     r.files.push_back(f);
   }
+  r.target = ReportTarget{
+      "https://c", "v1.9.4", "v2.1.0", {{"PyTorchJob", "carried \xc3\xa9"}, {"b", "c"}}, {"x", "y"}};
   r.files[6].name += std::string("\0x", 2);
   EXPECT_EQ(written(r), reference_json(r));
 }

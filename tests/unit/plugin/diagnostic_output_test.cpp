@@ -43,6 +43,7 @@ Report one_file_report() {
   other.kind = "PodGroup";
   other.line = 20;
   other.name = "pg";
+  other.name_space = "team-a";
   other.skipped = true;
   other.skip_reason = "no schema for scheduling.volcano.sh/v1beta1 PodGroup";
   f.documents.push_back(other);
@@ -158,7 +159,11 @@ TEST(DiagnosticOutput, JsonHasTheDocumentedStableShape) {
       "field": "spec.cleanPodPolicy",
       "rule": "lint.misplaced-field",
       "message": "unknown field 'cleanPodPolicy' (it belongs in spec.runPolicy)",
-      "hint": "move it to spec.runPolicy.cleanPodPolicy"
+      "hint": "move it to spec.runPolicy.cleanPodPolicy",
+      "document_index": 0,
+      "kind": "PyTorchJob",
+      "name": "mnist-dp",
+      "namespace": ""
     },
     {
       "file": "jobs/a.yaml",
@@ -168,18 +173,31 @@ TEST(DiagnosticOutput, JsonHasTheDocumentedStableShape) {
       "field": "metadata.name",
       "rule": "lint.x",
       "message": "a <warning> & more",
-      "hint": ""
+      "hint": "",
+      "document_index": 0,
+      "kind": "PyTorchJob",
+      "name": "mnist-dp",
+      "namespace": ""
     }
   ],
   "not_checked": [
     {
       "file": "jobs/a.yaml",
       "line": 20,
+      "document_index": 1,
       "kind": "PodGroup",
       "name": "pg",
+      "namespace": "team-a",
       "reason": "no schema for scheduling.volcano.sh/v1beta1 PodGroup"
     }
-  ]
+  ],
+  "target": {
+    "cluster": "",
+    "operator": "",
+    "trainer": "",
+    "schemas": [],
+    "disabled": []
+  }
 }
 )json");
 }
