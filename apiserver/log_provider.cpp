@@ -1,6 +1,8 @@
 #include "apiserver/log_provider.hpp"
 
 #include "apiserver/query_params.hpp"
+#include "model/k8s/object_meta.hpp"
+#include "util/json_access.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -98,9 +100,9 @@ Expected<std::string> resolve_container(const LogRequest& request, const nlohman
 Expected<std::string> resolve_container(const std::string& container, const nlohmann::json& pod) {
   std::vector<std::string> names;
   if (pod.contains("spec") && pod["spec"].contains("containers")) {
-    for (const auto& c : pod["spec"]["containers"]) names.push_back(c.value("name", ""));
+    for (const auto& c : pod["spec"]["containers"]) names.push_back(util::string_at(c, "name"));
   }
-  const std::string pod_name = pod["metadata"].value("name", "");
+  const std::string pod_name = model::k8s::meta_string(pod, "name");
   if (container.empty()) {
     if (names.size() == 1) return names.front();
     std::string list;

@@ -10,11 +10,13 @@
 #include "local/node_exec_provider.hpp"
 #include "local/node_log_provider.hpp"
 #include "local/torch_probe.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "model/pytorchjob/env_style.hpp"
 #include "model/trainjob/runtime_catalog.hpp"
 #include "model/trainjob/status_request.hpp"
 #include "util/clock.hpp"
 #include "util/file_io.hpp"
+#include "util/json_access.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -70,7 +72,7 @@ Expected<void> install_crd(kube::ApiClient& client, const nlohmann::json& wanted
   auto current = client.get(kube::resources::crds(), "", wanted_crd["metadata"]["name"]);
   if (!current) return current.error();
   nlohmann::json wanted = wanted_crd;
-  wanted["metadata"]["resourceVersion"] = (*current)["metadata"].value("resourceVersion", "");
+  wanted["metadata"]["resourceVersion"] = model::k8s::meta_string(*current, "resourceVersion");
   auto updated = client.update(kube::resources::crds(), "", wanted);
   if (!updated) return updated.error();
   return {};
@@ -85,7 +87,7 @@ Expected<void> install_runtimes(kube::ApiClient& client) {
     auto created = client.create(runtimes, "", runtime);
     if (!created && !kube::is_already_exists(created.error()))
       return created.error().context("creating ClusterTrainingRuntime '" +
-                                     runtime["metadata"].value("name", "") + "'");
+                                     model::k8s::meta_string(runtime, "name") + "'");
   }
   return {};
 }
@@ -94,8 +96,10 @@ Expected<void> install_runtimes(kube::ApiClient& client) {
 /// column before Age, over the TrainJob's status.trainerStatus and the PyTorchJob's annotation of
 /// ours. Columns only: the schemas stay the real CRDs'.
 nlohmann::json with_progress_column(nlohmann::json crd) {
-  const bool trainjob = crd["spec"]["names"].value("kind", "") == "TrainJob";
-  if (!trainjob && crd["spec"]["names"].value("kind", "") != "PyTorchJob") return crd;
+  const bool trainjob =
+      util::string_at(util::member(util::member(crd, "spec"), "names"), "kind") == "TrainJob";
+  if (!trainjob && util::string_at(util::member(util::member(crd, "spec"), "names"), "kind") != "PyTorchJob")
+    return crd;
   const std::string annotation = model::trainjob::k_progress_annotation;
   std::string escaped;
   for (const char c : annotation) escaped += c == '.' ? std::string("\\.") : std::string(1, c);
@@ -107,8 +111,9 @@ nlohmann::json with_progress_column(nlohmann::json crd) {
   for (auto& version : crd["spec"]["versions"]) {
     auto& columns = version["additionalPrinterColumns"];
     if (!columns.is_array()) columns = nlohmann::json::array();
-    const auto age = std::find_if(columns.begin(), columns.end(),
-                                  [](const nlohmann::json& c) { return c.value("name", "") == "Age"; });
+    const auto age = std::find_if(columns.begin(), columns.end(), [](const nlohmann::json& c) {
+      return util::string_at(c, "name") == "Age";
+    });
     columns.insert(age, column);
   }
   return crd;
@@ -120,7 +125,9 @@ Expected<void> install_apis(kube::ApiClient& client) {
     return crd.error().context("installing the PyTorchJob CRD");
   for (const auto& crd : controller::trainer_crds()) {
     if (auto installed = install_crd(client, with_progress_column(crd)); !installed)
-      return installed.error().context("installing the " + crd["spec"]["names"].value("kind", "") + " CRD");
+      return installed.error().context(
+          "installing the " + util::string_at(util::member(util::member(crd, "spec"), "names"), "kind") +
+          " CRD");
   }
   return install_runtimes(client);
 }

@@ -75,7 +75,7 @@ void warn_foreign_crds(Context& ctx, const controller::ManifestOptions& options)
   if (!api) return;
   std::vector<std::string> names = {"pytorchjobs.kubeflow.org"};
   if (options.trainer) {
-    for (const auto& crd : controller::trainer_crds()) names.push_back(crd["metadata"].value("name", ""));
+    for (const auto& crd : controller::trainer_crds()) names.push_back(model::k8s::meta_string(crd, "name"));
   }
   for (const auto& name : names) {
     auto crd = (*api)->get(kube::resources::crds(), "", name);

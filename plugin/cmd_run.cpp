@@ -2,6 +2,7 @@
 #include "local/cluster_paths.hpp"
 #include "local/embedded_cluster.hpp"
 #include "local/pod_spec.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
@@ -14,6 +15,7 @@
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/run/run_prepare.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 #include "yaml/yaml_writer.hpp"
@@ -112,7 +114,7 @@ void localize_trainjob(json& job, const std::string& workdir) {
   json& patches = job["spec"]["runtimePatches"];
   if (!patches.is_array()) patches = json::array();
   for (auto& existing : patches) {
-    if (existing.is_object() && existing.value("manager", "") == k_local_patch_manager) {
+    if (existing.is_object() && util::string_at(existing, "manager") == k_local_patch_manager) {
       existing = patch;
       return;
     }
@@ -171,8 +173,8 @@ Expected<bool> changes_spec(kube::ApiClient& api, const JobKind& kind, const Run
   kube::WriteOptions preview = apply_options(f);
   preview.dry_run = true;
   auto applied =
-      api.patch(kind.resource(), existing["metadata"].value("namespace", ""),
-                existing["metadata"].value("name", ""), kube::PatchType::apply, job.dump(), preview);
+      api.patch(kind.resource(), model::k8s::meta_string(existing, "namespace"),
+                model::k8s::meta_string(existing, "name"), kube::PatchType::apply, job.dump(), preview);
   (void)api.take_warnings();  // the real apply reports them
   if (!applied) return applied.error();
   return applied->value("spec", json::object()) != existing.value("spec", json::object());
@@ -183,8 +185,8 @@ Expected<bool> changes_spec(kube::ApiClient& api, const JobKind& kind, const Run
 // pods, so it is replaced only with --replace, and refused otherwise.
 Expected<void> make_way(const Context& ctx, const RunFlags& f, kube::ApiClient& api, const JobKind& kind,
                         const json& job) {
-  const std::string ns = job["metadata"].value("namespace", "");
-  const std::string name = job["metadata"].value("name", "");
+  const std::string ns = model::k8s::meta_string(job, "namespace");
+  const std::string name = model::k8s::meta_string(job, "name");
   auto existing = api.get(kind.resource(), ns, name);
   if (!existing) return {};
   if (is_finished(kind, *existing)) {
@@ -207,7 +209,7 @@ Expected<void> make_way(const Context& ctx, const RunFlags& f, kube::ApiClient& 
 // What -o asks for on stdout: the object (yaml, json), its resource name (name), or `fallback`.
 void print_object(const Context& ctx, const RunFlags& f, const json& object, const std::string& fallback) {
   const std::string output = f.output.empty() ? fallback : f.output;
-  const std::string name = object["metadata"].value("name", "");
+  const std::string name = model::k8s::meta_string(object, "name");
   if (output == "json") {
     ctx.out << object.dump(2) << "\n";
   } else if (output == "yaml") {
@@ -226,8 +228,8 @@ struct Applied {
 // Server-side apply (a re-run of the same manifest is a no-op); make_way first, unless a dry run.
 Expected<Applied> apply_job(const Context& ctx, const RunFlags& f, kube::ApiClient& api, const JobKind& kind,
                             const json& job) {
-  const std::string ns = job["metadata"].value("namespace", "");
-  const std::string name = job["metadata"].value("name", "");
+  const std::string ns = model::k8s::meta_string(job, "namespace");
+  const std::string name = model::k8s::meta_string(job, "name");
   if (f.dry_run == "none") {
     if (auto made = make_way(ctx, f, api, kind, job); !made) return made.error();
   }
@@ -340,13 +342,14 @@ int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, J
 Expected<void> apply_runtimes(const Context& ctx, const RunFlags& f, kube::ApiClient& api,
                               const std::vector<json>& runtimes, const std::string& ns) {
   for (json runtime : runtimes) {
-    const bool cluster = runtime.value("kind", "") == "ClusterTrainingRuntime";
+    const bool cluster = util::string_at(runtime, "kind") == "ClusterTrainingRuntime";
     const kube::ResourceRef ref =
         cluster ? kube::resources::clustertrainingruntimes() : kube::resources::trainingruntimes();
-    if (!cluster && runtime["metadata"].value("namespace", "").empty()) runtime["metadata"]["namespace"] = ns;
-    const std::string name = runtime["metadata"].value("name", "");
-    auto applied = api.patch(ref, cluster ? std::string() : runtime["metadata"].value("namespace", ""), name,
-                             kube::PatchType::apply, runtime.dump(), apply_options(f));
+    if (!cluster && model::k8s::meta_string(runtime, "namespace").empty())
+      runtime["metadata"]["namespace"] = ns;
+    const std::string name = model::k8s::meta_string(runtime, "name");
+    auto applied = api.patch(ref, cluster ? std::string() : model::k8s::meta_string(runtime, "namespace"),
+                             name, kube::PatchType::apply, runtime.dump(), apply_options(f));
     for (const auto& w : api.take_warnings()) ctx.err << "Warning: " << w << "\n";
     if (!applied) return applied.error().context(util::to_lower(ref.kind) + " '" + name + "'");
     if (f.dry_run == "none")
@@ -359,9 +362,9 @@ Expected<void> apply_runtimes(const Context& ctx, const RunFlags& f, kube::ApiCl
 int run_on(Context& ctx, const RunFlags& f, const Deadlines& deadlines, JobTarget& target,
            PreparedJob prepared) {
   json& job = prepared.job;
-  if (job["metadata"].value("namespace", "").empty()) job["metadata"]["namespace"] = target.ns;
-  target.ns = job["metadata"].value("namespace", "");
-  const std::string name = job["metadata"].value("name", "");
+  if (model::k8s::meta_string(job, "namespace").empty()) job["metadata"]["namespace"] = target.ns;
+  target.ns = model::k8s::meta_string(job, "namespace");
+  const std::string name = model::k8s::meta_string(job, "name");
   const JobKind& kind = *kind_of(job);
   if (auto runtimes = apply_runtimes(ctx, f, *target.api, prepared.runtimes, target.ns); !runtimes)
     return fail(ctx, runtimes.error());

@@ -1,5 +1,7 @@
 #include "plugin/doctor/doctor_detect.hpp"
 
+#include "util/json_access.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -340,7 +342,7 @@ bool is_local_cluster_version(const std::string& version_json) {
   if (!v.is_object()) return false;
   // The embedded server with its controller; without it (`local up --server-only`) it is just
   // an API server, and the CRDs it holds speak for themselves.
-  const std::string git = v.value("gitVersion", "");
+  const std::string git = util::string_at(v, "gitVersion");
   const std::string suffix = "-kubectl-pytorch+controller";
   return git.size() > suffix.size() && git.compare(git.size() - suffix.size(), suffix.size(), suffix) == 0;
 }

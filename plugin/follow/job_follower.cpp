@@ -6,6 +6,7 @@
 #include "plugin/follow/follow_output.hpp"
 #include "plugin/follow/job_kind.hpp"
 #include "plugin/follow/watch_waiter.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -241,8 +242,8 @@ class Follower {
       const std::string key =
           e.value("/metadata/uid"_json_pointer, std::string{}) + "/" + std::to_string(e.value("count", 1));
       if (m_seen_events.insert(key).second) {
-        m_console.note(
-            fmt::format("warning: {}: {}: {}", obj, e.value("reason", ""), e.value("message", "")));
+        m_console.note(fmt::format("warning: {}: {}: {}", obj, util::string_at(e, "reason"),
+                                   util::string_at(e, "message")));
       }
     }
   }

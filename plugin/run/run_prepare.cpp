@@ -9,6 +9,7 @@
 #include "plugin/validate/live_validate.hpp"
 #include "plugin/validate/validate_runner.hpp"
 #include "schema/carried/carried_trainer_schema.hpp"
+#include "util/json_access.hpp"
 #include "yaml/input_files.hpp"
 #include "yaml/manifest_reader.hpp"
 #include "yaml/node_json.hpp"
@@ -138,7 +139,7 @@ Expected<PreparedJob> job_from_image(const Context& ctx, const JobSource& s) {
 
 bool is_runtime(const json& doc) {
   if (!doc.is_object()) return false;
-  const std::string kind = doc.value("kind", "");
+  const std::string kind = util::string_at(doc, "kind");
   return kind == "TrainingRuntime" || kind == "ClusterTrainingRuntime";
 }
 
