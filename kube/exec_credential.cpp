@@ -85,7 +85,7 @@ Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::
 }
 
 ExecCredentialProvider::ExecCredentialProvider(ExecConfig config, ExecClusterInfo cluster,
-                                               ProcessRunner& runner, std::map<std::string, std::string> env,
+                                               CommandRunner& runner, std::map<std::string, std::string> env,
                                                bool stdin_is_terminal, Clock clock)
     : m_config(std::move(config)),
       m_cluster(std::move(cluster)),

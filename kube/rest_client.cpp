@@ -104,9 +104,9 @@ RestClient::RestClient(ResolvedConfig config, std::unique_ptr<HttpTransport> tra
   m_rng.seed(m_options.jitter_seed != 0 ? m_options.jitter_seed : std::random_device{}());
   while (!m_config.server.empty() && m_config.server.back() == '/') m_config.server.pop_back();
   if (m_config.exec && m_config.auth == AuthKind::exec) {
-    ProcessRunner* runner = m_options.process_runner;
+    CommandRunner* runner = m_options.command_runner;
     if (runner == nullptr) {
-      m_own_runner = std::make_unique<RealProcessRunner>();
+      m_own_runner = std::make_unique<RealCommandRunner>();
       runner = m_own_runner.get();
     }
     ExecClusterInfo info{m_config.server,

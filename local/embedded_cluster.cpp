@@ -6,7 +6,7 @@
 #include "controller/crd.hpp"
 #include "controller/logger.hpp"
 #include "local/cluster_lifecycle.hpp"
-#include "local/node.hpp"
+#include "local/local_node.hpp"
 #include "local/node_exec_provider.hpp"
 #include "local/node_log_provider.hpp"
 #include "local/torch_probe.hpp"

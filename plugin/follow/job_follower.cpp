@@ -362,7 +362,7 @@ class Follower {
     for (const auto& [key, tail] : m_tails) all_done = all_done && tail.log->done();
     if (!all_done && m_clock.steady_now() - *m_finished_at < m_options.drain) return std::nullopt;
     for (auto& [key, t] : m_tails) say_unread(t);
-    const int code = exit_code_for(view);
+    const int code = job_exit_code(view);
     // A job followed after it started (logs -f) ran longer than this follow: its status says how long.
     const double seconds = std::max(elapsed(), view.ran_for.value_or(0.0));
     m_diagnosis = diagnosis(0);

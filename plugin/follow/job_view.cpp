@@ -228,7 +228,7 @@ std::string status_line(const JobView& view) {
   return line;
 }
 
-int exit_code_for(const JobView& view) {
+int job_exit_code(const JobView& view) {
   if (view.succeeded) return 0;
   for (const auto& r : view.replicas) {
     if (r.rank == 0 && r.exit_code && *r.exit_code != 0) return *r.exit_code;

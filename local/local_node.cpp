@@ -1,4 +1,4 @@
-#include "local/node.hpp"
+#include "local/local_node.hpp"
 
 #include "local/node_restart.hpp"
 #include "local/pod_validation.hpp"
