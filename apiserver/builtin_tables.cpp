@@ -452,9 +452,4 @@ const BuiltinPrinter* builtin_printer(const ResourceInfo& res) {
   return it == k_printers.end() ? nullptr : &it->second;
 }
 
-std::string pod_status_reason(const json& pod) {
-  PodCounts counts;
-  return pod_reason(pod, counts);
-}
-
 }  // namespace kpt::apiserver
