@@ -20,6 +20,7 @@
 #include "plugin/plugin.hpp"
 #include "plugin/version.hpp"
 #include "util/file_io.hpp"
+#include "util/messages.hpp"
 #include "util/strings.hpp"
 
 #include <CLI/CLI.hpp>
@@ -83,9 +84,9 @@ void warn_foreign_crds(Context& ctx, const controller::ManifestOptions& options)
     if (!crd) return;  // unreachable or not allowed: one look, not one timeout per CRD
     const auto owner = model::k8s::label_of(*crd, "app.kubernetes.io/name");
     if (owner == "kubectl-pytorch-controller") continue;
-    ctx.err << "warning: the cluster has the CRD " << util::quote(name)
-            << " from another installer; applying these manifests replaces it (and its descriptions): print "
-               "them with --skip-crds to keep it\n";
+    util::print_warning(ctx.err, "the cluster has the CRD " + util::quote(name) +
+                                     " from another installer; applying these manifests replaces it (and its "
+                                     "descriptions): print them with --skip-crds to keep it");
   }
 }
 

@@ -16,6 +16,7 @@
 #include "plugin/plugin.hpp"
 #include "plugin/run/run_prepare.hpp"
 #include "util/json_access.hpp"
+#include "util/messages.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 #include "yaml/yaml_writer.hpp"
@@ -134,9 +135,10 @@ void localize(const Context& ctx, const RunFlags& f, const std::string& folder, 
     }
   }
   if (f.dry_run != "client") {
-    ctx.err << "note: --local ignores container images: each container's command runs as a local process in '"
-            << workdir << "'\n";
-    if (local::find_nss_wrapper().empty()) ctx.err << local::k_no_name_resolution_warning << "\n";
+    util::print_note(
+        ctx.err, "--local ignores container images: each container's command runs as a local process in '" +
+                     workdir + "'");
+    if (local::find_nss_wrapper().empty()) util::print_warning(ctx.err, local::k_no_name_resolution_warning);
   }
 }
 
@@ -249,7 +251,8 @@ void remove_job(const Context& ctx, kube::ApiClient& api, const JobKind& kind, c
   if (auto r = api.remove(kind.resource(), ns, name, del); r || kube::is_not_found(r.error())) {
     ctx.err << resource_name(kind, name) << " deleted\n";
   } else {
-    ctx.err << "warning: deleting " << kind.singular << " " << name << ": " << r.error().message << "\n";
+    util::print_warning(ctx.err,
+                        std::string("deleting ") + kind.singular + " " + name + ": " + r.error().message);
   }
 }
 
@@ -259,7 +262,7 @@ int left_running(const Context& ctx, const RunFlags& f, JobTarget& target, const
                  const std::string& name, const FollowResult& result) {
   const std::string what = f.rm ? "deleting the job (--rm)" : "the job keeps running";
   if (result.end == FollowEnd::timeout) {
-    print_error(ctx.err, result.message + ": " + what);
+    util::print_error(ctx.err, result.message + ": " + what);
   } else if (result.end == FollowEnd::interrupted) {
     ctx.err << "interrupted: " << what << "\n";
   } else {
@@ -287,11 +290,11 @@ int left_running(const Context& ctx, const RunFlags& f, JobTarget& target, const
 // A crash loop or a stall: the diagnosis, its verdict as the error.
 void print_verdict(const Context& ctx, const FollowResult& result, const StepContext& step) {
   if (!result.diagnosis) {
-    print_error(ctx.err, result.message);
+    util::print_error(ctx.err, result.message);
     return;
   }
   const auto lines = diagnosis_lines(*result.diagnosis, step);
-  print_error(ctx.err, lines.front());
+  util::print_error(ctx.err, lines.front());
   for (std::size_t i = 1; i < lines.size(); ++i) ctx.err << lines[i] << "\n";
 }
 
@@ -326,7 +329,7 @@ int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, J
       return left_running(ctx, f, target, kind, name, result);
     case FollowEnd::stuck:
     case FollowEnd::gone:
-      print_error(ctx.err, result.message);
+      util::print_error(ctx.err, result.message);
       if (result.diagnosis) {
         // The verdict line says what the error said: the class, the next step and the events follow.
         const auto lines = diagnosis_lines(*result.diagnosis, follow.step);

@@ -7,6 +7,7 @@
 #include "plugin/follow/job_kind.hpp"
 #include "plugin/follow/watch_waiter.hpp"
 #include "util/json_access.hpp"
+#include "util/messages.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -122,7 +123,7 @@ class Follower {
       const auto& suffix = m_options.hooks.status_suffix;
       m_console.status(status_line(view) + (suffix ? suffix(job, view) : std::string()));
       for (const auto& [key, text] : notable_states(view)) {
-        if (m_seen_notes.insert(key).second) m_console.note("note: " + text);
+        if (m_seen_notes.insert(key).second) m_console.note(util::message_text(util::Severity::note, text));
       }
       report_events();
     }
@@ -210,7 +211,8 @@ class Follower {
     const std::string error = t.log->error();
     if (error.empty() || t.unread_said || !m_options.progress) return;
     t.unread_said = true;
-    m_console.note(fmt::format("warning: {}: its log could not be read: {}", t.pod, error));
+    m_console.note(util::message_text(util::Severity::warning,
+                                      fmt::format("{}: its log could not be read: {}", t.pod, error)));
   }
 
   static const ReplicaView* find_replica(const JobView& view, const std::string& uid) {
@@ -242,8 +244,9 @@ class Follower {
       const std::string key =
           e.value("/metadata/uid"_json_pointer, std::string{}) + "/" + std::to_string(e.value("count", 1));
       if (m_seen_events.insert(key).second) {
-        m_console.note(fmt::format("warning: {}: {}: {}", obj, util::string_at(e, "reason"),
-                                   util::string_at(e, "message")));
+        m_console.note(util::message_text(
+            util::Severity::warning,
+            fmt::format("{}: {}: {}", obj, util::string_at(e, "reason"), util::string_at(e, "message"))));
       }
     }
   }
@@ -296,10 +299,11 @@ class Follower {
     const std::string what = util::join(silent, "; ");
     if (!m_options.stall_ends) {
       if (m_options.progress) {
-        m_console.note(
-            "warning: " + what + " (--stall-timeout " +
-            util::format_age(std::chrono::duration_cast<std::chrono::seconds>(m_options.stall_timeout)) +
-            ")");
+        m_console.note(util::message_text(
+            util::Severity::warning,
+            what + " (--stall-timeout " +
+                util::format_age(std::chrono::duration_cast<std::chrono::seconds>(m_options.stall_timeout)) +
+                ")"));
         for (const auto& line : others_lines(view)) m_console.note(line);
       }
       return std::nullopt;
@@ -382,9 +386,10 @@ class Follower {
         m_console.note(summary_line(view, seconds));
         final_line();
         if (!m_diagnosis->left_behind.empty()) {
-          m_console.note(fmt::format("note: {} still running: kubectl delete {} {}{} removes them",
-                                     util::join(m_diagnosis->left_behind, ", "), m_kind.singular, view.name,
-                                     m_options.step.kubectl_flags));
+          m_console.note(util::message_text(
+              util::Severity::note, fmt::format("{} still running: kubectl delete {} {}{} removes them",
+                                                util::join(m_diagnosis->left_behind, ", "), m_kind.singular,
+                                                view.name, m_options.step.kubectl_flags)));
         }
       }
     }

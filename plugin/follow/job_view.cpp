@@ -1,6 +1,7 @@
 #include "plugin/follow/job_view.hpp"
 
 #include "model/k8s/object_meta.hpp"
+#include "plugin/exit_codes.hpp"
 #include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
@@ -229,11 +230,11 @@ std::string status_line(const JobView& view) {
 }
 
 int job_exit_code(const JobView& view) {
-  if (view.succeeded) return 0;
+  if (view.succeeded) return exit_code::ok;
   for (const auto& r : view.replicas) {
     if (r.rank == 0 && r.exit_code && *r.exit_code != 0) return *r.exit_code;
   }
-  return 1;
+  return exit_code::failed;
 }
 
 std::optional<std::string> fatal_stall(const JobView& view) {

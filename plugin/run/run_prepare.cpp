@@ -10,6 +10,7 @@
 #include "plugin/validate/validate_runner.hpp"
 #include "schema/carried/carried_trainer_schema.hpp"
 #include "util/json_access.hpp"
+#include "util/messages.hpp"
 #include "yaml/input_files.hpp"
 #include "yaml/manifest_reader.hpp"
 #include "yaml/node_json.hpp"
@@ -121,8 +122,8 @@ Expected<PreparedJob> job_from_image(const Context& ctx, const JobSource& s) {
     // The Training Operator gives a worker-only job no MASTER_ADDR/RANK/WORLD_SIZE: there the job
     // gets a Master, as the worker-only lint asks; our controller runs worker-only jobs as they are.
     r.with_master = !target->ours;
-    ctx.err << "note: --image sets spec.runPolicy.backoffLimit " << r.backoff_limit
-            << ": the job fails after that many restarts instead of restarting forever\n";
+    util::print_note(ctx.err, "--image sets spec.runPolicy.backoffLimit " + std::to_string(r.backoff_limit) +
+                                  ": the job fails after that many restarts instead of restarting forever");
     job = build_job(r);
   } else {
     r.workers = s.nodes > 0 ? s.nodes : 1;
