@@ -2,6 +2,7 @@
 #include "apiserver/api_handler.hpp"
 #include "apiserver/websocket.hpp"
 #include "util/json_access.hpp"
+#include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -99,8 +100,8 @@ HttpResponse ApiHandler::do_exec(const HttpRequest& req, const Target& t) {
         upgrade.empty()
             ? "Upgrade request required"
             : "this server speaks exec over WebSocket (v5.channel.k8s.io, v4.channel.k8s.io) only, "
-              "not '" +
-                  req.header("upgrade") + "'"));
+              "not " +
+                  util::quote(req.header("upgrade"))));
   }
   if (!has_token(req.header("connection"), "upgrade"))
     return error_response(upgrade_required("Upgrade request required"));

@@ -3,6 +3,7 @@
 #include "apiserver/query_params.hpp"
 #include "model/k8s/object_meta.hpp"
 #include "util/json_access.hpp"
+#include "util/strings.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -112,7 +113,7 @@ Expected<std::string> resolve_container(const std::string& container, const nloh
 
 Expected<std::unique_ptr<LogStream>> NoLogProvider::open(const LogRequest& request,
                                                          const nlohmann::json& /*pod*/) {
-  return bad_request("no logs for pod '" + request.pod + "': no node runs pods on this server");
+  return bad_request("no logs for pod " + util::quote(request.pod) + ": no node runs pods on this server");
 }
 
 }  // namespace kpt::apiserver

@@ -11,6 +11,7 @@
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/runtime_ref.hpp"
 #include "util/sha1.hpp"
+#include "util/strings.hpp"
 
 namespace kpt::controller {
 
@@ -77,7 +78,7 @@ Expected<nlohmann::json> TrainJobReconciler::apply_jobset(const nlohmann::json& 
   options.force = true;
   auto applied = m_client.patch(kube::resources::jobsets(), model::k8s::meta_string(trainjob, "namespace"),
                                 name, kube::PatchType::apply, body, options);
-  if (!applied) return applied.error().context("applying JobSet '" + name + "'");
+  if (!applied) return applied.error().context("applying JobSet " + util::quote(name));
   // A JobSet the cache holds gets the answer now; a new one is the informer's to add, as its
   // event meets the creation expected above.
   if (observed.exists) m_caches.jobsets.put_newer(*applied);
@@ -91,7 +92,7 @@ Expected<void> TrainJobReconciler::delete_jobset(const nlohmann::json& trainjob)
   const std::string name = model::k8s::meta_string(trainjob, "name");
   m_caches.expectations.expect(key, 0, 1);
   auto r = m_client.remove(kube::resources::jobsets(), model::k8s::meta_string(trainjob, "namespace"), name);
-  if (!r && !kube::is_not_found(r.error())) return r.error().context("deleting JobSet '" + name + "'");
+  if (!r && !kube::is_not_found(r.error())) return r.error().context("deleting JobSet " + util::quote(name));
   if (!r) m_caches.expectations.observe_deletion(key);
   std::lock_guard lock(m_mutex);
   m_applied.erase(key);

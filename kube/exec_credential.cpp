@@ -2,6 +2,7 @@
 
 #include "util/base64.hpp"
 #include "util/json_access.hpp"
+#include "util/strings.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -59,8 +60,8 @@ Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::
     return fail("decoding stdout: the exec plugin did not print JSON");
   const std::string api_version = util::string_at(doc, "apiVersion");
   if (util::string_at(doc, "kind") != "ExecCredential")
-    return fail("decoding stdout: expected kind 'ExecCredential', got '" + util::string_at(doc, "kind") +
-                "'");
+    return fail("decoding stdout: expected kind 'ExecCredential', got " +
+                util::quote(util::string_at(doc, "kind")));
   if (api_version != config.api_version)
     return fail("exec plugin is configured to use API version " + config.api_version +
                 ", plugin returned version " + api_version);
@@ -78,8 +79,8 @@ Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::
   if (st.contains("expirationTimestamp") && st["expirationTimestamp"].is_string()) {
     if (auto t = util::parse_time(st["expirationTimestamp"].get<std::string>())) cred.expiration = *t;
     if (!cred.expiration)
-      return fail("decoding stdout: invalid expirationTimestamp '" +
-                  st["expirationTimestamp"].get<std::string>() + "'");
+      return fail("decoding stdout: invalid expirationTimestamp " +
+                  util::quote(st["expirationTimestamp"].get<std::string>()));
   }
   return cred;
 }

@@ -18,6 +18,7 @@
 #include "util/file_io.hpp"
 #include "util/json_access.hpp"
 #include "util/messages.hpp"
+#include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -87,8 +88,8 @@ Expected<void> install_runtimes(kube::ApiClient& client) {
   for (const auto& runtime : model::trainjob::carried_runtimes(model::trainjob::k_newest_trainer_release)) {
     auto created = client.create(runtimes, "", runtime);
     if (!created && !kube::is_already_exists(created.error()))
-      return created.error().context("creating ClusterTrainingRuntime '" +
-                                     model::k8s::meta_string(runtime, "name") + "'");
+      return created.error().context("creating ClusterTrainingRuntime " +
+                                     util::quote(model::k8s::meta_string(runtime, "name")));
   }
   return {};
 }

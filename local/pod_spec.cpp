@@ -2,6 +2,7 @@
 
 #include "local/pod_validation.hpp"
 #include "util/json_access.hpp"
+#include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -30,7 +31,7 @@ Expected<std::string> resolve_field_ref(const json& pod, const std::string& path
       return util::string_at(meta.value(map_name, json::object()), key.c_str());
     }
   }
-  return make_error(ErrorCode::usage, "unsupported fieldRef '" + path + "'");
+  return make_error(ErrorCode::usage, "unsupported fieldRef " + util::quote(path));
 }
 
 Expected<ContainerLaunch> plan_container(const json& pod, const json& container, bool init,
@@ -38,7 +39,7 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
   ContainerLaunch launch;
   launch.name = util::string_at(container, "name");
   launch.init = init;
-  const std::string where = (init ? "init container '" : "container '") + launch.name + "'";
+  const std::string where = std::string(init ? "init container " : "container ") + util::quote(launch.name);
 
   std::map<std::string, std::string> vars;
   std::vector<std::string> order;
@@ -68,17 +69,17 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
     const json& from = e["valueFrom"];
     if (from.contains("fieldRef")) {
       auto value = resolve_field_ref(pod, util::string_at(from["fieldRef"], "fieldPath"), node);
-      if (!value) return value.error().context(where + ": env[" + std::to_string(i) + "] '" + name + "'");
+      if (!value)
+        return value.error().context(where + ": env[" + std::to_string(i) + "] " + util::quote(name));
       set_var(name, *value);
     } else if (from.contains("configMapKeyRef") || from.contains("secretKeyRef")) {
       auto value = resolve_key_ref(from, ns.empty() ? "default" : ns, sources);
       if (!value) return value.error();
       if (*value) set_var(name, **value);
     } else {
-      return make_error(ErrorCode::usage,
-                        where + ": env[" + std::to_string(i) + "] '" + name +
-                            "': the local node resolves valueFrom.fieldRef, configMapKeyRef "
-                            "and secretKeyRef only");
+      return make_error(ErrorCode::usage, where + ": env[" + std::to_string(i) + "] " + util::quote(name) +
+                                              ": the local node resolves valueFrom.fieldRef, configMapKeyRef "
+                                              "and secretKeyRef only");
     }
   }
   if (vars.count("PET_NNODES") != 0) {

@@ -4,6 +4,7 @@
 #include "local/env_sources.hpp"
 #include "util/base64.hpp"
 #include "util/json_access.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -161,7 +162,8 @@ Expected<std::optional<std::chrono::seconds>> write_projected_files(kube::ApiCli
                                 {"uid", util::string_at(meta, "uid")}}}}}};
       auto answer =
           api.post_raw("/api/v1/namespaces/" + ns + "/serviceaccounts/" + account + "/token", request);
-      if (!answer) return answer.error().context("requesting a token for service account '" + account + "'");
+      if (!answer)
+        return answer.error().context("requesting a token for service account " + util::quote(account));
       const std::string token = answer->value("/status/token"_json_pointer, std::string{});
       if (auto w = write_file(volume_root, f, f.path, token); !w) return w.error();
       const auto again = std::chrono::seconds(f.expiration_seconds * 8 / 10);

@@ -120,7 +120,7 @@ int run(Context& ctx, const ControllerFlags& f) {
   controller::ControllerConfig config;
   const auto style = model::pytorchjob::parse_style(f.env_style);
   if (!style) {
-    return fail_usage(ctx, "unknown env style '" + f.env_style + "': known styles are " +
+    return fail_usage(ctx, "unknown env style " + util::quote(f.env_style) + ": known styles are " +
                                model::pytorchjob::known_styles_list());
   }
   config.reconciler.style = *style;
@@ -152,8 +152,8 @@ int run(Context& ctx, const ControllerFlags& f) {
   if (!f.kinds.empty()) {
     const auto kinds = controller::parse_kinds(f.kinds);
     if (!kinds) {
-      return fail_usage(
-          ctx, "unknown --kinds '" + f.kinds + "': use pytorchjobs, trainjobs or both (comma-separated)");
+      return fail_usage(ctx, "unknown --kinds " + util::quote(f.kinds) +
+                                 ": use pytorchjobs, trainjobs or both (comma-separated)");
     }
     config.kinds = *kinds;
   }
@@ -164,7 +164,7 @@ int run(Context& ctx, const ControllerFlags& f) {
   config.leader_elect = f.leader_elect;
   config.metrics_addr = f.metrics_addr;
   if (f.log_format != "text" && f.log_format != "json") {
-    return fail_usage(ctx, "unknown log format '" + f.log_format + "': use 'text' or 'json'");
+    return fail_usage(ctx, "unknown log format " + util::quote(f.log_format) + ": use 'text' or 'json'");
   }
   const auto resync = parse_seconds(f.resync);
   const auto lease = parse_seconds(f.lease_duration);

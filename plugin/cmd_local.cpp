@@ -229,7 +229,8 @@ void add_local_command(CLI::App& app, Context& ctx) {
         ->check(CLI::Validator(
             [](const std::string& text) {
               const auto ms = util::parse_duration_ms(text);
-              return ms && *ms >= 1000 ? std::string() : "'" + text + "' is not a duration of 1s or more";
+              return ms && *ms >= 1000 ? std::string()
+                                       : util::quote(text) + " is not a duration of 1s or more";
             },
             "", ""));
   };
@@ -274,7 +275,7 @@ void add_local_command(CLI::App& app, Context& ctx) {
         ->type_name("DURATION")
         ->check(CLI::Validator(
             [](const std::string& text) {
-              return util::parse_duration_ms(text) ? std::string() : "'" + text + "' is not a duration";
+              return util::parse_duration_ms(text) ? std::string() : util::quote(text) + " is not a duration";
             },
             "", ""));
   };

@@ -122,9 +122,9 @@ int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, 
   }
   if (printed == 0 && (!f.replica.empty() || f.rank)) {
     const std::string which =
-        !f.replica.empty() ? "replica '" + f.replica + "'" : "rank " + std::to_string(*f.rank);
-    return fail(ctx, make_error(ErrorCode::not_found,
-                                std::string(job.kind->singular) + " '" + view.name + "' has no " + which));
+        !f.replica.empty() ? "replica " + util::quote(f.replica) : "rank " + std::to_string(*f.rank);
+    return fail(ctx, make_error(ErrorCode::not_found, std::string(job.kind->singular) + " " +
+                                                          util::quote(view.name) + " has no " + which));
   }
   return exit_code::ok;
 }

@@ -164,8 +164,8 @@ Expected<void> delete_and_wait(kube::ApiClient& api, const JobKind& kind, const 
     if (!again && kube::is_not_found(again.error())) return {};
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  return make_error(ErrorCode::timeout,
-                    "the " + std::string(kind.singular) + " '" + name + "' was not deleted within 60s");
+  return make_error(ErrorCode::timeout, "the " + std::string(kind.singular) + " " + util::quote(name) +
+                                            " was not deleted within 60s");
 }
 
 // Whether applying `job` would change the spec of `existing`: a server-side dry run of the
@@ -199,10 +199,9 @@ Expected<void> make_way(const Context& ctx, const RunFlags& f, kube::ApiClient& 
   if (!changed) return changed.error();
   if (!*changed) return {};
   if (!f.replace) {
-    return make_error(ErrorCode::invalid,
-                      std::string(kind.singular) + " '" + name +
-                          "' is running and the manifest changes its spec, which its pods "
-                          "would not get; run with --replace to delete and recreate it");
+    return make_error(ErrorCode::invalid, std::string(kind.singular) + " " + util::quote(name) +
+                                              " is running and the manifest changes its spec, which its pods "
+                                              "would not get; run with --replace to delete and recreate it");
   }
   ctx.err << kind.singular << " " << name << " is running with another spec: replacing it (--replace)\n";
   return delete_and_wait(api, kind, ns, name);
@@ -354,7 +353,7 @@ Expected<void> apply_runtimes(const Context& ctx, const RunFlags& f, kube::ApiCl
     auto applied = api.patch(ref, cluster ? std::string() : model::k8s::meta_string(runtime, "namespace"),
                              name, kube::PatchType::apply, runtime.dump(), apply_options(f));
     for (const auto& w : api.take_warnings()) ctx.err << "Warning: " << w << "\n";
-    if (!applied) return applied.error().context(util::to_lower(ref.kind) + " '" + name + "'");
+    if (!applied) return applied.error().context(util::to_lower(ref.kind) + " " + util::quote(name));
     if (f.dry_run == "none")
       ctx.err << util::to_lower(ref.kind) << "." << ref.group << "/" << name << " applied\n";
   }

@@ -1,6 +1,7 @@
 #include "plugin/doctor/doctor_detect.hpp"
 
 #include "util/json_access.hpp"
+#include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -174,7 +175,8 @@ Verdict combine(const DetectionInput& in, const std::optional<OurController>& ou
         v.notes.push_back("the operator image is pinned by digest only: no tag to map to a release");
         break;
       case ImageMatch::Kind::unknown:
-        v.notes.push_back("the operator image tag '" + in.image->tag + "' is in no release's manifests");
+        v.notes.push_back("the operator image tag " + util::quote(in.image->tag) +
+                          " is in no release's manifests");
         break;
       case ImageMatch::Kind::release:
         break;

@@ -11,6 +11,7 @@
 #include "schema/carried/carried_trainer_schema.hpp"
 #include "util/json_access.hpp"
 #include "util/messages.hpp"
+#include "util/strings.hpp"
 #include "yaml/input_files.hpp"
 #include "yaml/manifest_reader.hpp"
 #include "yaml/node_json.hpp"
@@ -51,8 +52,8 @@ Expected<RunTarget> run_target(const Context& ctx, const JobSource& s, bool trai
   if (!s.operator_release.empty()) {
     auto release = model::pytorchjob::parse_release(s.operator_release);
     if (!release) {
-      return make_error(ErrorCode::usage, "unknown operator release '" + s.operator_release +
-                                              "' (known: " + model::pytorchjob::known_releases_list() + ")");
+      return make_error(ErrorCode::usage, "unknown operator release " + util::quote(s.operator_release) +
+                                              " (known: " + model::pytorchjob::known_releases_list() + ")");
     }
     settings.rules.release = *release;
   }
