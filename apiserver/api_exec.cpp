@@ -1,6 +1,8 @@
 // pods/exec: the WebSocket upgrade (RFC 6455 section 4.2) in front of an exec session.
 #include "apiserver/api_handler.hpp"
 #include "apiserver/websocket.hpp"
+#include "util/json_access.hpp"
+#include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -87,7 +89,7 @@ HttpResponse ApiHandler::do_exec(const HttpRequest& req, const Target& t) {
   auto container = resolve_container(exec.value().container, pod.value());
   if (!container) return error_response(container.error());
   exec.value().container = container.value();
-  const std::string phase = pod.value().value("status", nlohmann::json::object()).value("phase", "");
+  const std::string phase = util::string_at(util::member(pod.value(), "status"), "phase");
   if (phase == "Succeeded" || phase == "Failed") {
     return error_response(
         bad_request("cannot exec into a container in a completed pod; current phase is " + phase));
@@ -98,8 +100,8 @@ HttpResponse ApiHandler::do_exec(const HttpRequest& req, const Target& t) {
         upgrade.empty()
             ? "Upgrade request required"
             : "this server speaks exec over WebSocket (v5.channel.k8s.io, v4.channel.k8s.io) only, "
-              "not '" +
-                  req.header("upgrade") + "'"));
+              "not " +
+                  util::quote(req.header("upgrade"))));
   }
   if (!has_token(req.header("connection"), "upgrade"))
     return error_response(upgrade_required("Upgrade request required"));

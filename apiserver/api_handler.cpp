@@ -7,6 +7,7 @@
 #include "apiserver/protobuf_body.hpp"
 #include "apiserver/query_params.hpp"
 #include "apiserver/table.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "util/json_access.hpp"
 
 #include <ctime>
@@ -38,8 +39,8 @@ Expected<json> parse_body(const HttpRequest& req, const ResourceInfo* res) {
   if (is_protobuf_content_type(type)) {
     auto decoded = decode_protobuf_body(req.body);
     if (!decoded || res == nullptr) return decoded;
-    const std::string kind = decoded.value().value("kind", "");
-    const std::string api_version = decoded.value().value("apiVersion", "");
+    const std::string kind = util::string_at(decoded.value(), "kind");
+    const std::string api_version = util::string_at(decoded.value(), "apiVersion");
     if (kind != res->kind || api_version != res->group_version()) {
       return bad_request("the body holds a " + api_version + " " + kind + ", but this is the endpoint of " +
                          res->group_version() + " " + res->kind);
@@ -242,7 +243,7 @@ HttpResponse ApiHandler::render(const HttpRequest& req, const ResourceInfo& res,
   opts.include_object = req.param("includeObject") == "Object";
   return json_response(
       status,
-      to_table(res, {obj}, json{{"resourceVersion", obj["metadata"].value("resourceVersion", "")}}, opts));
+      to_table(res, {obj}, json{{"resourceVersion", model::k8s::meta_string(obj, "resourceVersion")}}, opts));
 }
 
 HttpResponse ApiHandler::do_get(const HttpRequest& req, const Target& t) {
@@ -339,7 +340,7 @@ HttpResponse ApiHandler::do_delete(const HttpRequest& req, const Target& t) {
   auto list = m_ops.list(res, t.ns, q);
   if (!list) return error_response(list.error());
   for (const auto& item : list.value()["items"]) {
-    (void)m_ops.remove(res, item["metadata"].value("namespace", ""), item["metadata"].value("name", ""),
+    (void)m_ops.remove(res, model::k8s::meta_string(item, "namespace"), model::k8s::meta_string(item, "name"),
                        options.value());
   }
   return json_response(200, success_status());
@@ -358,7 +359,7 @@ HttpResponse ApiHandler::do_binding(const HttpRequest& req, const Target& t) {
   auto r =
       m_store.mutate(res.storage_key(), t.ns, t.name, [&](const std::optional<json>& cur) -> Expected<json> {
         if (!cur) return not_found("", "pods", t.name);
-        const std::string bound = cur->value("spec", json::object()).value("nodeName", "");
+        const std::string bound = util::string_at(util::member(*cur, "spec"), "nodeName");
         if (!bound.empty() && bound != node) {
           return conflict("", "pods/binding", t.name,
                           "pod " + t.name + " is already assigned to node \"" + bound + "\"");

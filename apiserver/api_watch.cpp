@@ -2,6 +2,7 @@
 #include "apiserver/api_handler.hpp"
 #include "apiserver/query_params.hpp"
 #include "apiserver/table.hpp"
+#include "model/k8s/object_meta.hpp"
 
 #include <algorithm>
 #include <ctime>
@@ -46,7 +47,7 @@ class EventWriter {
       opts.include_columns = m_first;
       opts.include_object = m_spec.include_object;
       opts.now_epoch = static_cast<std::int64_t>(std::time(nullptr));
-      const json meta = {{"resourceVersion", object["metadata"].value("resourceVersion", "")}};
+      const json meta = {{"resourceVersion", model::k8s::meta_string(object, "resourceVersion")}};
       object = to_table(*m_spec.res, {object}, meta, opts);
       m_first = false;
     }

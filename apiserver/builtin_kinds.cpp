@@ -1,5 +1,6 @@
 #include "apiserver/builtin_kinds.hpp"
 
+#include "model/k8s/object_meta.hpp"
 #include "util/base64.hpp"
 
 #include <nlohmann/json.hpp>
@@ -59,8 +60,8 @@ void default_job(json& job) {
   set_default("completionMode", "NonIndexed");
   set_default("suspend", false);
   set_default("podReplacementPolicy", "TerminatingOrFailed");
-  const std::string uid = job["metadata"].value("uid", "");
-  const std::string name = job["metadata"].value("name", "");
+  const std::string uid = model::k8s::meta_string(job, "uid");
+  const std::string name = model::k8s::meta_string(job, "name");
   if (uid.empty() || spec.value("manualSelector", false)) return;
   if (!spec.contains("selector"))
     spec["selector"] = {{"matchLabels", {{"batch.kubernetes.io/controller-uid", uid}}}};

@@ -1,6 +1,7 @@
 #include "apiserver/builtin_tables.hpp"
 
 #include "apiserver/table.hpp"
+#include "util/json_access.hpp"
 #include "util/time.hpp"
 
 #include <algorithm>
@@ -79,8 +80,8 @@ std::string format_selector(const json& selector) {
   for (const auto& [k, v] : at(selector, {"matchLabels"}).items())
     parts.emplace_back(k, k + "=" + (v.is_string() ? v.get<std::string>() : v.dump()));
   for (const auto& e : at(selector, {"matchExpressions"})) {
-    const std::string key = e.value("key", "");
-    const std::string op = e.value("operator", "");
+    const std::string key = util::string_at(e, "key");
+    const std::string op = util::string_at(e, "operator");
     std::string values;
     for (const auto& v : e.value("values", json::array()))
       values += (values.empty() ? "" : ",") + v.get<std::string>();
@@ -102,15 +103,15 @@ std::pair<std::string, std::string> container_cells(const json& pod_spec) {
   std::string names;
   std::string images;
   for (const auto& c : at(pod_spec, {"containers"})) {
-    names += (names.empty() ? "" : ",") + c.value("name", "");
-    images += (images.empty() ? "" : ",") + c.value("image", "");
+    names += (names.empty() ? "" : ",") + util::string_at(c, "name");
+    images += (images.empty() ? "" : ",") + util::string_at(c, "image");
   }
   return {names, images};
 }
 
 bool condition_true(const json& conditions, const std::string& type) {
   for (const auto& c : conditions) {
-    if (c.value("type", "") == type) return c.value("status", "") == "True";
+    if (util::string_at(c, "type") == type) return util::string_at(c, "status") == "True";
   }
   return false;
 }
@@ -204,7 +205,7 @@ json pod_cells(const json& pod, std::int64_t now) {
   if (count_of(wanted) > 0) {
     int met = 0;
     for (const auto& g : wanted)
-      met += condition_true(at(pod, {"status", "conditions"}), g.value("conditionType", "")) ? 1 : 0;
+      met += condition_true(at(pod, {"status", "conditions"}), util::string_at(g, "conditionType")) ? 1 : 0;
     gates = std::to_string(met) + "/" + std::to_string(wanted.size());
   }
   const std::string ready =
@@ -449,11 +450,6 @@ const BuiltinPrinter* builtin_printer(const ResourceInfo& res) {
   if (res.custom) return nullptr;
   const auto it = k_printers.find(res.group + "/" + res.kind);
   return it == k_printers.end() ? nullptr : &it->second;
-}
-
-std::string pod_status_reason(const json& pod) {
-  PodCounts counts;
-  return pod_reason(pod, counts);
 }
 
 }  // namespace kpt::apiserver

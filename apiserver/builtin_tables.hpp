@@ -20,8 +20,4 @@ struct BuiltinPrinter {
 /// The printer of a built-in kind, or nullptr (then the table is Name, custom columns, Age).
 const BuiltinPrinter* builtin_printer(const ResourceInfo& res);
 
-/// kubectl's aggregate pod status ("Running", "CrashLoopBackOff", "Completed", "Init:0/1",
-/// "Terminating", ...).
-std::string pod_status_reason(const nlohmann::json& pod);
-
 }  // namespace kpt::apiserver

@@ -2,6 +2,7 @@
 
 #include "apiserver/body_limits.hpp"
 #include "apiserver/protobuf_body.hpp"
+#include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +39,7 @@ Error undecodable(const std::string& why) {
 Expected<RawOptions> from_object(const json& opts) {
   if (!opts.is_object()) return undecodable("it is not a JSON object");
   const std::string kind = opts.contains("kind") && opts["kind"].is_string() ? opts["kind"] : "DeleteOptions";
-  if (kind != "DeleteOptions") return undecodable("its kind is '" + kind + "'");
+  if (kind != "DeleteOptions") return undecodable("its kind is " + util::quote(kind));
   RawOptions raw;
   const auto text = [&](const json& obj, const char* field) -> Expected<std::optional<std::string>> {
     if (!obj.contains(field) || obj[field].is_null()) return std::optional<std::string>{};

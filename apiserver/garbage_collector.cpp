@@ -4,6 +4,7 @@
 // classifyReferences, processDeletingDependentsItem).
 #include "apiserver/resource_ops.hpp"
 #include "model/k8s/object_meta.hpp"
+#include "util/json_access.hpp"
 #include "util/time.hpp"
 
 #include <algorithm>
@@ -67,7 +68,7 @@ OwnerClasses classify_owners(const Store& store, const json& dependent) {
 
 bool blocks_owner(const json& dependent, const std::string& owner_uid) {
   for (const auto& ref : owner_refs(dependent)) {
-    if (ref.is_object() && ref.value("uid", "") == owner_uid && ref.value("blockOwnerDeletion", false))
+    if (ref.is_object() && util::string_at(ref, "uid") == owner_uid && ref.value("blockOwnerDeletion", false))
       return true;
   }
   return false;
@@ -80,7 +81,7 @@ void strip_owners(Store& store, const Store::Ref& dep, const std::vector<std::st
     json out = *c;
     json owners = json::array();
     for (const auto& o : owner_refs(out)) {
-      const std::string uid = o.is_object() ? o.value("uid", "") : std::string{};
+      const std::string uid = o.is_object() ? util::string_at(o, "uid") : std::string{};
       if (std::find(uids.begin(), uids.end(), uid) == uids.end()) owners.push_back(o);
     }
     out["metadata"]["ownerReferences"] = owners;
@@ -185,7 +186,7 @@ void ResourceOps::after_erase(const ResourceInfo& res, const json& obj, GcWork& 
   if (res.kind == "CustomResourceDefinition" && res.group == "apiextensions.k8s.io") {
     const auto spec = obj.value("spec", json::object());
     const std::string key =
-        spec.value("group", "") + "/" + spec.value("names", json::object()).value("plural", "");
+        util::string_at(spec, "group") + "/" + util::string_at(util::member(spec, "names"), "plural");
     m_registry.remove_crd(name);
     for (const auto& ref : m_store.refs_of(key, "")) {
       if (auto gone = m_store.erase(ref.resource, ref.ns, ref.name)) {

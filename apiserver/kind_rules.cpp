@@ -3,8 +3,8 @@
 #include "apiserver/kind_rules.hpp"
 
 #include "apiserver/go_decode_error.hpp"
-#include "apiserver/json_member.hpp"
 #include "schema/k8s_names.hpp"
+#include "util/json_access.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -38,7 +38,7 @@ void check_one_of(const json& value, const std::string& field, std::initializer_
 void check_ports(const json& ports, const std::string& path, std::vector<StatusCause>& out) {
   if (!ports.is_array()) return;
   for (std::size_t i = 0; i < ports.size(); ++i) {
-    check_one_of(member(ports[i], "protocol"), path + "[" + std::to_string(i) + "].protocol",
+    check_one_of(util::member(ports[i], "protocol"), path + "[" + std::to_string(i) + "].protocol",
                  {"SCTP", "TCP", "UDP"}, out);
   }
 }
@@ -57,41 +57,43 @@ void check_containers(const json& containers, const std::string& path, std::set<
   if (!containers.is_array()) return;
   for (std::size_t i = 0; i < containers.size(); ++i) {
     const std::string at = path + "[" + std::to_string(i) + "]";
-    const json& name = member(containers[i], "name");
+    const json& name = util::member(containers[i], "name");
     if (name.is_string() && !name.get<std::string>().empty()) {
       check_label(name, at + ".name", out);
       if (!names.insert(name.get<std::string>()).second)
         out.push_back(
             {"FieldValueDuplicate", "Duplicate value: " + go_quote(name.get<std::string>()), at + ".name"});
     }
-    check_one_of(member(containers[i], "imagePullPolicy"), at + ".imagePullPolicy",
+    check_one_of(util::member(containers[i], "imagePullPolicy"), at + ".imagePullPolicy",
                  {"Always", "IfNotPresent", "Never"}, out);
-    check_ports(member(containers[i], "ports"), at + ".ports", out);
+    check_ports(util::member(containers[i], "ports"), at + ".ports", out);
   }
 }
 
 void check_pod_spec(const json& spec, const std::string& path, std::vector<StatusCause>& out) {
   if (!spec.is_object()) return;
   std::set<std::string> names;  // unique across init and regular containers
-  check_containers(member(spec, "initContainers"), path + ".initContainers", names, out);
-  check_containers(member(spec, "containers"), path + ".containers", names, out);
+  check_containers(util::member(spec, "initContainers"), path + ".initContainers", names, out);
+  check_containers(util::member(spec, "containers"), path + ".containers", names, out);
   for (const char* field : {"hostname", "subdomain"}) {
-    const json& value = member(spec, field);
+    const json& value = util::member(spec, field);
     if (value.is_string() && !value.get<std::string>().empty()) check_label(value, path + "." + field, out);
   }
-  check_one_of(member(spec, "restartPolicy"), path + ".restartPolicy", {"Always", "OnFailure", "Never"}, out);
-  check_one_of(member(spec, "dnsPolicy"), path + ".dnsPolicy",
+  check_one_of(util::member(spec, "restartPolicy"), path + ".restartPolicy", {"Always", "OnFailure", "Never"},
+               out);
+  check_one_of(util::member(spec, "dnsPolicy"), path + ".dnsPolicy",
                {"ClusterFirst", "ClusterFirstWithHostNet", "Default", "None"}, out);
 }
 
 void check_job_spec(const json& spec, const std::string& path, std::vector<StatusCause>& out) {
   if (!spec.is_object()) return;
-  check_one_of(member(spec, "completionMode"), path + ".completionMode", {"NonIndexed", "Indexed"}, out);
-  const json& pod_spec = member(member(spec, "template"), "spec");
+  check_one_of(util::member(spec, "completionMode"), path + ".completionMode", {"NonIndexed", "Indexed"},
+               out);
+  const json& pod_spec = util::member(util::member(spec, "template"), "spec");
   check_pod_spec(pod_spec, path + ".template.spec", out);
   // A Job's pods must end; the pod default (Always) is refused as the real server refuses it
   // after defaulting.
-  const json& policy = member(pod_spec, "restartPolicy");
+  const json& policy = util::member(pod_spec, "restartPolicy");
   const json seen = policy.is_string() && !policy.get<std::string>().empty() ? policy : json("Always");
   if (seen != "OnFailure" && seen != "Never") {
     check_one_of(seen, path + ".template.spec.restartPolicy", {"OnFailure", "Never"}, out);
@@ -99,11 +101,11 @@ void check_job_spec(const json& spec, const std::string& path, std::vector<Statu
 }
 
 void check_service(const json& svc, std::vector<StatusCause>& out) {
-  const json& spec = member(svc, "spec");
-  check_one_of(member(spec, "type"), "spec.type", {"ClusterIP", "ExternalName", "LoadBalancer", "NodePort"},
-               out);
-  check_one_of(member(spec, "sessionAffinity"), "spec.sessionAffinity", {"ClientIP", "None"}, out);
-  check_ports(member(spec, "ports"), "spec.ports", out);
+  const json& spec = util::member(svc, "spec");
+  check_one_of(util::member(spec, "type"), "spec.type",
+               {"ClusterIP", "ExternalName", "LoadBalancer", "NodePort"}, out);
+  check_one_of(util::member(spec, "sessionAffinity"), "spec.sessionAffinity", {"ClientIP", "None"}, out);
+  check_ports(util::member(spec, "ports"), "spec.ports", out);
 }
 
 // --- updates ---
@@ -128,7 +130,7 @@ void differing_paths(const json& a, const json& b, const std::string& path, std:
   if (out.size() >= limit || a == b) return;
   if (a.is_object() && b.is_object()) {
     for (const auto& [key, value] : a.items()) {
-      differing_paths(value, member(b, key.c_str()), path + "." + key, out, limit);
+      differing_paths(value, util::member(b, key.c_str()), path + "." + key, out, limit);
     }
     for (const auto& [key, value] : b.items()) {
       if (!a.contains(key)) differing_paths(json(), value, path + "." + key, out, limit);
@@ -147,12 +149,12 @@ void differing_paths(const json& a, const json& b, const std::string& path, std:
 /// Copies `field` of each of `from`'s containers into the same container of `to` (by position, as
 /// ValidatePodUpdate does; a changed number of containers stays a difference).
 void take_container_field(const json& from, json& to, const char* list, const char* field) {
-  const json& source = member(from, list);
+  const json& source = util::member(from, list);
   if (!source.is_array() || !to.contains(list) || !to[list].is_array() || to[list].size() != source.size())
     return;
   for (std::size_t i = 0; i < source.size(); ++i) {
     if (!to[list][i].is_object()) continue;
-    if (const json& v = member(source[i], field); !v.is_null()) {
+    if (const json& v = util::member(source[i], field); !v.is_null()) {
       to[list][i][field] = v;
     } else {
       to[list][i].erase(field);
@@ -161,7 +163,7 @@ void take_container_field(const json& from, json& to, const char* list, const ch
 }
 
 void take_or_erase(const json& from, json& to, const char* field) {
-  if (const json& v = member(from, field); !v.is_null()) {
+  if (const json& v = util::member(from, field); !v.is_null()) {
     to[field] = v;
   } else {
     to.erase(field);
@@ -178,12 +180,12 @@ bool contains_all(const json& list, const json& items) {
 
 std::vector<StatusCause> pod_update_rules(const json& old_pod, const json& new_pod) {
   std::vector<StatusCause> out;
-  const json& old_spec = member(old_pod, "spec");
-  const json& new_spec = member(new_pod, "spec");
+  const json& old_spec = util::member(old_pod, "spec");
+  const json& new_spec = util::member(new_pod, "spec");
   if (!old_spec.is_object() || !new_spec.is_object()) return out;
 
-  const json& deadline = member(new_spec, "activeDeadlineSeconds");
-  const json& old_deadline = member(old_spec, "activeDeadlineSeconds");
+  const json& deadline = util::member(new_spec, "activeDeadlineSeconds");
+  const json& old_deadline = util::member(old_spec, "activeDeadlineSeconds");
   if (deadline.is_number_integer()) {
     if (deadline.get<std::int64_t>() < 0 || deadline.get<std::int64_t>() > 2147483647) {
       return {{"FieldValueInvalid",
@@ -200,14 +202,15 @@ std::vector<StatusCause> pod_update_rules(const json& old_pod, const json& new_p
                    "Invalid value: \"null\": must not update from a positive integer to nil value",
                    "spec.activeDeadlineSeconds"});
   }
-  const json& gates = member(new_spec, "schedulingGates");
+  const json& gates = util::member(new_spec, "schedulingGates");
   if (gates.is_array()) {
     for (const auto& gate : gates) {
-      if (contains_all(member(old_spec, "schedulingGates"), json::array({gate}))) continue;
+      if (contains_all(util::member(old_spec, "schedulingGates"), json::array({gate}))) continue;
       out.push_back(
           {"FieldValueForbidden",
            "Forbidden: only deletion is allowed, but found new scheduling gate '" +
-               (member(gate, "name").is_string() ? member(gate, "name").get<std::string>() : std::string()) +
+               (util::member(gate, "name").is_string() ? util::member(gate, "name").get<std::string>()
+                                                       : std::string()) +
                "'",
            "spec.schedulingGates"});
     }
@@ -219,11 +222,11 @@ std::vector<StatusCause> pod_update_rules(const json& old_pod, const json& new_p
   take_container_field(old_spec, munged, "initContainers", "image");
   take_or_erase(old_spec, munged, "activeDeadlineSeconds");
   take_or_erase(old_spec, munged, "schedulingGates");
-  if (contains_all(member(new_spec, "tolerations"), member(old_spec, "tolerations")))
+  if (contains_all(util::member(new_spec, "tolerations"), util::member(old_spec, "tolerations")))
     take_or_erase(old_spec, munged, "tolerations");
-  const json& grace = member(old_spec, "terminationGracePeriodSeconds");
+  const json& grace = util::member(old_spec, "terminationGracePeriodSeconds");
   if (grace.is_number_integer() && grace.get<std::int64_t>() < 0 &&
-      member(new_spec, "terminationGracePeriodSeconds") == 1)
+      util::member(new_spec, "terminationGracePeriodSeconds") == 1)
     munged["terminationGracePeriodSeconds"] = grace;
   if (munged == old_spec) return out;
 
@@ -244,13 +247,13 @@ std::vector<StatusCause> pod_update_rules(const json& old_pod, const json& new_p
 
 std::vector<StatusCause> frozen_data_rules(const json& old_obj, const json& new_obj) {
   std::vector<StatusCause> out;
-  if (member(old_obj, "immutable") != true) return out;
-  if (member(new_obj, "immutable") != true)
+  if (util::member(old_obj, "immutable") != true) return out;
+  if (util::member(new_obj, "immutable") != true)
     out.push_back({"FieldValueForbidden", k_immutable_when_set, "immutable"});
   for (const char* field : {"data", "binaryData"}) {
     // An empty map and none are the same Go value after decoding.
-    const json& a = member(old_obj, field);
-    const json& b = member(new_obj, field);
+    const json& a = util::member(old_obj, field);
+    const json& b = util::member(new_obj, field);
     const bool a_empty = a.is_null() || (a.is_object() && a.empty());
     const bool b_empty = b.is_null() || (b.is_object() && b.empty());
     if (a != b && !(a_empty && b_empty)) out.push_back({"FieldValueForbidden", k_immutable_when_set, field});
@@ -260,24 +263,24 @@ std::vector<StatusCause> frozen_data_rules(const json& old_obj, const json& new_
 
 std::vector<StatusCause> job_update_rules(const json& old_job, const json& new_job) {
   std::vector<StatusCause> out;
-  const json& old_spec = member(old_job, "spec");
-  const json& new_spec = member(new_job, "spec");
+  const json& old_spec = util::member(old_job, "spec");
+  const json& new_spec = util::member(new_job, "spec");
   for (const char* field : {"selector", "completionMode", "podFailurePolicy", "managedBy", "successPolicy"}) {
-    if (member(old_spec, field) != member(new_spec, field))
-      out.push_back(immutable(std::string("spec.") + field, member(new_spec, field)));
+    if (util::member(old_spec, field) != util::member(new_spec, field))
+      out.push_back(immutable(std::string("spec.") + field, util::member(new_spec, field)));
   }
-  json old_template = member(old_spec, "template");
-  json new_template = member(new_spec, "template");
+  json old_template = util::member(old_spec, "template");
+  json new_template = util::member(new_spec, "template");
   if (old_template == new_template) return out;
   // A suspended Job's scheduling directives may change (validatePodTemplateUpdate), nothing else.
-  if (member(old_spec, "suspend") == true && old_template.is_object() && new_template.is_object()) {
+  if (util::member(old_spec, "suspend") == true && old_template.is_object() && new_template.is_object()) {
     for (const char* field : {"labels", "annotations"}) {
-      take_or_erase(member(new_template, "metadata"), old_template["metadata"], field);
+      take_or_erase(util::member(new_template, "metadata"), old_template["metadata"], field);
     }
     json& old_pod = old_template["spec"];
     if (old_pod.is_object()) {
       for (const char* field : {"nodeSelector", "affinity", "tolerations", "schedulingGates"}) {
-        take_or_erase(member(new_template, "spec"), old_pod, field);
+        take_or_erase(util::member(new_template, "spec"), old_pod, field);
       }
     }
     if (old_template == new_template) return out;
@@ -291,14 +294,14 @@ std::vector<StatusCause> job_update_rules(const json& old_job, const json& new_j
 std::vector<StatusCause> validate_value_sets(const std::string& group, const std::string& kind,
                                              const json& object) {
   std::vector<StatusCause> out;
-  const json& spec = member(object, "spec");
+  const json& spec = util::member(object, "spec");
   if (group.empty() && kind == "Pod") check_pod_spec(spec, "spec", out);
   if (group.empty() && kind == "Service") check_service(object, out);
   if (group == "apps" && kind == "Deployment")
-    check_pod_spec(member(member(spec, "template"), "spec"), "spec.template.spec", out);
+    check_pod_spec(util::member(util::member(spec, "template"), "spec"), "spec.template.spec", out);
   if (group == "batch" && kind == "Job") check_job_spec(spec, "spec", out);
   if (group == "batch" && kind == "CronJob")
-    check_job_spec(member(member(spec, "jobTemplate"), "spec"), "spec.jobTemplate.spec", out);
+    check_job_spec(util::member(util::member(spec, "jobTemplate"), "spec"), "spec.jobTemplate.spec", out);
   return out;
 }
 
@@ -308,8 +311,8 @@ std::vector<StatusCause> validate_update_rules(const std::string& group, const s
   if (group.empty() && kind == "ConfigMap") return frozen_data_rules(old_object, new_object);
   if (group.empty() && kind == "Secret") {
     auto out = frozen_data_rules(old_object, new_object);
-    if (member(old_object, "type") != member(new_object, "type"))
-      out.insert(out.begin(), immutable("type", member(new_object, "type")));
+    if (util::member(old_object, "type") != util::member(new_object, "type"))
+      out.insert(out.begin(), immutable("type", util::member(new_object, "type")));
     return out;
   }
   if (group == "batch" && kind == "Job") return job_update_rules(old_object, new_object);

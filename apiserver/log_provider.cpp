@@ -1,19 +1,16 @@
 #include "apiserver/log_provider.hpp"
 
 #include "apiserver/query_params.hpp"
+#include "model/k8s/object_meta.hpp"
+#include "util/json_access.hpp"
+#include "util/strings.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <thread>
-
 namespace kpt::apiserver {
 
 namespace {
-
-std::string key_of(const std::string& ns, const std::string& pod, const std::string& container) {
-  return ns + "/" + pod + "/" + container;
-}
 
 StatusCause invalid_integer(const std::string& field, std::int64_t value, const std::string& why) {
   return {"FieldValueInvalid", "Invalid value: " + std::to_string(value) + ": " + why, field};
@@ -98,9 +95,9 @@ Expected<std::string> resolve_container(const LogRequest& request, const nlohman
 Expected<std::string> resolve_container(const std::string& container, const nlohmann::json& pod) {
   std::vector<std::string> names;
   if (pod.contains("spec") && pod["spec"].contains("containers")) {
-    for (const auto& c : pod["spec"]["containers"]) names.push_back(c.value("name", ""));
+    for (const auto& c : pod["spec"]["containers"]) names.push_back(util::string_at(c, "name"));
   }
-  const std::string pod_name = pod["metadata"].value("name", "");
+  const std::string pod_name = model::k8s::meta_string(pod, "name");
   if (container.empty()) {
     if (names.size() == 1) return names.front();
     std::string list;
@@ -116,91 +113,7 @@ Expected<std::string> resolve_container(const std::string& container, const nloh
 
 Expected<std::unique_ptr<LogStream>> NoLogProvider::open(const LogRequest& request,
                                                          const nlohmann::json& /*pod*/) {
-  return bad_request("no logs for pod '" + request.pod + "': no node runs pods on this server");
-}
-
-class MemoryLogStream final : public LogStream {
- public:
-  MemoryLogStream(MemoryLogProvider& provider, std::string key, std::string initial, std::size_t offset,
-                  bool follow)
-      : m_provider(provider),
-        m_key(std::move(key)),
-        m_pending(std::move(initial)),
-        m_offset(offset),
-        m_follow(follow) {}
-
-  bool read(std::string& out, std::chrono::milliseconds wait) override {
-    if (!m_pending.empty()) {
-      out += m_pending;
-      m_pending.clear();
-      return true;
-    }
-    if (!m_follow) return false;
-    const auto deadline = std::chrono::steady_clock::now() + wait;
-    for (;;) {
-      {
-        std::lock_guard lock(m_provider.m_mutex);
-        const auto& e = m_provider.m_logs[m_key];
-        if (e.text.size() > m_offset) {
-          out += e.text.substr(m_offset);
-          m_offset = e.text.size();
-          return true;
-        }
-        if (e.finished) return false;
-      }
-      if (std::chrono::steady_clock::now() >= deadline) return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-
- private:
-  MemoryLogProvider& m_provider;
-  std::string m_key;
-  std::string m_pending;
-  std::size_t m_offset;
-  bool m_follow;
-};
-
-void MemoryLogProvider::append(const std::string& ns, const std::string& pod, const std::string& container,
-                               std::string_view text) {
-  std::lock_guard lock(m_mutex);
-  m_logs[key_of(ns, pod, container)].text.append(text);
-}
-
-void MemoryLogProvider::set_previous(const std::string& ns, const std::string& pod,
-                                     const std::string& container, std::string text) {
-  std::lock_guard lock(m_mutex);
-  m_logs[key_of(ns, pod, container)].previous = std::move(text);
-}
-
-void MemoryLogProvider::finish(const std::string& ns, const std::string& pod, const std::string& container) {
-  std::lock_guard lock(m_mutex);
-  m_logs[key_of(ns, pod, container)].finished = true;
-}
-
-Expected<std::unique_ptr<LogStream>> MemoryLogProvider::open(const LogRequest& request,
-                                                             const nlohmann::json& pod) {
-  auto container = resolve_container(request, pod);
-  if (!container) return container.error();
-  const auto key = key_of(request.ns, request.pod, container.value());
-  std::lock_guard lock(m_mutex);
-  const auto it = m_logs.find(key);
-  if (it == m_logs.end()) {
-    return bad_request("container \"" + container.value() + "\" in pod \"" + request.pod +
-                       "\" is waiting to start: ContainerCreating");
-  }
-  if (request.previous) {
-    if (it->second.previous.empty()) {
-      return bad_request("previous terminated container \"" + container.value() + "\" in pod \"" +
-                         request.pod + "\" not found");
-    }
-    return std::unique_ptr<LogStream>(std::make_unique<MemoryLogStream>(
-        *this, key, limit_log(it->second.previous, request.tail_lines, request.limit_bytes), 0, false));
-  }
-  std::string initial = limit_log(it->second.text, request.tail_lines, request.limit_bytes);
-  const bool follow = request.follow && !request.limit_bytes;
-  return std::unique_ptr<LogStream>(
-      std::make_unique<MemoryLogStream>(*this, key, std::move(initial), it->second.text.size(), follow));
+  return bad_request("no logs for pod " + util::quote(request.pod) + ": no node runs pods on this server");
 }
 
 }  // namespace kpt::apiserver

@@ -7,12 +7,9 @@
 
 #include <chrono>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <string_view>
 
 namespace kpt::apiserver {
 
@@ -57,29 +54,6 @@ class LogProvider {
 class NoLogProvider final : public LogProvider {
  public:
   Expected<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) override;
-};
-
-/// Logs held in memory, per ns/pod/container (current and previous); for tests and simple nodes.
-class MemoryLogProvider final : public LogProvider {
- public:
-  void append(const std::string& ns, const std::string& pod, const std::string& container,
-              std::string_view text);
-  void set_previous(const std::string& ns, const std::string& pod, const std::string& container,
-                    std::string text);
-  /// Marks a container's log finished: followers end after the last byte.
-  void finish(const std::string& ns, const std::string& pod, const std::string& container);
-  Expected<std::unique_ptr<LogStream>> open(const LogRequest& request, const nlohmann::json& pod) override;
-
-  struct Entry {
-    std::string text;
-    std::string previous;
-    bool finished = false;
-  };
-
- private:
-  friend class MemoryLogStream;
-  std::mutex m_mutex;
-  std::map<std::string, Entry> m_logs;
 };
 
 /// Applies tailLines then limitBytes to a whole log text (pure).

@@ -1,8 +1,8 @@
 #include "apiserver/object_meta_validation.hpp"
 
 #include "apiserver/go_decode_error.hpp"
-#include "apiserver/json_member.hpp"
 #include "schema/k8s_names.hpp"
+#include "util/json_access.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -171,10 +171,10 @@ std::size_t check_data_keys(const json& data, const std::string& field, std::vec
 
 std::vector<StatusCause> config_map_rules(const json& cm) {
   std::vector<StatusCause> out;
-  std::size_t total = check_data_keys(member(cm, "data"), "data", out);
-  const json& binary = member(cm, "binaryData");
-  if (member(cm, "data").is_object() && binary.is_object()) {
-    for (const auto& [key, value] : member(cm, "data").items()) {
+  std::size_t total = check_data_keys(util::member(cm, "data"), "data", out);
+  const json& binary = util::member(cm, "binaryData");
+  if (util::member(cm, "data").is_object() && binary.is_object()) {
+    for (const auto& [key, value] : util::member(cm, "data").items()) {
       if (binary.contains(key))
         out.push_back(invalid_value("data[" + key + "]", key, "duplicate of key present in binaryData"));
     }
@@ -190,7 +190,7 @@ std::vector<StatusCause> config_map_rules(const json& cm) {
 std::vector<StatusCause> secret_rules(const json& secret) {
   std::vector<StatusCause> out;
   // Sizes of the decoded bytes: base64 holds 3 bytes in 4 characters.
-  const std::size_t total = check_data_keys(member(secret, "data"), "data", out) / 4 * 3;
+  const std::size_t total = check_data_keys(util::member(secret, "data"), "data", out) / 4 * 3;
   if (total > k_max_secret_size) {
     out.push_back({"FieldValueTooLong",
                    "Too long: may not be more than " + std::to_string(k_max_secret_size) + " bytes", "data"});
@@ -212,13 +212,13 @@ NameRule name_rule_of(const std::string& group, const std::string& kind) {
 
 std::vector<StatusCause> validate_object_meta(const json& object, NameRule rule, bool namespaced) {
   std::vector<StatusCause> out;
-  const json& meta = member(object, "metadata");
+  const json& meta = util::member(object, "metadata");
   check_names(meta, rule, out);
   check_namespace(meta, namespaced, out);
-  check_labels(member(meta, "labels"), out);
-  check_annotations(member(meta, "annotations"), out);
-  check_owner_references(member(meta, "ownerReferences"), out);
-  check_finalizers(member(meta, "finalizers"), out);
+  check_labels(util::member(meta, "labels"), out);
+  check_annotations(util::member(meta, "annotations"), out);
+  check_owner_references(util::member(meta, "ownerReferences"), out);
+  check_finalizers(util::member(meta, "finalizers"), out);
   return out;
 }
 
@@ -227,7 +227,7 @@ std::vector<StatusCause> validate_kind_rules(const std::string& group, const std
   if (group.empty() && kind == "ConfigMap") return config_map_rules(object);
   if (group.empty() && kind == "Secret") return secret_rules(object);
   if (group == "batch" && kind == "CronJob") {
-    const std::string name = text_of(member(object, "metadata"), "name");
+    const std::string name = text_of(util::member(object, "metadata"), "name");
     if (name.size() > k_max_cronjob_name) {
       return {invalid_value("metadata.name", name, "must be no more than 52 characters")};
     }

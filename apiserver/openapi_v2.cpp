@@ -21,7 +21,8 @@ bool is_primitive_type(const std::string& type) {
 /// `schema` with its description only: untyped, so kubectl validates nothing below it.
 nlohmann::json untyped(const nlohmann::json& schema) {
   nlohmann::json out = nlohmann::json::object();
-  if (const auto description = util::optional_string(schema, "description")) out["description"] = *description;
+  if (const auto description = util::optional_string(schema, "description"))
+    out["description"] = *description;
   return out;
 }
 
@@ -55,7 +56,8 @@ nlohmann::json openapi_v2_schema(const nlohmann::json& v3, int depth) {
   if (!properties.empty()) {
     // An empty properties object would be a kind without fields, refusing every field.
     auto& converted = out["properties"] = nlohmann::json::object();
-    for (const auto& [name, property] : properties.items()) converted[name] = openapi_v2_schema(property, depth + 1);
+    for (const auto& [name, property] : properties.items())
+      converted[name] = openapi_v2_schema(property, depth + 1);
     nlohmann::json required = nlohmann::json::array();
     for (const auto& name : util::array_at(v3, "required")) {
       if (name.is_string() && converted.contains(name.get<std::string>())) required.push_back(name);
@@ -77,11 +79,14 @@ nlohmann::json openapi_v2_document(const ResourceRegistry& registry) {
       // As the real server publishes every CRD: its own apiVersion, kind and metadata, whatever the
       // schema says of them (metadata's fields are the server's to check).
       auto& properties = schema["properties"];
-      properties["apiVersion"] = {{"type", "string"}, {"description", "APIVersion defines the versioned schema of "
-                                                                      "this representation of an object."}};
+      properties["apiVersion"] = {{"type", "string"},
+                                  {"description",
+                                   "APIVersion defines the versioned schema of "
+                                   "this representation of an object."}};
       properties["kind"] = {{"type", "string"},
-                            {"description", "Kind is a string value representing the REST resource this object "
-                                            "represents."}};
+                            {"description",
+                             "Kind is a string value representing the REST resource this object "
+                             "represents."}};
       properties["metadata"] = {{"type", "object"}, {"description", "Standard object's metadata."}};
     }
     schema["x-kubernetes-group-version-kind"] =

@@ -1,6 +1,5 @@
 // openapi_v2_protobuf(): the JSON document of openapi_v2_document() in gnostic's encoding.
 #include "apiserver/openapi_v2.hpp"
-
 #include "apiserver/proto/openapi_v2.pb.h"
 #include "util/json_access.hpp"
 
@@ -22,7 +21,8 @@ void encode_v2_schema(const nlohmann::json& in, oapi::Schema& out, int depth) {
     encode_v2_schema(*items, *out.mutable_items()->add_schema(), depth + 1);
   if (const auto* values = util::child(in, "additionalProperties"); values != nullptr && values->is_object())
     encode_v2_schema(*values, *out.mutable_additional_properties()->mutable_schema(), depth + 1);
-  if (const auto* properties = util::child(in, "properties"); properties != nullptr && properties->is_object()) {
+  if (const auto* properties = util::child(in, "properties");
+      properties != nullptr && properties->is_object()) {
     auto& named = *out.mutable_properties();
     for (const auto& [name, property] : properties->items()) {
       auto& entry = *named.add_additional_properties();

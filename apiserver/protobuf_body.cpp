@@ -4,6 +4,7 @@
 #include "apiserver/proto/k8s_meta.pb.h"
 #include "apiserver/proto/k8s_workloads.pb.h"
 #include "util/base64.hpp"
+#include "util/strings.hpp"
 #include "util/time.hpp"
 
 #include <google/protobuf/io/coded_stream.h>
@@ -144,7 +145,7 @@ class JsonWriter {
       case pb::FieldDescriptor::CPPTYPE_MESSAGE:
         return message(refl->GetMessage(msg, f), at);
       default:
-        return unsupported("field '" + at + "' has a type this server does not read");
+        return unsupported("field " + util::quote(at) + " has a type this server does not read");
     }
   }
 
@@ -157,7 +158,7 @@ class JsonWriter {
       case pb::FieldDescriptor::CPPTYPE_MESSAGE:
         return message(refl->GetRepeatedMessage(msg, f, i), at);
       default:
-        return unsupported("field '" + at + "' has a type this server does not read");
+        return unsupported("field " + util::quote(at) + " has a type this server does not read");
     }
   }
 
@@ -209,7 +210,7 @@ Expected<k8s::Unknown> read_envelope(std::string_view body, const ProtobufLimits
     return unsupported("the runtime.Unknown envelope has fields this server does not know");
   }
   if (!envelope.contentencoding().empty()) {
-    return unsupported("content encoding '" + envelope.contentencoding() + "' is not read");
+    return unsupported("content encoding " + util::quote(envelope.contentencoding()) + " is not read");
   }
   return envelope;
 }
@@ -241,8 +242,8 @@ Expected<json> decode_protobuf_body(std::string_view body, const ProtobufLimits&
     if (type.apiversion() == k.api_version && type.kind() == k.kind) kind = &k;
   }
   if (kind == nullptr) {
-    return unsupported("kind '" + type.kind() + "' of '" + type.apiversion() + "' is not one it decodes (" +
-                       known_kind_list() + ")");
+    return unsupported("kind " + util::quote(type.kind()) + " of " + util::quote(type.apiversion()) +
+                       " is not one it decodes (" + known_kind_list() + ")");
   }
   return object_json(*envelope, *kind->prototype, limits);
 }

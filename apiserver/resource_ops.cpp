@@ -3,6 +3,7 @@
 #include "apiserver/builtin_kinds.hpp"
 #include "apiserver/go_decode_error.hpp"
 #include "model/k8s/object_meta.hpp"
+#include "util/json_access.hpp"
 #include "util/time.hpp"
 
 #include <algorithm>
@@ -49,7 +50,7 @@ void crd_defaults(json& crd) {
   const auto& spec = crd.value("spec", json::object());
   std::string stored;
   for (const auto& v : spec.value("versions", json::array())) {
-    if (v.value("storage", false)) stored = v.value("name", "");
+    if (v.value("storage", false)) stored = util::string_at(v, "name");
   }
   const std::string now = util::now_rfc3339();
   crd["status"] = {{"acceptedNames", spec.value("names", json::object())},
@@ -73,7 +74,7 @@ void default_service(json& svc) {
   auto& spec = svc["spec"];
   if (!spec.contains("type")) spec["type"] = "ClusterIP";
   if (!spec.contains("clusterIP") && spec["type"] != "ExternalName") {
-    const auto h = std::hash<std::string>{}(svc["metadata"].value("uid", ""));
+    const auto h = std::hash<std::string>{}(model::k8s::meta_string(svc, "uid"));
     spec["clusterIP"] = "10.96." + std::to_string((h >> 8) % 256) + "." + std::to_string(1 + h % 254);
   }
   if (spec.contains("clusterIP") && !spec.contains("clusterIPs"))
@@ -84,17 +85,17 @@ std::vector<StatusCause> crd_problems(const json& crd) {
   std::vector<StatusCause> causes;
   const auto spec = crd.value("spec", json::object());
   const auto names = spec.value("names", json::object());
-  if (spec.value("group", "").empty())
+  if (util::string_at(spec, "group").empty())
     causes.push_back({"FieldValueRequired", "Required value", "spec.group"});
-  if (names.value("plural", "").empty()) {
+  if (util::string_at(names, "plural").empty()) {
     causes.push_back({"FieldValueRequired", "Required value", "spec.names.plural"});
   }
-  if (names.value("kind", "").empty())
+  if (util::string_at(names, "kind").empty())
     causes.push_back({"FieldValueRequired", "Required value", "spec.names.kind"});
   if (spec.value("versions", json::array()).empty()) {
     causes.push_back({"FieldValueRequired", "Required value", "spec.versions"});
   }
-  const std::string want = names.value("plural", "") + "." + spec.value("group", "");
+  const std::string want = util::string_at(names, "plural") + "." + util::string_at(spec, "group");
   if (causes.empty() && meta_string(crd, "name") != want) {
     causes.push_back(
         {"FieldValueInvalid",
@@ -184,7 +185,7 @@ Expected<json> ResourceOps::list(const ResourceInfo& res, const std::string& ns,
       continue;
     if (q.limit > 0 && static_cast<std::int64_t>(items.size()) == q.limit) {
       const auto& last = items.back()["metadata"];
-      next = encode_continue(last.value("namespace", "") + "/" + last.value("name", ""));
+      next = encode_continue(util::string_at(last, "namespace") + "/" + util::string_at(last, "name"));
       break;
     }
     obj["apiVersion"] = res.group_version();

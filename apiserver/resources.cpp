@@ -1,5 +1,7 @@
 #include "apiserver/resources.hpp"
 
+#include "model/k8s/object_meta.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -34,7 +36,7 @@ ResourceInfo builtin(std::string group, std::string version, std::string plural,
   return r;
 }
 
-std::string json_path_of(const nlohmann::json& col) { return col.value("jsonPath", ""); }
+std::string json_path_of(const nlohmann::json& col) { return util::string_at(col, "jsonPath"); }
 
 }  // namespace
 
@@ -165,19 +167,19 @@ std::vector<std::pair<std::string, std::vector<std::string>>> ResourceRegistry::
 void ResourceRegistry::apply_crd(const nlohmann::json& crd) {
   const auto& spec = crd.value("spec", nlohmann::json::object());
   const auto& names = spec.value("names", nlohmann::json::object());
-  remove_crd(crd["metadata"].value("name", ""));
+  remove_crd(model::k8s::meta_string(crd, "name"));
   for (const auto& v : spec.value("versions", nlohmann::json::array())) {
     if (!v.value("served", true)) continue;
     ResourceInfo r;
-    r.group = spec.value("group", "");
-    r.version = v.value("name", "");
-    r.plural = names.value("plural", "");
-    r.singular = names.value("singular", "");
+    r.group = util::string_at(spec, "group");
+    r.version = util::string_at(v, "name");
+    r.plural = util::string_at(names, "plural");
+    r.singular = util::string_at(names, "singular");
     if (r.singular.empty()) {
-      r.singular = names.value("kind", "");
+      r.singular = util::string_at(names, "kind");
       std::transform(r.singular.begin(), r.singular.end(), r.singular.begin(), ::tolower);
     }
-    r.kind = names.value("kind", "");
+    r.kind = util::string_at(names, "kind");
     r.list_kind = names.value("listKind", r.kind + "List");
     r.namespaced = spec.value("scope", "Namespaced") == "Namespaced";
     r.short_names = names.value("shortNames", std::vector<std::string>{});
@@ -188,12 +190,12 @@ void ResourceRegistry::apply_crd(const nlohmann::json& crd) {
     r.status_subresource = sub.contains("status");
     if (sub.contains("scale")) {
       r.scale_subresource = true;
-      r.scale_spec_path = sub["scale"].value("specReplicasPath", "");
-      r.scale_status_path = sub["scale"].value("statusReplicasPath", "");
+      r.scale_spec_path = util::string_at(util::member(sub, "scale"), "specReplicasPath");
+      r.scale_status_path = util::string_at(util::member(sub, "scale"), "statusReplicasPath");
     }
     for (const auto& c : v.value("additionalPrinterColumns", nlohmann::json::array())) {
-      r.columns.push_back({c.value("name", ""), c.value("type", "string"), json_path_of(c),
-                           c.value("description", ""), c.value("priority", 0)});
+      r.columns.push_back({util::string_at(c, "name"), c.value("type", "string"), json_path_of(c),
+                           util::string_at(c, "description"), c.value("priority", 0)});
     }
     r.schema = v.contains("schema") ? v["schema"].value("openAPIV3Schema", nlohmann::json::object())
                                     : nlohmann::json::object();

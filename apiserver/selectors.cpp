@@ -74,11 +74,4 @@ bool FieldSelector::matches(const nlohmann::json& object) const {
   });
 }
 
-std::string FieldSelector::required_value(const std::string& field) const {
-  for (const auto& r : m_reqs) {
-    if (r.key == field && r.op == util::Requirement::Op::equals) return r.values.front();
-  }
-  return {};
-}
-
 }  // namespace kpt::apiserver

@@ -29,8 +29,6 @@ class FieldSelector {
  public:
   static Expected<FieldSelector> parse(const std::string& text);
   [[nodiscard]] bool matches(const nlohmann::json& object) const;
-  /// The value required for `field` by an `=` requirement, or empty (used to narrow a get).
-  [[nodiscard]] std::string required_value(const std::string& field) const;
 
  private:
   std::vector<util::Requirement> m_reqs;

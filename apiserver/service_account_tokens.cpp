@@ -3,6 +3,7 @@
 #include "apiserver/certs.hpp"
 #include "apiserver/status.hpp"
 #include "util/base64.hpp"
+#include "util/json_access.hpp"
 
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
@@ -91,8 +92,9 @@ Expected<json> ServiceAccountTokens::request(const std::string& ns, const std::s
                  {"sub", "system:serviceaccount:" + ns + ":" + name},
                  {"kubernetes.io", {{"namespace", ns}, {"serviceaccount", {{"name", name}}}}}};
   const json bound = spec.value("boundObjectRef", json::object());
-  if (bound.is_object() && bound.value("kind", "") == "Pod") {
-    claims["kubernetes.io"]["pod"] = {{"name", bound.value("name", "")}, {"uid", bound.value("uid", "")}};
+  if (bound.is_object() && util::string_at(bound, "kind") == "Pod") {
+    claims["kubernetes.io"]["pod"] = {{"name", util::string_at(bound, "name")},
+                                      {"uid", util::string_at(bound, "uid")}};
   }
   const std::string signing_input =
       base64url(json{{"alg", "HS256"}, {"typ", "JWT"}}.dump()) + "." + base64url(claims.dump());
@@ -141,14 +143,16 @@ json ServiceAccountTokens::review(const json& body, util::Time now) const {
     return unauthenticated(review, "token audiences " + token_audiences.dump() +
                                        " is invalid for the target audiences " + wanted.dump());
   const json k8s = claims.value("kubernetes.io", json::object());
-  const std::string ns = k8s.value("namespace", "");
+  const std::string ns = util::string_at(k8s, "namespace");
   const std::string sa = k8s.value("/serviceaccount/name"_json_pointer, std::string{});
   json user = {{"username", "system:serviceaccount:" + ns + ":" + sa},
                {"groups", json::array({"system:serviceaccounts", "system:serviceaccounts:" + ns,
                                        "system:authenticated"})}};
   if (k8s.contains("pod")) {
-    user["extra"] = {{"authentication.kubernetes.io/pod-name", json::array({k8s["pod"].value("name", "")})},
-                     {"authentication.kubernetes.io/pod-uid", json::array({k8s["pod"].value("uid", "")})}};
+    user["extra"] = {{"authentication.kubernetes.io/pod-name",
+                      json::array({util::string_at(util::member(k8s, "pod"), "name")})},
+                     {"authentication.kubernetes.io/pod-uid",
+                      json::array({util::string_at(util::member(k8s, "pod"), "uid")})}};
   }
   review["status"] = {{"authenticated", true}, {"user", user}, {"audiences", valid}};
   return review;

@@ -1,5 +1,8 @@
 #include "apiserver/store.hpp"
 
+#include "model/k8s/object_meta.hpp"
+#include "util/json_access.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <ctime>
@@ -32,7 +35,7 @@ std::optional<KeyParts> split_key(const std::string& key) {
 
 std::uint64_t rv_of(const nlohmann::json& obj) {
   const auto& meta = obj.value("metadata", nlohmann::json::object());
-  const std::string rv = meta.value("resourceVersion", "");
+  const std::string rv = util::string_at(meta, "resourceVersion");
   return rv.empty() ? 0 : std::strtoull(rv.c_str(), nullptr, 10);
 }
 
@@ -113,7 +116,7 @@ std::optional<Error> Store::persist(const StoreEvent& event, std::int64_t expire
   Revision revision;
   revision.expires_at = expires_at;
   revision.id = event.rv;
-  revision.key = storage_key(event.resource, event.ns, meta.value("name", ""));
+  revision.key = storage_key(event.resource, event.ns, util::string_at(meta, "name"));
   revision.created = event.type == "ADDED";
   revision.deleted = event.type == "DELETED";
   revision.value = event.object.dump();
@@ -291,8 +294,8 @@ void Store::reindex(const std::string& resource, const nlohmann::json& before, c
   };
   if (!after.is_object() && !before.is_object()) return;
   const auto& meta = (after.is_object() ? after : before).value("metadata", nlohmann::json::object());
-  const std::string ns = meta.value("namespace", "");
-  const std::string name = meta.value("name", "");
+  const std::string ns = util::string_at(meta, "namespace");
+  const std::string name = util::string_at(meta, "name");
   if (const auto old_uid = uid_of(before); !old_uid.empty()) m_by_uid.erase(old_uid);
   if (const auto new_uid = uid_of(after); !new_uid.empty()) m_by_uid[new_uid] = Ref{resource, ns, name};
   const std::pair<std::string, std::string> self{resource, object_key(ns, name)};
@@ -308,7 +311,8 @@ void Store::reindex(const std::string& resource, const nlohmann::json& before, c
 std::vector<Store::Ref> Store::refs_of(const std::string& resource, const std::string& ns) const {
   std::vector<Ref> out;
   for (const auto& obj : list(resource, ns)) {
-    out.push_back({resource, obj["metadata"].value("namespace", ""), obj["metadata"].value("name", "")});
+    out.push_back(
+        {resource, model::k8s::meta_string(obj, "namespace"), model::k8s::meta_string(obj, "name")});
   }
   return out;
 }

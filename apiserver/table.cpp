@@ -1,6 +1,7 @@
 #include "apiserver/table.hpp"
 
 #include "apiserver/builtin_tables.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "util/time.hpp"
 
 #include <cstdio>
@@ -133,8 +134,8 @@ json to_table(const ResourceInfo& res, const std::vector<json>& objects, const j
     if (printer != nullptr) {
       cells = printer->cells(obj, options.now_epoch);
     } else {
-      const std::string created = obj["metadata"].value("creationTimestamp", "");
-      cells = json::array({obj["metadata"].value("name", "")});
+      const std::string created = model::k8s::meta_string(obj, "creationTimestamp");
+      cells = json::array({model::k8s::meta_string(obj, "name")});
       if (crd) cells.push_back(created);
       for (const auto& c : res.columns)
         cells.push_back(render_cell(eval_json_path(obj, c.json_path), c.type, options.now_epoch));

@@ -14,16 +14,9 @@ namespace {
 
 using nlohmann::json;
 
-/// Another controller of ours, as far as its flags say.
-struct OtherInstance {
+/// Another controller of ours: its scope as far as its flags say, and where it runs.
+struct OtherInstance : GuardScope {
   std::string where;  ///< "Deployment 'ns/name'" or "the local cluster's own controller"
-  std::string ns;
-  bool pytorchjobs = true;
-  bool trainjobs = true;
-  model::k8s::LabelSelector selector;
-  bool leader_elect = true;
-  std::string lease_namespace = "default";
-  std::string lease_name = "kubectl-pytorch-controller";
 };
 
 std::string where_of(const json& deployment) {

@@ -2,6 +2,7 @@
 
 #include "controller/logger.hpp"
 #include "controller/metrics.hpp"
+#include "util/strings.hpp"
 
 #include <httplib.h>
 
@@ -41,11 +42,11 @@ Expected<int> HealthServer::start(const std::string& addr, std::function<Health(
   try {
     port = std::stoi(port_text);
   } catch (const std::exception&) {
-    return make_error(ErrorCode::usage, "cannot listen on '" + addr + "'");
+    return make_error(ErrorCode::usage, "cannot listen on " + util::quote(addr));
   }
   if (host.empty()) host = "0.0.0.0";
   const int bound = port == 0 ? http.bind_to_any_port(host) : (http.bind_to_port(host, port) ? port : -1);
-  if (bound < 0) return make_error(ErrorCode::io, "cannot listen on '" + addr + "'");
+  if (bound < 0) return make_error(ErrorCode::io, "cannot listen on " + util::quote(addr));
   m_state->thread = std::thread([this] { m_state->http.listen_after_bind(); });
   log.info("serving health and metrics", {{"addr", host + ":" + std::to_string(bound)}});
   return bound;

@@ -1,6 +1,7 @@
 #include "controller/leader_election.hpp"
 
 #include "controller/logger.hpp"
+#include "util/json_access.hpp"
 #include "util/stop_token.hpp"
 
 #include <nlohmann/json.hpp>
@@ -92,8 +93,7 @@ bool LeaderElector::try_acquire_or_renew() {
 void LeaderElector::release() {
   const auto leases = kube::resources::leases();
   auto got = m_client.get(leases, m_config.namespace_, m_config.name);
-  if (!got || got->value("spec", nlohmann::json::object()).value("holderIdentity", "") != m_config.identity)
-    return;
+  if (!got || util::string_at(util::member(*got, "spec"), "holderIdentity") != m_config.identity) return;
   auto lease = std::move(got).value();
   lease["spec"]["holderIdentity"] = "";
   lease["spec"]["leaseDurationSeconds"] = 1;

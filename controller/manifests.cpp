@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string_view>
+
 namespace kpt::controller {
 
 namespace {
@@ -72,16 +74,9 @@ subjects:
 ---
 )";
 
-constexpr const char* k_lease_role = R"(apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata:
-  name: kubectl-pytorch-controller-leader-election
-  namespace: @NS@
-rules:
-- apiGroups: ["coordination.k8s.io"]
+constexpr const char* k_lease_rules = R"(- apiGroups: ["coordination.k8s.io"]
   resources: ["leases"]
   verbs: ["get", "create", "update"]
----
 )";
 
 // Pod Security "restricted": non-root, no privilege escalation, no capabilities, the runtime's
@@ -200,9 +195,8 @@ constexpr const char* k_status_port = R"(        - name: status-server
           containerPort: 10443
 )";
 
-// The Service the pods reach the status server by (KUBEFLOW_TRAINER_SERVER_URL), and the Secret
-// holding the certificate every replica serves (created by the first one).
-constexpr const char* k_status_objects = R"(---
+// The Service the pods reach the status server by (KUBEFLOW_TRAINER_SERVER_URL).
+constexpr const char* k_status_service = R"(---
 apiVersion: v1
 kind: Service
 metadata:
@@ -218,33 +212,17 @@ spec:
     port: 10443
     targetPort: status-server
 ---
-apiVersion: rbac.authorization.k8s.io/v1
-kind: Role
-metadata:
-  name: kubectl-pytorch-controller-status-server
-  namespace: @NS@
-rules:
-- apiGroups: [""]
+)";
+
+// The status server's Role: the Secret holding the certificate every replica serves (created by the
+// first one).
+constexpr const char* k_status_server_rules = R"(- apiGroups: [""]
   resources: ["secrets"]
   resourceNames: ["kubectl-pytorch-controller-status-cert"]
   verbs: ["get"]
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["create"]
----
-apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  name: kubectl-pytorch-controller-status-server
-  namespace: @NS@
-roleRef:
-  apiGroup: rbac.authorization.k8s.io
-  kind: Role
-  name: kubectl-pytorch-controller-status-server
-subjects:
-- kind: ServiceAccount
-  name: kubectl-pytorch-controller
-  namespace: @NS@
 )";
 
 std::string replace_all(std::string text, const std::string& from, const std::string& to) {
@@ -332,7 +310,7 @@ std::string controller_manifests(const ManifestOptions& options) {
   } else {
     out += role(name, "", rules + k_guard_rules) + binding(name, "", ns);
   }
-  out += replace_all(k_lease_role, "@NS@", ns) + binding(name + "-leader-election", ns, ns);
+  out += role(name + "-leader-election", ns, k_lease_rules) + binding(name + "-leader-election", ns, ns);
   std::string args = options.namespaced ? "        - --namespace=" + ns + "\n" : "";
   if (options.via_jobset) args += "        - --via-jobset\n";
   if (options.train_job_status) args += "        - --feature-gates=TrainJobStatus=true\n";
@@ -340,7 +318,12 @@ std::string controller_manifests(const ManifestOptions& options) {
   deployment = replace_all(deployment, "@IMAGE@", options.image);
   deployment = replace_all(deployment, "@STATUS_PORT@", options.train_job_status ? k_status_port : "");
   out += replace_all(deployment, "@EXTRA_ARGS@", args);
-  if (options.train_job_status) out += replace_all(k_status_objects, "@NS@", ns);
+  if (options.train_job_status) {
+    const std::string status_server = name + "-status-server";
+    out += replace_all(k_status_service, "@NS@", ns) + role(status_server, ns, k_status_server_rules) +
+           binding(status_server, ns, ns);
+    out.resize(out.size() - std::string_view("---\n").size());  // the stream's last document
+  }
   return out;
 }
 

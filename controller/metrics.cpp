@@ -161,15 +161,6 @@ long Metrics::api_writes() const {
   return n;
 }
 
-long Metrics::api_requests(const std::string& verb) const {
-  std::lock_guard lock(m_mutex);
-  long n = 0;
-  for (const auto& [k, v] : m_api) {
-    if (std::get<0>(k) == verb) n += v;
-  }
-  return n;
-}
-
 long Metrics::jobs_counted(const std::string& event, const std::string& kind) const {
   std::lock_guard lock(m_mutex);
   long n = 0;

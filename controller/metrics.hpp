@@ -59,7 +59,6 @@ class Metrics {
 
   /// Requests with a write verb (create, update, update_status, patch, delete).
   [[nodiscard]] long api_writes() const;
-  [[nodiscard]] long api_requests(const std::string& verb) const;
   [[nodiscard]] long jobs_counted(const std::string& event, const std::string& kind) const;
   [[nodiscard]] std::string render() const;
 

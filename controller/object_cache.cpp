@@ -1,6 +1,7 @@
 #include "controller/object_cache.hpp"
 
 #include "model/pytorchjob/lifecycle_json.hpp"
+#include "util/json_access.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -16,7 +17,7 @@ std::pair<std::string, std::string> controller_owner(const nlohmann::json& meta,
   if (refs == meta.end() || !refs->is_array()) return {};
   for (const auto& ref : *refs) {
     if (!ref.is_object()) continue;
-    if (ref.value("kind", "") == kind && ref.value("controller", false)) {
+    if (util::string_at(ref, "kind") == kind && ref.value("controller", false)) {
       return {meta.value("namespace", std::string{}) + "/" + ref.value("name", std::string{}),
               ref.value("uid", std::string{})};
     }
@@ -69,7 +70,8 @@ void observe_trainjob_pod(const nlohmann::json& pod, CachedChild& child) {
   const auto status = pod.value("status", nlohmann::json::object());
   o.phase = status.value("phase", std::string{"Pending"});
   for (const auto& c : status.value("conditions", nlohmann::json::array())) {
-    if (c.is_object() && c.value("type", "") == "Ready") o.ready = c.value("status", "") == "True";
+    if (c.is_object() && util::string_at(c, "type") == "Ready")
+      o.ready = util::string_at(c, "status") == "True";
   }
   for (const char* list : {"initContainerStatuses", "containerStatuses"}) {
     for (const auto& c : status.value(list, nlohmann::json::array())) {

@@ -8,6 +8,7 @@
 #include "model/pytorchjob/labels.hpp"
 #include "model/pytorchjob/lifecycle.hpp"
 #include "model/pytorchjob/lifecycle_json.hpp"
+#include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -81,7 +82,7 @@ Expected<void> Reconciler::record_style(nlohmann::json& job) {
   const std::string name = meta.value("name", std::string{});
   auto patched =
       m_client.patch(kube::resources::pytorchjobs(), ns, name, kube::PatchType::merge, patch.dump());
-  if (!patched) return patched.error().context("recording the env style of '" + ns + "/" + name + "'");
+  if (!patched) return patched.error().context("recording the env style of " + util::quote(ns + "/" + name));
   job = *patched;
   m_caches.jobs.put_newer(*patched);
   return {};
@@ -145,7 +146,7 @@ ReconcileResult Reconciler::reconcile_job(nlohmann::json job) {
   if (auto r = delete_children(p); !r) return fail(r.error());
   if (p.plans && !*p.plans) {
     event(p.job, "Warning", "PyTorchJobFailedValidation", p.plans->error().message);
-    return fail(p.plans->error().context("planning pods of '" + p.key + "'"), false);
+    return fail(p.plans->error().context("planning pods of " + util::quote(p.key)), false);
   }
   auto live = still_live(p);
   if (!live) return fail(live.error());
@@ -182,13 +183,13 @@ void Reconciler::observe(Pass& p) {
 void Reconciler::note_missing_gang(Pass& p) {
   // The note stays on the Created condition, so nothing is rewritten on later passes.
   const auto& crd = model::pytorchjob::pod_group_api(p.gang.kind).crd_name;
-  const std::string note = " Gang scheduling was asked for but the CRD '" + crd +
-                           "' is missing; the pods are scheduled without a PodGroup.";
+  const std::string note = " Gang scheduling was asked for but the CRD " + util::quote(crd) +
+                           " is missing; the pods are scheduled without a PodGroup.";
   for (auto& c : p.d.status.conditions) {
     if (c.type != "Created" || c.message.find(note) != std::string::npos) continue;
     c.message += note;
     p.d.events.push_back({"Warning", "GangSchedulingUnavailable",
-                          "Gang scheduling was asked for but the CRD '" + crd + "' is missing"});
+                          "Gang scheduling was asked for but the CRD " + util::quote(crd) + " is missing"});
   }
 }
 
@@ -198,7 +199,7 @@ ReconcileResult Reconciler::delete_expired_job(const Pass& p) {
   del.precondition_uid = p.uid;
   auto r = m_client.remove(kube::resources::pytorchjobs(), p.ns, p.name, del);
   if (!r && !kube::is_not_found(r.error()))
-    return failed(r.error().context("deleting expired job '" + p.key + "'"));
+    return failed(r.error().context("deleting expired job " + util::quote(p.key)));
   if (m_metrics != nullptr) m_metrics->forget_job(k_kind, p.key);
   m_caches.expectations.forget(p.key);
   return {};
@@ -243,7 +244,7 @@ Expected<void> Reconciler::record_recreations(Pass& p) {
           {pj::k_counted_pods_annotation, pj::join_counted_pods(p.d.counted_pods)}}}}}};
   auto patched =
       m_client.patch(kube::resources::pytorchjobs(), p.ns, p.name, kube::PatchType::merge, patch.dump());
-  if (!patched) return patched.error().context("recording re-creations of '" + p.key + "'");
+  if (!patched) return patched.error().context("recording re-creations of " + util::quote(p.key));
   p.job["metadata"]["resourceVersion"] = patched->at("metadata").at("resourceVersion");
   m_caches.jobs.put_newer(*patched);
   return {};
@@ -252,13 +253,14 @@ Expected<void> Reconciler::record_recreations(Pass& p) {
 Expected<void> Reconciler::delete_children(const Pass& p) {
   for (const auto& pod : p.d.delete_pods) {
     auto r = m_client.remove(kube::resources::pods(), p.ns, pod);
-    if (!r && !kube::is_not_found(r.error())) return r.error().context("deleting pod '" + pod + "'");
+    if (!r && !kube::is_not_found(r.error())) return r.error().context("deleting pod " + util::quote(pod));
     if (!r) m_caches.expectations.observe_deletion(p.key);
     event(p.job, "Normal", "SuccessfulDeletePod", "Deleted pod: " + pod);
   }
   for (const auto& svc : p.d.delete_services) {
     auto r = m_client.remove(kube::resources::services(), p.ns, svc);
-    if (!r && !kube::is_not_found(r.error())) return r.error().context("deleting service '" + svc + "'");
+    if (!r && !kube::is_not_found(r.error()))
+      return r.error().context("deleting service " + util::quote(svc));
     if (!r) m_caches.expectations.observe_deletion(p.key);
     event(p.job, "Normal", "SuccessfulDeleteService", "Deleted service: " + svc);
   }
@@ -276,7 +278,7 @@ Expected<bool> Reconciler::still_live(const Pass& p) {
   auto live = m_client.get(kube::resources::pytorchjobs(), p.ns, p.name);
   if (!live) {
     if (kube::is_not_found(live.error())) return false;
-    return live.error().context("reading job '" + p.key + "'");
+    return live.error().context("reading job " + util::quote(p.key));
   }
   const auto& meta = live->at("metadata");
   return meta.value("uid", std::string{}) == p.uid && !meta.contains("deletionTimestamp");
@@ -287,7 +289,7 @@ Expected<void> Reconciler::create_children(const Pass& p) {
     auto r = m_client.create(kube::resources::services(), p.ns,
                              model::pytorchjob::desired_service(p.job, *plan, style_of(p.job)));
     if (!r && !kube::is_already_exists(r.error()))
-      return r.error().context("creating service '" + plan->service + "'");
+      return r.error().context("creating service " + util::quote(plan->service));
     if (!r) m_caches.expectations.observe_creation(p.key);
     if (r) event(p.job, "Normal", "SuccessfulCreateService", "Created service: " + plan->service);
   }
@@ -301,7 +303,7 @@ Expected<void> Reconciler::create_children(const Pass& p) {
     if (p.grouped) model::pytorchjob::decorate_gang_pod(pod, p.name, plan->replica_type, p.gang);
     auto r = m_client.create(kube::resources::pods(), p.ns, pod);
     if (!r && !kube::is_already_exists(r.error()))
-      return r.error().context("creating pod '" + plan->name + "'");
+      return r.error().context("creating pod " + util::quote(plan->name));
     if (!r) m_caches.expectations.observe_creation(p.key);
     if (r) event(p.job, "Normal", "SuccessfulCreatePod", "Created pod: " + plan->name);
   }
@@ -313,7 +315,7 @@ ReconcileResult Reconciler::finish(Pass& p) {
   if (p.d.status != p.old_status) {
     p.job["status"] = model::pytorchjob::job_status_to_json(p.d.status);
     auto r = m_client.update_status(kube::resources::pytorchjobs(), p.ns, p.job);
-    if (!r) return failed(r.error().context("updating status of '" + p.key + "'"));
+    if (!r) return failed(r.error().context("updating status of " + util::quote(p.key)));
     m_caches.jobs.put_newer(*r);
     count_outcomes(p);
   }
@@ -346,7 +348,7 @@ Expected<bool> Reconciler::volcano_admitted(const nlohmann::json& job) {
   const auto api = model::pytorchjob::pod_group_api(model::pytorchjob::GangKind::volcano);
   const kube::ResourceRef ref{api.group, api.version, api.plural, "PodGroup", true};
   auto pg = m_client.get(ref, meta.value("namespace", std::string{}), name);
-  if (!pg) return pg.error().context("reading PodGroup '" + name + "'");
+  if (!pg) return pg.error().context("reading PodGroup " + util::quote(name));
   const auto phase = pg->value("status", nlohmann::json::object()).value("phase", std::string{});
   return !phase.empty() && phase != "Pending";
 }
@@ -394,12 +396,13 @@ Expected<void> Reconciler::sync_pod_group(const nlohmann::json& job,
   if (wanted) {
     auto r = m_client.create(ref, ns, model::pytorchjob::desired_pod_group(job, gang));
     if (!r && !kube::is_already_exists(r.error())) {
-      return r.error().context("creating PodGroup '" + name + "'");
+      return r.error().context("creating PodGroup " + util::quote(name));
     }
     if (r) event(job, "Normal", "SuccessfulCreatePodGroup", "Created PodGroup: " + name);
   } else {
     auto r = m_client.remove(ref, ns, name);
-    if (!r && !kube::is_not_found(r.error())) return r.error().context("deleting PodGroup '" + name + "'");
+    if (!r && !kube::is_not_found(r.error()))
+      return r.error().context("deleting PodGroup " + util::quote(name));
     if (r) event(job, "Normal", "SuccessfulDeletePodGroup", "Deleted PodGroup: " + name);
   }
   std::lock_guard lock(m_gang_mutex);

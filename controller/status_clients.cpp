@@ -1,5 +1,7 @@
 #include "controller/status_clients.hpp"
 
+#include "util/strings.hpp"
+
 namespace kpt::controller {
 
 namespace tj = model::trainjob;
@@ -28,7 +30,7 @@ Expected<void> StatusClients::ensure_ca(const nlohmann::json& job, const tj::Sta
   const std::string name = tj::tls_config_name(target.name);
   auto applied = m_client.patch(kube::resources::configmaps(), target.ns, name, kube::PatchType::apply,
                                 config_map.dump(), apply);
-  if (!applied) return applied.error().context("applying ConfigMap '" + name + "'");
+  if (!applied) return applied.error().context("applying ConfigMap " + util::quote(name));
   std::lock_guard lock(m_mutex);
   m_applied[key] = uid;
   return {};

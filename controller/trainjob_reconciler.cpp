@@ -10,6 +10,7 @@
 #include "model/trainjob/lifecycle.hpp"
 #include "model/trainjob/runtime_ref.hpp"
 #include "util/sha1.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -252,7 +253,7 @@ Expected<nlohmann::json> TrainJobReconciler::read_or_take_snapshot(const nlohman
   const std::string cm_name = meta.value("name", std::string{}) + tj::k_snapshot_suffix;
   auto cm = m_client.get(kube::resources::configmaps(), ns, cm_name);
   if (!cm && !kube::is_not_found(cm.error()))
-    return cm.error().context("reading ConfigMap '" + cm_name + "'");
+    return cm.error().context("reading ConfigMap " + util::quote(cm_name));
   tj::AvailableRuntimes available;
   if (!cm) {
     const auto ref = tj::runtime_ref_of(trainjob);
@@ -270,7 +271,7 @@ Expected<nlohmann::json> TrainJobReconciler::read_or_take_snapshot(const nlohman
     auto created = m_client.create(kube::resources::configmaps(), ns,
                                    tj::runtime_snapshot_configmap(trainjob, resolved->runtime));
     if (!created && !kube::is_already_exists(created.error()))
-      return created.error().context("creating ConfigMap '" + cm_name + "'");
+      return created.error().context("creating ConfigMap " + util::quote(cm_name));
   }
   return resolved->runtime;
 }
@@ -354,7 +355,7 @@ Expected<void> TrainJobReconciler::record_restarts(Pass& p) {
   const nlohmann::json patch = {{"metadata", {{"annotations", {{k_jobset_restarts_annotation, value}}}}}};
   auto patched =
       m_client.patch(kube::resources::trainjobs(), p.ns, p.name, kube::PatchType::merge, patch.dump());
-  if (!patched) return patched.error().context("recording restarts of '" + p.key + "'");
+  if (!patched) return patched.error().context("recording restarts of " + util::quote(p.key));
   if (m_metrics != nullptr && s.restarts > restarts)
     m_metrics->count_job("restarted", p.ns, tj::k_kind_trainjob);
   p.trainjob["metadata"]["resourceVersion"] = patched->at("metadata").at("resourceVersion");
@@ -368,7 +369,7 @@ Expected<void> TrainJobReconciler::delete_children(const Pass& p) {
     for (const auto& name : *names) {
       auto r = m_client.remove(ref, p.ns, name);
       if (!r && !kube::is_not_found(r.error()))
-        return r.error().context("deleting " + ref.kind + " '" + name + "'");
+        return r.error().context("deleting " + ref.kind + " " + util::quote(name));
       if (!r) m_caches.expectations.observe_deletion(p.key);
     }
   }
@@ -382,7 +383,7 @@ Expected<void> TrainJobReconciler::create_children(const Pass& p) {
       (*service)["metadata"]["ownerReferences"] = trainjob_owner(p.trainjob);
       auto r = m_client.create(kube::resources::services(), p.ns, *service);
       if (!r && !kube::is_already_exists(r.error()))
-        return r.error().context("creating service '" + p.name + "'");
+        return r.error().context("creating service " + util::quote(p.name));
       if (!r) m_caches.expectations.observe_creation(p.key);
     } else {
       m_caches.expectations.observe_creation(p.key);  // nothing to wait for
@@ -391,7 +392,8 @@ Expected<void> TrainJobReconciler::create_children(const Pass& p) {
   for (const auto& pod : p.new_pods) {
     const std::string name = pod.at("metadata").value("name", std::string{});
     auto r = m_client.create(kube::resources::pods(), p.ns, pod);
-    if (!r && !kube::is_already_exists(r.error())) return r.error().context("creating pod '" + name + "'");
+    if (!r && !kube::is_already_exists(r.error()))
+      return r.error().context("creating pod " + util::quote(name));
     if (!r) m_caches.expectations.observe_creation(p.key);
   }
   return {};
@@ -424,7 +426,7 @@ ReconcileResult TrainJobReconciler::finish(nlohmann::json& trainjob, const tj::T
     trainjob["status"] = std::move(status);
     auto r = m_client.update_status(kube::resources::trainjobs(),
                                     trainjob.at("metadata").value("namespace", std::string{}), trainjob);
-    if (!r) return {std::nullopt, r.error().context("updating status of '" + key + "'"), true};
+    if (!r) return {std::nullopt, r.error().context("updating status of " + util::quote(key)), true};
     m_caches.trainjobs.put_newer(*r);
   }
   ReconcileResult out;

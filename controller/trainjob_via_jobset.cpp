@@ -6,22 +6,16 @@
 #include "controller/expectations.hpp"
 #include "controller/object_cache.hpp"
 #include "controller/trainjob_reconciler.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/build.hpp"
 #include "model/trainjob/constants.hpp"
 #include "model/trainjob/runtime_ref.hpp"
 #include "util/sha1.hpp"
+#include "util/strings.hpp"
 
 namespace kpt::controller {
 
 namespace tj = model::trainjob;
-
-namespace {
-
-std::string meta_string(const nlohmann::json& object, const char* key) {
-  return object.at("metadata").value(key, std::string{});
-}
-
-}  // namespace
 
 ReconcileResult TrainJobReconciler::reconcile_via_jobset(nlohmann::json trainjob) {
   const auto now = std::chrono::floor<std::chrono::seconds>(m_clock.now());
@@ -48,8 +42,8 @@ ReconcileResult TrainJobReconciler::reconcile_via_jobset(nlohmann::json trainjob
 }
 
 tj::JobSetObservation TrainJobReconciler::cached_jobset(const nlohmann::json& trainjob) const {
-  const std::string uid = meta_string(trainjob, "uid");
-  const std::string name = meta_string(trainjob, "name");
+  const std::string uid = model::k8s::meta_string(trainjob, "uid");
+  const std::string name = model::k8s::meta_string(trainjob, "name");
   for (const auto& c : m_caches.jobsets.of_job(object_key(trainjob))) {
     if (c.owner_uid == uid && c.pod.name == name) return c.jobset;
   }
@@ -59,8 +53,8 @@ tj::JobSetObservation TrainJobReconciler::cached_jobset(const nlohmann::json& tr
 Expected<nlohmann::json> TrainJobReconciler::apply_jobset(const nlohmann::json& trainjob,
                                                           const tj::JobSetObservation& observed) {
   const std::string key = object_key(trainjob);
-  const std::string uid = meta_string(trainjob, "uid");
-  const std::string name = meta_string(trainjob, "name");
+  const std::string uid = model::k8s::meta_string(trainjob, "uid");
+  const std::string name = model::k8s::meta_string(trainjob, "name");
   auto runtime = runtime_of(trainjob);
   if (!runtime) return runtime.error();
   auto built = tj::build_jobset(trainjob, *runtime, m_options.release);
@@ -83,9 +77,9 @@ Expected<nlohmann::json> TrainJobReconciler::apply_jobset(const nlohmann::json& 
   kube::WriteOptions options;
   options.field_manager = k_trainer_field_manager;
   options.force = true;
-  auto applied = m_client.patch(kube::resources::jobsets(), meta_string(trainjob, "namespace"), name,
-                                kube::PatchType::apply, body, options);
-  if (!applied) return applied.error().context("applying JobSet '" + name + "'");
+  auto applied = m_client.patch(kube::resources::jobsets(), model::k8s::meta_string(trainjob, "namespace"),
+                                name, kube::PatchType::apply, body, options);
+  if (!applied) return applied.error().context("applying JobSet " + util::quote(name));
   // A JobSet the cache holds gets the answer now; a new one is the informer's to add, as its
   // event meets the creation expected above.
   if (observed.exists) m_caches.jobsets.put_newer(*applied);
@@ -96,10 +90,10 @@ Expected<nlohmann::json> TrainJobReconciler::apply_jobset(const nlohmann::json& 
 
 Expected<void> TrainJobReconciler::delete_jobset(const nlohmann::json& trainjob) {
   const std::string key = object_key(trainjob);
-  const std::string name = meta_string(trainjob, "name");
+  const std::string name = model::k8s::meta_string(trainjob, "name");
   m_caches.expectations.expect(key, 0, 1);
-  auto r = m_client.remove(kube::resources::jobsets(), meta_string(trainjob, "namespace"), name);
-  if (!r && !kube::is_not_found(r.error())) return r.error().context("deleting JobSet '" + name + "'");
+  auto r = m_client.remove(kube::resources::jobsets(), model::k8s::meta_string(trainjob, "namespace"), name);
+  if (!r && !kube::is_not_found(r.error())) return r.error().context("deleting JobSet " + util::quote(name));
   if (!r) m_caches.expectations.observe_deletion(key);
   std::lock_guard lock(m_mutex);
   m_applied.erase(key);

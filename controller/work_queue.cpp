@@ -125,11 +125,6 @@ void WorkQueue::shut_down() {
   m_cv.notify_all();
 }
 
-bool WorkQueue::shutting_down() const {
-  std::lock_guard lock(m_mutex);
-  return m_shutdown;
-}
-
 std::size_t WorkQueue::depth() const {
   std::lock_guard lock(m_mutex);
   return m_queue.size();

@@ -53,7 +53,6 @@ class WorkQueue {
   void done(const std::string& key);
 
   void shut_down();
-  [[nodiscard]] bool shutting_down() const;
   /// Keys ready now (not counting delayed or in-flight ones).
   [[nodiscard]] std::size_t depth() const;
 

@@ -1,7 +1,8 @@
 #include "kube/exec_credential.hpp"
 
-#include "kube/json_fields.hpp"
 #include "util/base64.hpp"
+#include "util/json_access.hpp"
+#include "util/strings.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -57,9 +58,10 @@ Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::
   const auto doc = nlohmann::json::parse(out, nullptr, false);
   if (doc.is_discarded() || !doc.is_object())
     return fail("decoding stdout: the exec plugin did not print JSON");
-  const std::string api_version = string_field(doc, "apiVersion");
-  if (string_field(doc, "kind") != "ExecCredential")
-    return fail("decoding stdout: expected kind 'ExecCredential', got '" + string_field(doc, "kind") + "'");
+  const std::string api_version = util::string_at(doc, "apiVersion");
+  if (util::string_at(doc, "kind") != "ExecCredential")
+    return fail("decoding stdout: expected kind 'ExecCredential', got " +
+                util::quote(util::string_at(doc, "kind")));
   if (api_version != config.api_version)
     return fail("exec plugin is configured to use API version " + config.api_version +
                 ", plugin returned version " + api_version);
@@ -67,9 +69,9 @@ Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::
     return fail("exec plugin didn't return a status field");
   const auto& st = doc["status"];
   ExecCredential cred;
-  cred.token = string_field(st, "token");
-  cred.client_certificate_pem = string_field(st, "clientCertificateData");
-  cred.client_key_pem = string_field(st, "clientKeyData");
+  cred.token = util::string_at(st, "token");
+  cred.client_certificate_pem = util::string_at(st, "clientCertificateData");
+  cred.client_key_pem = util::string_at(st, "clientKeyData");
   if (cred.client_certificate_pem.empty() != cred.client_key_pem.empty())
     return fail("exec plugin returned only certificate or key, not both");
   if (cred.token.empty() && cred.client_certificate_pem.empty())
@@ -77,14 +79,14 @@ Expected<ExecCredential> parse_exec_output(const ExecConfig& config, const std::
   if (st.contains("expirationTimestamp") && st["expirationTimestamp"].is_string()) {
     if (auto t = util::parse_time(st["expirationTimestamp"].get<std::string>())) cred.expiration = *t;
     if (!cred.expiration)
-      return fail("decoding stdout: invalid expirationTimestamp '" +
-                  st["expirationTimestamp"].get<std::string>() + "'");
+      return fail("decoding stdout: invalid expirationTimestamp " +
+                  util::quote(st["expirationTimestamp"].get<std::string>()));
   }
   return cred;
 }
 
 ExecCredentialProvider::ExecCredentialProvider(ExecConfig config, ExecClusterInfo cluster,
-                                               ProcessRunner& runner, std::map<std::string, std::string> env,
+                                               CommandRunner& runner, std::map<std::string, std::string> env,
                                                bool stdin_is_terminal, Clock clock)
     : m_config(std::move(config)),
       m_cluster(std::move(cluster)),

@@ -1,7 +1,7 @@
 #pragma once
 
+#include "kube/command_runner.hpp"
 #include "kube/kubeconfig.hpp"
-#include "kube/process_runner.hpp"
 #include "util/expected.hpp"
 
 #include <chrono>
@@ -44,7 +44,7 @@ class ExecCredentialProvider {
  public:
   using Clock = std::function<std::chrono::system_clock::time_point()>;
 
-  ExecCredentialProvider(ExecConfig config, ExecClusterInfo cluster, ProcessRunner& runner,
+  ExecCredentialProvider(ExecConfig config, ExecClusterInfo cluster, CommandRunner& runner,
                          std::map<std::string, std::string> env, bool stdin_is_terminal, Clock clock = {});
 
   /// The cached credential, or a fresh one from the plugin.
@@ -60,7 +60,7 @@ class ExecCredentialProvider {
 
   ExecConfig m_config;
   ExecClusterInfo m_cluster;
-  ProcessRunner& m_runner;
+  CommandRunner& m_runner;
   std::map<std::string, std::string> m_env;
   bool m_stdin_is_terminal;
   Clock m_clock;

@@ -1,7 +1,7 @@
 #include "kube/kubeconfig.hpp"
 
-#include "kube/json_fields.hpp"
 #include "util/base64.hpp"
+#include "util/json_access.hpp"
 #include "yaml/node_json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -126,7 +126,7 @@ KubeconfigCluster parse_cluster(FieldReader& r, const std::string& dir, const st
   c.disable_compression = r.boolean("disable-compression");
   if (const json* exts = r.list("extensions")) {
     for (const auto& ext : *exts) {
-      if (ext.is_object() && string_field(ext, "name") == "client.authentication.k8s.io/exec" &&
+      if (ext.is_object() && util::string_at(ext, "name") == "client.authentication.k8s.io/exec" &&
           ext.contains("extension"))
         c.exec_extension_json = ext["extension"].dump();
     }
@@ -157,7 +157,7 @@ KubeconfigUser parse_user(FieldReader& r, const std::string& dir, const std::str
   }
   if (const json* exec = r.object("exec")) u.exec = parse_exec(r, *exec, dir, error);
   if (const json* ap = r.object("auth-provider")) {
-    const std::string name = string_field(*ap, "name");
+    const std::string name = util::string_at(*ap, "name");
     u.auth_provider = name.empty() ? "unnamed" : name;
   }
   return u;

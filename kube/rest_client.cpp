@@ -1,8 +1,8 @@
 #include "kube/rest_client.hpp"
 
 #include "kube/file_system.hpp"
-#include "kube/json_fields.hpp"
 #include "util/base64.hpp"
+#include "util/json_access.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -104,9 +104,9 @@ RestClient::RestClient(ResolvedConfig config, std::unique_ptr<HttpTransport> tra
   m_rng.seed(m_options.jitter_seed != 0 ? m_options.jitter_seed : std::random_device{}());
   while (!m_config.server.empty() && m_config.server.back() == '/') m_config.server.pop_back();
   if (m_config.exec && m_config.auth == AuthKind::exec) {
-    ProcessRunner* runner = m_options.process_runner;
+    CommandRunner* runner = m_options.command_runner;
     if (runner == nullptr) {
-      m_own_runner = std::make_unique<RealProcessRunner>();
+      m_own_runner = std::make_unique<RealCommandRunner>();
       runner = m_own_runner.get();
     }
     ExecClusterInfo info{m_config.server,
@@ -333,8 +333,8 @@ Expected<ListResult> RestClient::list(const ResourceRef& ref, const std::string&
     if (page->contains("items") && (*page)["items"].is_array())
       for (auto& item : (*page)["items"]) result.items.push_back(std::move(item));
     const auto& meta = object_at(*page, "metadata");
-    result.resource_version = string_field(meta, "resourceVersion");
-    continue_token = string_field(meta, "continue");
+    result.resource_version = util::string_at(meta, "resourceVersion");
+    continue_token = util::string_at(meta, "continue");
     if (opts.limit > 0 || continue_token.empty()) {
       result.continue_token = continue_token;
       return result;
@@ -364,7 +364,7 @@ Expected<void> RestClient::watch(const ResourceRef& ref, const std::string& ns, 
         return false;
       }
       WatchEvent ev;
-      ev.type = event_type(string_field(doc, "type"));
+      ev.type = event_type(util::string_at(doc, "type"));
       ev.object = doc.value("object", nlohmann::json::object());
       if (ev.type == WatchEvent::Type::error) {
         const auto c = ev.object.is_object() ? ev.object.find("code") : ev.object.end();

@@ -30,7 +30,7 @@ struct RestOptions {
   std::chrono::seconds retry_after_cap{30};
   std::function<void(std::chrono::milliseconds)> sleep;  ///< default: std::this_thread::sleep_for
   std::uint64_t jitter_seed = 0;                         ///< 0: random
-  ProcessRunner* process_runner = nullptr;               ///< for exec plugins; default: a RealProcessRunner
+  CommandRunner* command_runner = nullptr;               ///< for exec plugins; default: a RealCommandRunner
   std::map<std::string, std::string> env;                ///< the environment exec plugins inherit
   bool stdin_is_terminal = false;
   ExecCredentialProvider::Clock clock;  ///< for exec credential expiry
@@ -101,7 +101,7 @@ class RestClient final : public ApiClient {
   ResolvedConfig m_config;
   std::unique_ptr<HttpTransport> m_transport;
   RestOptions m_options;
-  std::unique_ptr<ProcessRunner> m_own_runner;
+  std::unique_ptr<CommandRunner> m_own_runner;
   std::unique_ptr<ExecCredentialProvider> m_exec;
   mutable std::mutex m_mutex;  ///< guards m_warnings, m_rng, m_exec_secrets
   std::vector<std::string> m_warnings;

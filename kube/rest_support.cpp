@@ -1,6 +1,6 @@
 // Status error decoding, redaction and the client factory.
-#include "kube/json_fields.hpp"
 #include "kube/rest_client.hpp"
+#include "util/json_access.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -81,7 +81,7 @@ std::string default_reason(int status) {
 ErrorDetails decode_details(const nlohmann::json& d) {
   ErrorDetails out;
   if (!d.is_object()) return out;
-  const auto text = string_field;
+  const auto text = util::string_at;
   out.name = text(d, "name");
   out.group = text(d, "group");
   out.kind = text(d, "kind");
@@ -105,13 +105,13 @@ std::string current_dir() {
 Error decode_status_error(int http_status, const std::string& body, const std::string& method) {
   Error e = make_api_error(http_status, default_reason(http_status), default_message(http_status, method));
   const auto doc = nlohmann::json::parse(body, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || string_field(doc, "kind") != "Status") {
+  if (doc.is_discarded() || !doc.is_object() || util::string_at(doc, "kind") != "Status") {
     return e;
   }
   if (doc.contains("code") && doc["code"].is_number_integer() && doc["code"].get<int>() != 0)
     e.http_status = doc["code"].get<int>();
-  if (auto r = string_field(doc, "reason"); !r.empty()) e.reason = r;
-  if (auto m = string_field(doc, "message"); !m.empty()) e.message = m;
+  if (auto r = util::string_at(doc, "reason"); !r.empty()) e.reason = r;
+  if (auto m = util::string_at(doc, "message"); !m.empty()) e.message = m;
   if (doc.contains("details")) e.details = decode_details(doc["details"]);
   if (doc.contains("details") && doc["details"].is_object() && doc["details"].contains("causes") &&
       doc["details"]["causes"].is_array()) {
@@ -119,8 +119,8 @@ Error decode_status_error(int http_status, const std::string& body, const std::s
     bool all_present = true;
     for (const auto& c : doc["details"]["causes"]) {
       if (!c.is_object()) continue;
-      const std::string message = string_field(c, "message");
-      std::string item = string_field(c, "field");
+      const std::string message = util::string_at(c, "message");
+      std::string item = util::string_at(c, "field");
       item += item.empty() ? message : ": " + message;
       if (e.message.find(item) == std::string::npos && e.message.find(message) == std::string::npos)
         all_present = false;

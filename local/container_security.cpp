@@ -1,8 +1,9 @@
 #include "local/container_security.hpp"
 
 #include "apiserver/go_decode_error.hpp"
-#include "kube/json_fields.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "model/k8s/quantity.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
@@ -16,21 +17,14 @@ namespace {
 
 using nlohmann::json;
 
-const json& member(const json& object, const char* key) {
-  static const json k_null;
-  if (!object.is_object()) return k_null;
-  const auto it = object.find(key);
-  return it == object.end() ? k_null : *it;
-}
-
 std::optional<std::int64_t> int_field(const json& object, const char* key) {
-  const json& v = member(object, key);
+  const json& v = util::member(object, key);
   if (!v.is_number_integer()) return std::nullopt;
   return v.get<std::int64_t>();
 }
 
 std::optional<bool> bool_field(const json& object, const char* key) {
-  const json& v = member(object, key);
+  const json& v = util::member(object, key);
   if (!v.is_boolean()) return std::nullopt;
   return v.get<bool>();
 }
@@ -45,10 +39,10 @@ auto effective(const json& pod_sc, const json& container_sc, const char* key, Ge
 
 /// format.Pod: "name_namespace(uid)".
 std::string pod_label(const json& pod) {
-  const json& meta = member(pod, "metadata");
-  const std::string ns = kube::string_field(meta, "namespace");
-  return kube::string_field(meta, "name") + "_" + (ns.empty() ? "default" : ns) + "(" +
-         kube::string_field(meta, "uid") + ")";
+  const json& meta = util::member(pod, "metadata");
+  const std::string ns = util::string_at(meta, "namespace");
+  return util::string_at(meta, "name") + "_" + (ns.empty() ? "default" : ns) + "(" +
+         util::string_at(meta, "uid") + ")";
 }
 
 constexpr std::array<std::string_view, 41> k_capabilities = {"CHOWN",
@@ -102,11 +96,11 @@ std::vector<std::string> string_list(const json& list) {
 }
 
 void plan_capabilities(const json& caps, const NodeUser& node, ContainerSecurity& out) {
-  if (const auto add = string_list(member(caps, "add")); !add.empty()) {
+  if (const auto add = string_list(util::member(caps, "add")); !add.empty()) {
     out.not_enforced.push_back("securityContext.capabilities.add [" + util::join(add, " ") +
                                "] is not granted: processes have the local node's own capabilities");
   }
-  const auto drop = string_list(member(caps, "drop"));
+  const auto drop = string_list(util::member(caps, "drop"));
   if (drop.empty() || node.uid != 0) return;  // a node that is not root gives processes none
   std::vector<std::string> unknown;
   for (const auto& name : drop) {
@@ -128,7 +122,7 @@ void plan_identity(const json& pod_sc, const json& sc, const NodeUser& node, Con
   const auto run_as_user = effective(pod_sc, sc, "runAsUser", int_field);
   const auto run_as_group = effective(pod_sc, sc, "runAsGroup", int_field);
   std::vector<unsigned> groups;
-  for (const auto& g : member(pod_sc, "supplementalGroups"))
+  for (const auto& g : util::member(pod_sc, "supplementalGroups"))
     if (g.is_number_integer() && g.get<std::int64_t>() >= 0) groups.push_back(g.get<unsigned>());
   if (const auto fs_group = int_field(pod_sc, "fsGroup"); fs_group && *fs_group >= 0)
     groups.push_back(static_cast<unsigned>(*fs_group));
@@ -155,7 +149,7 @@ void plan_identity(const json& pod_sc, const json& sc, const NodeUser& node, Con
 }
 
 void plan_limits(const json& container, ContainerSecurity& out) {
-  const json& limits = member(member(container, "resources"), "limits");
+  const json& limits = util::member(util::member(container, "resources"), "limits");
   if (!limits.is_object()) return;
   for (const auto& [name, value] : limits.items()) {
     if (name == "memory") {
@@ -182,10 +176,10 @@ std::optional<int> capability_number(const std::string& name) {
 
 Expected<ContainerSecurity> plan_container_security(const json& pod, const json& container,
                                                     const NodeUser& node) {
-  const json& pod_sc = member(member(pod, "spec"), "securityContext");
-  const json& sc = member(container, "securityContext");
+  const json& pod_sc = util::member(util::member(pod, "spec"), "securityContext");
+  const json& sc = util::member(container, "securityContext");
   const std::string where = " (pod: " + apiserver::go_quote(pod_label(pod)) +
-                            ", container: " + kube::string_field(container, "name") + ")";
+                            ", container: " + util::string_at(container, "name") + ")";
   const auto run_as_user = effective(pod_sc, sc, "runAsUser", int_field);
   if (effective(pod_sc, sc, "runAsNonRoot", bool_field).value_or(false)) {
     // The kubelet's verifyRunAsNonRoot, with the node's own user as the image's.
@@ -201,7 +195,7 @@ Expected<ContainerSecurity> plan_container_security(const json& pod, const json&
     out.not_enforced.push_back(
         "securityContext.privileged is not honoured: processes run with the local node's "
         "own privileges");
-  plan_capabilities(member(sc, "capabilities"), node, out);
+  plan_capabilities(util::member(sc, "capabilities"), node, out);
   if (bool_field(sc, "readOnlyRootFilesystem").value_or(false))
     out.not_enforced.push_back(
         "securityContext.readOnlyRootFilesystem is not enforced: there is no image "
@@ -212,21 +206,21 @@ Expected<ContainerSecurity> plan_container_security(const json& pod, const json&
 
 std::vector<std::string> pod_not_enforced(const json& pod, const std::set<std::string>& written_volumes) {
   std::vector<std::string> out;
-  const json& spec = member(pod, "spec");
-  for (const auto& volume : member(spec, "volumes")) {
-    const std::string name = kube::string_field(volume, "name");
+  const json& spec = util::member(pod, "spec");
+  for (const auto& volume : util::member(spec, "volumes")) {
+    const std::string name = util::string_at(volume, "name");
     if (written_volumes.count(name) != 0) continue;
     std::vector<std::string> mounts;
     for (const char* list : {"initContainers", "containers"}) {
-      for (const auto& c : member(spec, list)) {
-        for (const auto& m : member(c, "volumeMounts"))
-          if (kube::string_field(m, "name") == name)
-            mounts.push_back(util::quote(kube::string_field(m, "mountPath")));
+      for (const auto& c : util::member(spec, list)) {
+        for (const auto& m : util::member(c, "volumeMounts"))
+          if (util::string_at(m, "name") == name)
+            mounts.push_back(util::quote(util::string_at(m, "mountPath")));
       }
     }
     std::string kind = "volume";
-    if (const json& host = member(volume, "hostPath"); host.is_object()) {
-      kind = "hostPath " + util::quote(kube::string_field(host, "path"));
+    if (const json& host = util::member(volume, "hostPath"); host.is_object()) {
+      kind = "hostPath " + util::quote(util::string_at(host, "path"));
     } else if (volume.is_object()) {
       for (const auto& [key, value] : volume.items())
         if (key != "name" && value.is_object()) kind = key;

@@ -5,16 +5,20 @@
 #include "controller/controller_main.hpp"
 #include "controller/logger.hpp"
 #include "local/cluster_lifecycle.hpp"
-#include "local/node.hpp"
+#include "local/local_node.hpp"
 #include "local/node_exec_provider.hpp"
 #include "local/node_log_provider.hpp"
 #include "local/torch_probe.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "model/pytorchjob/env_style.hpp"
 #include "model/trainjob/runtime_catalog.hpp"
 #include "model/trainjob/status_request.hpp"
 #include "schema/carried/carried_crds.hpp"
 #include "util/clock.hpp"
 #include "util/file_io.hpp"
+#include "util/json_access.hpp"
+#include "util/messages.hpp"
+#include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -70,7 +74,7 @@ Expected<void> install_crd(kube::ApiClient& client, const nlohmann::json& wanted
   auto current = client.get(kube::resources::crds(), "", wanted_crd["metadata"]["name"]);
   if (!current) return current.error();
   nlohmann::json wanted = wanted_crd;
-  wanted["metadata"]["resourceVersion"] = (*current)["metadata"].value("resourceVersion", "");
+  wanted["metadata"]["resourceVersion"] = model::k8s::meta_string(*current, "resourceVersion");
   auto updated = client.update(kube::resources::crds(), "", wanted);
   if (!updated) return updated.error();
   return {};
@@ -84,8 +88,8 @@ Expected<void> install_runtimes(kube::ApiClient& client) {
   for (const auto& runtime : model::trainjob::carried_runtimes(model::trainjob::k_newest_trainer_release)) {
     auto created = client.create(runtimes, "", runtime);
     if (!created && !kube::is_already_exists(created.error()))
-      return created.error().context("creating ClusterTrainingRuntime '" +
-                                     runtime["metadata"].value("name", "") + "'");
+      return created.error().context("creating ClusterTrainingRuntime " +
+                                     util::quote(model::k8s::meta_string(runtime, "name")));
   }
   return {};
 }
@@ -94,8 +98,10 @@ Expected<void> install_runtimes(kube::ApiClient& client) {
 /// column before Age, over the TrainJob's status.trainerStatus and the PyTorchJob's annotation of
 /// ours. Columns only: the schemas stay the real CRDs'.
 nlohmann::json with_progress_column(nlohmann::json crd) {
-  const bool trainjob = crd["spec"]["names"].value("kind", "") == "TrainJob";
-  if (!trainjob && crd["spec"]["names"].value("kind", "") != "PyTorchJob") return crd;
+  const bool trainjob =
+      util::string_at(util::member(util::member(crd, "spec"), "names"), "kind") == "TrainJob";
+  if (!trainjob && util::string_at(util::member(util::member(crd, "spec"), "names"), "kind") != "PyTorchJob")
+    return crd;
   const std::string annotation = model::trainjob::k_progress_annotation;
   std::string escaped;
   for (const char c : annotation) escaped += c == '.' ? std::string("\\.") : std::string(1, c);
@@ -107,8 +113,9 @@ nlohmann::json with_progress_column(nlohmann::json crd) {
   for (auto& version : crd["spec"]["versions"]) {
     auto& columns = version["additionalPrinterColumns"];
     if (!columns.is_array()) columns = nlohmann::json::array();
-    const auto age = std::find_if(columns.begin(), columns.end(),
-                                  [](const nlohmann::json& c) { return c.value("name", "") == "Age"; });
+    const auto age = std::find_if(columns.begin(), columns.end(), [](const nlohmann::json& c) {
+      return util::string_at(c, "name") == "Age";
+    });
     columns.insert(age, column);
   }
   return crd;
@@ -120,7 +127,9 @@ Expected<void> install_apis(kube::ApiClient& client) {
     return crd.error().context("installing the PyTorchJob CRD");
   for (const auto& crd : schema::trainer_crds()) {
     if (auto installed = install_crd(client, with_progress_column(crd)); !installed)
-      return installed.error().context("installing the " + crd["spec"]["names"].value("kind", "") + " CRD");
+      return installed.error().context(
+          "installing the " + util::string_at(util::member(util::member(crd, "spec"), "names"), "kind") +
+          " CRD");
   }
   return install_runtimes(client);
 }
@@ -131,6 +140,10 @@ std::optional<unsigned> primary_group_of(unsigned uid) {
   char buf[4096];
   if (::getpwuid_r(uid, &entry, buf, sizeof buf, &found) != 0 || found == nullptr) return std::nullopt;
   return static_cast<unsigned>(found->pw_gid);
+}
+
+std::ostream& log_of(const ClusterOptions& options) {
+  return options.log != nullptr ? *options.log : std::cerr;
 }
 
 Expected<NodeOptions> node_options_for(const ClusterOptions& options, int port) {
@@ -155,8 +168,10 @@ Expected<NodeOptions> node_options_for(const ClusterOptions& options, int port) 
   const auto [torch, python] = probe_local_torch(node.env.path);
   node.env.torchrun_env = torchrun_workaround_env(torch, python);
   if (!node.env.torchrun_env.empty()) {
-    std::cerr << "note: torch " << torch << " on Python " << python
-              << ": torchrun pods get PET_REDIRECTS=1 PET_TEE=1 (its defaults fail to start workers there)\n";
+    util::print_note(log_of(options),
+                     "torch " + torch + " on Python " + python +
+                         ": torchrun pods get PET_REDIRECTS=1 PET_TEE=1 (its defaults fail to "
+                         "start workers there)");
   }
   return node;
 }
@@ -229,7 +244,7 @@ struct EmbeddedCluster::Parts {
   Expected<int> start_server(const ClusterOptions& options);
   Expected<void> start_node_and_controller(const ClusterOptions& options, int port, const std::string& token);
   void read_stop_grace(const ClusterPaths& paths);
-  void shut_down();
+  void shut_down(std::ostream& log);
 };
 
 Expected<int> EmbeddedCluster::Parts::start_server(const ClusterOptions& options) {
@@ -261,16 +276,16 @@ Expected<void> EmbeddedCluster::Parts::start_node_and_controller(const ClusterOp
   const NodeOptions& node_options = *made;
   std::filesystem::create_directories(node_options.log_dir);
   const std::string mode = node_mode_text(node_options.isolation, node_options.job_networks);
-  std::cerr << mode << "\n";
+  log_of(options) << mode << "\n";
   if (auto w = write_private(options.paths.node_mode_file, mode + "\n", 0644); !w) return w.error();
   if (node_options.env.nss_wrapper_library.empty()) {
-    std::cerr << k_no_name_resolution_warning << "\n";
+    util::print_warning(log_of(options), k_no_name_resolution_warning);
   }
   runner = make_posix_runner();
   node = std::make_unique<LocalNode>(*node_client, *runner, node_options);
   server->set_log_provider(std::make_shared<NodeLogProvider>(*node));
   server->set_exec_provider(std::make_shared<NodeExecProvider>(*node));
-  logger = std::make_unique<controller::Logger>(std::cerr, controller::LogFormat::text, clock);
+  logger = std::make_unique<controller::Logger>(log_of(options), controller::LogFormat::text, clock);
   auto config = controller_config_for(options, *status_port);
   if (!config) return config.error();
   node_thread = std::thread([this] { node->run(stop); });
@@ -288,7 +303,7 @@ void EmbeddedCluster::Parts::read_stop_grace(const ClusterPaths& paths) {
   if (seconds >= 0) node->set_stop_grace(std::chrono::seconds(seconds));
 }
 
-void EmbeddedCluster::Parts::shut_down() {
+void EmbeddedCluster::Parts::shut_down(std::ostream& log) {
   stop = true;
   // The controller's and the node's watches would otherwise each wait for libcurl's idle progress
   // call (about once a second) to notice `stop`.
@@ -300,15 +315,15 @@ void EmbeddedCluster::Parts::shut_down() {
   };
   if (controller_thread.joinable()) {
     controller_thread.join();
-    std::cerr << "controller stopped after " << took() << "\n";
+    log << "controller stopped after " << took() << "\n";
   }
   if (node_thread.joinable()) {
     node_thread.join();
-    std::cerr << "node stopped after " << took() << "\n";
+    log << "node stopped after " << took() << "\n";
   }
   if (server) {
     server->stop();
-    std::cerr << "server stopped after " << took() << "\n";
+    log << "server stopped after " << took() << "\n";
   }
 }
 
@@ -332,15 +347,15 @@ Expected<int> EmbeddedCluster::start() {
   // The port file last: `local up` waits for it, and by then everything is serving.
   if (auto w = write_private(m_options.paths.port_file, std::to_string(*port) + "\n", 0644); !w)
     return w.error();
-  std::cerr << "serving on " << m_parts->server->url()
-            << (m_options.server_only ? "\n" : " with the controller and the local node\n");
+  log_of(m_options) << "serving on " << m_parts->server->url()
+                    << (m_options.server_only ? "\n" : " with the controller and the local node\n");
   return port;
 }
 
 void EmbeddedCluster::stop() {
   if (!m_parts->lock) return;
   m_parts->read_stop_grace(m_options.paths);
-  m_parts->shut_down();
+  m_parts->shut_down(log_of(m_options));
   ::unlink(m_options.paths.port_file.c_str());
   ::unlink(m_options.paths.pid_file.c_str());
   m_parts = std::make_unique<Parts>();  // releases the lock last
@@ -358,7 +373,7 @@ std::string node_mode_text(const IsolationSupport& support, bool job_networks) {
          support.unavailable + ")";
 }
 
-int serve_cluster(const ClusterOptions& options) {
+Expected<void> serve_cluster(const ClusterOptions& options) {
   // Block the stop signals before any thread starts, so only sigwait() sees them.
   sigset_t set;
   sigemptyset(&set);
@@ -367,15 +382,12 @@ int serve_cluster(const ClusterOptions& options) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 
   EmbeddedCluster cluster(options);
-  if (auto port = cluster.start(); !port) {
-    std::cerr << "error: " << port.error().message << "\n";
-    return 2;
-  }
+  if (auto port = cluster.start(); !port) return port.error();
   int sig = 0;
   sigwait(&set, &sig);
-  std::cerr << "stopping on signal " << sig << "\n";
+  log_of(options) << "stopping on signal " << sig << "\n";
   cluster.stop();
-  return 0;
+  return {};
 }
 
 }  // namespace kpt::local

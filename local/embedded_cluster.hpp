@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <iosfwd>
 #include <memory>
 #include <string>
 
@@ -23,6 +24,8 @@ struct ClusterOptions {
   /// Where pods' network is: "job" (a network namespace per job), "host" (the host's: jobs
   /// that use the same port wait for each other) or "auto" (job where the machine allows it).
   std::string pod_network = "auto";
+  /// Where the cluster says what it does (serving on, the node's mode, stopped after); nullptr: std::cerr.
+  std::ostream* log = nullptr;
 };
 
 /// The line `local up` prints about how the node runs pods on this machine.
@@ -60,10 +63,10 @@ std::string find_nss_wrapper();
 /// What the node (in the server's log) and `run --local` (to its user) say when there is no
 /// libnss_wrapper.so: the job runs all the same, but its ranks cannot reach each other by name.
 inline constexpr const char* k_no_name_resolution_warning =
-    "warning: libnss-wrapper is not installed: the local node resolves no Service names, so ranks that "
+    "libnss-wrapper is not installed: the local node resolves no Service names, so ranks that "
     "rendezvous at MASTER_ADDR cannot find each other (apt-get install -y libnss-wrapper)";
 
-/// `local serve`: an EmbeddedCluster until SIGTERM or SIGINT. Returns the exit code.
-int serve_cluster(const ClusterOptions& options);
+/// `local serve`: an EmbeddedCluster until SIGTERM or SIGINT; the error when it cannot start.
+Expected<void> serve_cluster(const ClusterOptions& options);
 
 }  // namespace kpt::local

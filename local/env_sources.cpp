@@ -1,6 +1,7 @@
 #include "local/env_sources.hpp"
 
 #include "util/base64.hpp"
+#include "util/json_access.hpp"
 
 namespace kpt::local {
 
@@ -39,23 +40,18 @@ std::map<std::string, std::string> data_of(const json& object, bool secret) {
 void collect(const json& container, EnvReferences& refs) {
   for (const auto& e : container.value("env", json::array())) {
     const json from = e.is_object() ? e.value("valueFrom", json::object()) : json::object();
-    if (from.contains("configMapKeyRef")) refs.config_maps.insert(str_at(from["configMapKeyRef"], "name"));
-    if (from.contains("secretKeyRef")) refs.secrets.insert(str_at(from["secretKeyRef"], "name"));
+    if (from.contains("configMapKeyRef"))
+      refs.config_maps.insert(util::string_at(from["configMapKeyRef"], "name"));
+    if (from.contains("secretKeyRef")) refs.secrets.insert(util::string_at(from["secretKeyRef"], "name"));
   }
   for (const auto& e : container.value("envFrom", json::array())) {
     if (!e.is_object()) continue;
-    if (e.contains("configMapRef")) refs.config_maps.insert(str_at(e["configMapRef"], "name"));
-    if (e.contains("secretRef")) refs.secrets.insert(str_at(e["secretRef"], "name"));
+    if (e.contains("configMapRef")) refs.config_maps.insert(util::string_at(e["configMapRef"], "name"));
+    if (e.contains("secretRef")) refs.secrets.insert(util::string_at(e["secretRef"], "name"));
   }
 }
 
 }  // namespace
-
-std::string str_at(const json& obj, const char* key) {
-  if (!obj.is_object()) return {};
-  const auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
 
 EnvReferences env_references(const json& pod) {
   EnvReferences refs;
@@ -75,7 +71,7 @@ Expected<void> apply_env_from(const json& container, const EnvSources& sources,
     const bool secret = e.contains("secretRef");
     const json& ref = secret ? e["secretRef"] : e.value("configMapRef", json::object());
     if (!secret && !e.contains("configMapRef")) continue;
-    const std::string name = str_at(ref, "name");
+    const std::string name = util::string_at(ref, "name");
     const auto& pool = secret ? sources.secrets : sources.config_maps;
     const auto it = pool.find(name);
     if (it == pool.end()) {
@@ -83,7 +79,7 @@ Expected<void> apply_env_from(const json& container, const EnvSources& sources,
       return make_error(ErrorCode::not_found,
                         std::string(secret ? "secret" : "configmap") + " \"" + name + "\" not found");
     }
-    const std::string prefix = str_at(e, "prefix");
+    const std::string prefix = util::string_at(e, "prefix");
     for (const auto& [key, value] : data_of(it->second, secret)) {
       if (valid_env_name(prefix + key)) set_var(prefix + key, value);
     }
@@ -95,8 +91,8 @@ Expected<std::optional<std::string>> resolve_key_ref(const json& value_from, con
                                                      const EnvSources& sources) {
   const bool secret = value_from.contains("secretKeyRef");
   const json& ref = secret ? value_from["secretKeyRef"] : value_from["configMapKeyRef"];
-  const std::string name = str_at(ref, "name");
-  const std::string key = str_at(ref, "key");
+  const std::string name = util::string_at(ref, "name");
+  const std::string key = util::string_at(ref, "key");
   const auto& pool = secret ? sources.secrets : sources.config_maps;
   const auto it = pool.find(name);
   if (it == pool.end()) {

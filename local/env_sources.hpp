@@ -19,9 +19,6 @@ struct EnvSources {
   std::map<std::string, nlohmann::json> secrets;      ///< name -> object (data in base64)
 };
 
-/// `obj[key]` when it is a string, else "".
-std::string str_at(const nlohmann::json& obj, const char* key);
-
 /// The names of the ConfigMaps and Secrets that the pod's containers (init ones included) name
 /// in `env[].valueFrom` and `envFrom`.
 struct EnvReferences {

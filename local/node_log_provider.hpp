@@ -1,7 +1,7 @@
 #pragma once
 
 #include "apiserver/log_provider.hpp"
-#include "local/node.hpp"
+#include "local/local_node.hpp"
 
 namespace kpt::local {
 

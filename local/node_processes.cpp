@@ -1,6 +1,6 @@
 // The node's processes: starting containers in their sandbox, stopping them as the kubelet
 // does, the job networks, the execs, and the node's own start and stop.
-#include "local/node.hpp"
+#include "local/local_node.hpp"
 #include "local/supervisor.hpp"
 #include "util/stop_token.hpp"
 #include "util/time.hpp"

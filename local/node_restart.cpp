@@ -1,5 +1,7 @@
 #include "local/node_restart.hpp"
 
+#include "util/json_access.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <signal.h>
@@ -18,7 +20,7 @@ constexpr const char* k_lost_message = "The container could not be located when 
 json status_entry(const json& pod_status, const ContainerRun& c) {
   const char* list = c.launch.init ? "initContainerStatuses" : "containerStatuses";
   for (const auto& entry : pod_status.value(list, json::array())) {
-    if (entry.is_object() && entry.value("name", "") == c.launch.name) return entry;
+    if (entry.is_object() && util::string_at(entry, "name") == c.launch.name) return entry;
   }
   return json::object();
 }
@@ -27,10 +29,10 @@ Termination termination_from(const json& t) {
   Termination out;
   out.exit_code = t.value("exitCode", 0);
   out.signal = t.value("signal", 0);
-  out.reason = t.value("reason", "");
-  out.message = t.value("message", "");
-  out.started_at = t.value("startedAt", "");
-  out.finished_at = t.value("finishedAt", "");
+  out.reason = util::string_at(t, "reason");
+  out.message = util::string_at(t, "message");
+  out.started_at = util::string_at(t, "startedAt");
+  out.finished_at = util::string_at(t, "finishedAt");
   return out;
 }
 
@@ -64,7 +66,7 @@ void resume_after_node_restart(PodRun& run, const json& pod_status, const std::s
       continue;
     }
     if (!state.contains("running")) continue;
-    c.started_at = state["running"].value("startedAt", "");
+    c.started_at = util::string_at(util::member(state, "running"), "startedAt");
     ProcessExit lost;
     lost.exit_code = 128 + SIGKILL;
     record_exit(run, i, lost, now_wall, now);

@@ -1,5 +1,7 @@
 #include "local/pod_run.hpp"
 
+#include "util/json_access.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -65,8 +67,8 @@ PodRun make_pod_run(const nlohmann::json& pod, const NodeEnvironment& node, cons
   PodRun run;
   const json meta = pod.value("metadata", json::object());
   run.ns = meta.value("namespace", "default");
-  run.name = meta.value("name", "");
-  run.uid = meta.value("uid", "");
+  run.name = util::string_at(meta, "name");
+  run.uid = util::string_at(meta, "uid");
   run.restart_policy = pod.value("spec", json::object()).value("restartPolicy", "Always");
   run.start_time = now_wall;
   auto launches = plan_launches(pod, node, sources);
@@ -75,7 +77,7 @@ PodRun make_pod_run(const nlohmann::json& pod, const NodeEnvironment& node, cons
     for (const char* list : {"initContainers", "containers"}) {
       for (const auto& c : pod.value("spec", json::object()).value(list, json::array())) {
         ContainerRun cr;
-        cr.launch.name = c.value("name", "");
+        cr.launch.name = util::string_at(c, "name");
         cr.launch.init = std::string(list) == "initContainers";
         cr.waiting_reason = "CreateContainerConfigError";
         cr.waiting_message = run.config_error;

@@ -1,6 +1,8 @@
 #include "local/pod_spec.hpp"
 
 #include "local/pod_validation.hpp"
+#include "util/json_access.hpp"
+#include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,29 +17,29 @@ Expected<std::string> resolve_field_ref(const json& pod, const std::string& path
                                         const NodeEnvironment& node) {
   const json& meta = pod.value("metadata", json::object());
   const json& spec = pod.value("spec", json::object());
-  if (path == "metadata.name") return str_at(meta, "name");
-  if (path == "metadata.namespace") return str_at(meta, "namespace");
-  if (path == "metadata.uid") return str_at(meta, "uid");
+  if (path == "metadata.name") return util::string_at(meta, "name");
+  if (path == "metadata.namespace") return util::string_at(meta, "namespace");
+  if (path == "metadata.uid") return util::string_at(meta, "uid");
   if (path == "spec.nodeName") return node.node_name;
-  if (path == "spec.serviceAccountName") return str_at(spec, "serviceAccountName");
+  if (path == "spec.serviceAccountName") return util::string_at(spec, "serviceAccountName");
   if (path == "status.podIP" || path == "status.hostIP") return node.pod_ip;
   for (const char* map_name : {"labels", "annotations"}) {
     const std::string prefix = std::string("metadata.") + map_name + "['";
     if (path.rfind(prefix, 0) == 0 && path.size() > prefix.size() + 2 &&
         path.substr(path.size() - 2) == "']") {
       const std::string key = path.substr(prefix.size(), path.size() - prefix.size() - 2);
-      return str_at(meta.value(map_name, json::object()), key.c_str());
+      return util::string_at(meta.value(map_name, json::object()), key.c_str());
     }
   }
-  return make_error(ErrorCode::usage, "unsupported fieldRef '" + path + "'");
+  return make_error(ErrorCode::usage, "unsupported fieldRef " + util::quote(path));
 }
 
 Expected<ContainerLaunch> plan_container(const json& pod, const json& container, bool init,
                                          const NodeEnvironment& node, const EnvSources& sources) {
   ContainerLaunch launch;
-  launch.name = str_at(container, "name");
+  launch.name = util::string_at(container, "name");
   launch.init = init;
-  const std::string where = (init ? "init container '" : "container '") + launch.name + "'";
+  const std::string where = std::string(init ? "init container " : "container ") + util::quote(launch.name);
 
   std::map<std::string, std::string> vars;
   std::vector<std::string> order;
@@ -48,35 +50,36 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
   set_var("PATH", node.path);
   if (!node.home.empty()) set_var("HOME", node.home);
   // The kubelet's hostname: spec.hostname when set (JobSet pods), else the pod's name.
-  const std::string hostname = str_at(pod.value("spec", json::object()), "hostname");
-  set_var("HOSTNAME", !hostname.empty() ? hostname : str_at(pod.value("metadata", json::object()), "name"));
+  const std::string hostname = util::string_at(pod.value("spec", json::object()), "hostname");
+  set_var("HOSTNAME",
+          !hostname.empty() ? hostname : util::string_at(pod.value("metadata", json::object()), "name"));
 
   // envFrom first, then env, whose entries win (the kubelet's order).
   if (auto from = apply_env_from(container, sources, set_var); !from) return from.error();
-  const std::string ns = str_at(pod.value("metadata", json::object()), "namespace");
+  const std::string ns = util::string_at(pod.value("metadata", json::object()), "namespace");
   const json env = container.value("env", json::array());
   for (std::size_t i = 0; i < env.size(); ++i) {
     const json& e = env[i];
-    const std::string name = str_at(e, "name");
+    const std::string name = util::string_at(e, "name");
     if (name.empty()) continue;
     if (!e.contains("valueFrom")) {
-      set_var(name, expand_references(str_at(e, "value"), vars));
+      set_var(name, expand_references(util::string_at(e, "value"), vars));
       continue;
     }
     const json& from = e["valueFrom"];
     if (from.contains("fieldRef")) {
-      auto value = resolve_field_ref(pod, str_at(from["fieldRef"], "fieldPath"), node);
-      if (!value) return value.error().context(where + ": env[" + std::to_string(i) + "] '" + name + "'");
+      auto value = resolve_field_ref(pod, util::string_at(from["fieldRef"], "fieldPath"), node);
+      if (!value)
+        return value.error().context(where + ": env[" + std::to_string(i) + "] " + util::quote(name));
       set_var(name, *value);
     } else if (from.contains("configMapKeyRef") || from.contains("secretKeyRef")) {
       auto value = resolve_key_ref(from, ns.empty() ? "default" : ns, sources);
       if (!value) return value.error();
       if (*value) set_var(name, **value);
     } else {
-      return make_error(ErrorCode::usage,
-                        where + ": env[" + std::to_string(i) + "] '" + name +
-                            "': the local node resolves valueFrom.fieldRef, configMapKeyRef "
-                            "and secretKeyRef only");
+      return make_error(ErrorCode::usage, where + ": env[" + std::to_string(i) + "] " + util::quote(name) +
+                                              ": the local node resolves valueFrom.fieldRef, configMapKeyRef "
+                                              "and secretKeyRef only");
     }
   }
   if (vars.count("PET_NNODES") != 0) {
@@ -112,8 +115,8 @@ Expected<ContainerLaunch> plan_container(const json& pod, const json& container,
   }
   // A container's workingDir wins; a relative one is taken from where the pod's commands run
   // otherwise (the manifest's folder for `run --local`, else the node's).
-  const std::string wd = str_at(container, "workingDir");
-  const std::string annotated = str_at(
+  const std::string wd = util::string_at(container, "workingDir");
+  const std::string annotated = util::string_at(
       pod.value("metadata", json::object()).value("annotations", json::object()), k_workdir_annotation);
   const std::string base = !annotated.empty() ? annotated : node.workdir;
   if (wd.empty()) {

@@ -3,6 +3,8 @@
 #include "local/cluster_paths.hpp"
 #include "local/env_sources.hpp"
 #include "util/base64.hpp"
+#include "util/json_access.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -31,7 +33,7 @@ void add_key_files(std::vector<ProjectedFile>& out, const std::string& volume, P
   ProjectedFile base;
   base.volume = volume;
   base.source = source;
-  base.object = str_at(from, "name");
+  base.object = util::string_at(from, "name");
   base.optional = from.value("optional", false);
   const json items = from.value("items", json::array());
   if (!items.is_array() || items.empty()) {
@@ -40,8 +42,8 @@ void add_key_files(std::vector<ProjectedFile>& out, const std::string& volume, P
   }
   for (const auto& item : items) {
     ProjectedFile f = base;
-    f.key = str_at(item, "key");
-    f.path = str_at(item, "path");
+    f.key = util::string_at(item, "key");
+    f.path = util::string_at(item, "path");
     if (!f.key.empty() && safe_path(f.path)) out.push_back(f);
   }
 }
@@ -90,15 +92,15 @@ std::vector<ProjectedFile> projected_files(const json& pod) {
   std::vector<ProjectedFile> out;
   for (const auto& volume : pod.value("/spec/volumes"_json_pointer, json::array())) {
     if (!volume.is_object() || !volume.contains("projected")) continue;
-    const std::string name = str_at(volume, "name");
+    const std::string name = util::string_at(volume, "name");
     for (const auto& source : volume["projected"].value("sources", json::array())) {
       if (!source.is_object()) continue;
       if (source.contains("serviceAccountToken") && source["serviceAccountToken"].is_object()) {
         const json& t = source["serviceAccountToken"];
         ProjectedFile f;
         f.volume = name;
-        f.path = str_at(t, "path");
-        f.audience = str_at(t, "audience");
+        f.path = util::string_at(t, "path");
+        f.audience = util::string_at(t, "audience");
         f.expiration_seconds = t.value("expirationSeconds", std::int64_t{3600});
         if (safe_path(f.path)) out.push_back(f);
       }
@@ -118,14 +120,15 @@ void remap_mounted_paths(std::vector<ContainerLaunch>& launches, const json& pod
     const char* list = launch.init ? "initContainers" : "containers";
     json mounts = json::array();
     for (const auto& c : spec.value(list, json::array())) {
-      if (c.is_object() && str_at(c, "name") == launch.name) mounts = c.value("volumeMounts", json::array());
+      if (c.is_object() && util::string_at(c, "name") == launch.name)
+        mounts = c.value("volumeMounts", json::array());
     }
     for (const auto& mount : mounts) {
-      const std::string volume = str_at(mount, "name");
-      std::string at = str_at(mount, "mountPath");
+      const std::string volume = util::string_at(mount, "name");
+      std::string at = util::string_at(mount, "mountPath");
       if (std::find(volumes.begin(), volumes.end(), volume) == volumes.end() || at.empty()) continue;
       while (at.size() > 1 && at.back() == '/') at.pop_back();
-      const std::string local = join(volume_root + "/" + volume, str_at(mount, "subPath"));
+      const std::string local = join(volume_root + "/" + volume, util::string_at(mount, "subPath"));
       for (auto& var : launch.env) {
         const auto eq = var.find('=');
         if (eq == std::string::npos) continue;
@@ -155,11 +158,12 @@ Expected<std::optional<std::chrono::seconds>> write_projected_files(kube::ApiCli
                               {"boundObjectRef",
                                {{"apiVersion", "v1"},
                                 {"kind", "Pod"},
-                                {"name", meta.value("name", "")},
-                                {"uid", meta.value("uid", "")}}}}}};
+                                {"name", util::string_at(meta, "name")},
+                                {"uid", util::string_at(meta, "uid")}}}}}};
       auto answer =
           api.post_raw("/api/v1/namespaces/" + ns + "/serviceaccounts/" + account + "/token", request);
-      if (!answer) return answer.error().context("requesting a token for service account '" + account + "'");
+      if (!answer)
+        return answer.error().context("requesting a token for service account " + util::quote(account));
       const std::string token = answer->value("/status/token"_json_pointer, std::string{});
       if (auto w = write_file(volume_root, f, f.path, token); !w) return w.error();
       const auto again = std::chrono::seconds(f.expiration_seconds * 8 / 10);

@@ -1,5 +1,7 @@
 #include "local/port_admission.hpp"
 
+#include "util/json_access.hpp"
+
 #include <nlohmann/json.hpp>
 
 namespace kpt::local {
@@ -15,9 +17,9 @@ std::string group_of(const json& meta, const std::string& ns) {
       return ns + "/" + label + "=" + it->get<std::string>();
   }
   for (const auto& ref : meta.value("ownerReferences", json::array())) {
-    if (ref.is_object() && ref.value("controller", false)) return "uid=" + ref.value("uid", "");
+    if (ref.is_object() && ref.value("controller", false)) return "uid=" + util::string_at(ref, "uid");
   }
-  return "pod=" + ns + "/" + meta.value("name", "");
+  return "pod=" + ns + "/" + util::string_at(meta, "name");
 }
 
 void add_ports(const json& containers, std::set<int>& out) {
@@ -42,7 +44,7 @@ PortUse port_use(const nlohmann::json& pod) {
   PortUse use;
   const json meta = pod.value("metadata", json::object());
   const std::string ns = meta.value("namespace", "default");
-  use.pod = ns + "/" + meta.value("name", "");
+  use.pod = ns + "/" + util::string_at(meta, "name");
   use.group = group_of(meta, ns);
   const json spec = pod.value("spec", json::object());
   add_ports(spec.value("initContainers", json::array()), use.ports);

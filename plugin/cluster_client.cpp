@@ -3,6 +3,7 @@
 #include "kube/rest_client.hpp"
 #include "plugin/context.hpp"
 #include "plugin/local_session.hpp"
+#include "util/messages.hpp"
 
 #include <unistd.h>
 
@@ -41,8 +42,8 @@ kube::ConnectionFlags connection_for(const Context& ctx) {
   // Once per process: a command may connect more than once (a best-effort look, then its own).
   static std::atomic<bool> said{false};
   if (!said.exchange(true)) {
-    ctx.err << "note: no kubeconfig is set: using the local cluster (state directory "
-            << lifecycle.paths().state_dir << ")\n";
+    util::print_note(ctx.err, "no kubeconfig is set: using the local cluster (state directory " +
+                                  lifecycle.paths().state_dir + ")");
   }
   return flags;
 }

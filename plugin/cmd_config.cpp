@@ -2,6 +2,7 @@
 #include "kube/resolved_config.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/exit_codes.hpp"
 #include "plugin/failure.hpp"
 #include "util/base64.hpp"
 
@@ -56,7 +57,7 @@ void add_config_command(CLI::App& app, Context& ctx) {
       return;
     }
     ctx.out << describe(*resolved, fs).dump(2) << "\n";
-    ctx.exit_code = 0;
+    ctx.exit_code = exit_code::ok;
   });
 }
 

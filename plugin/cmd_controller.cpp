@@ -20,6 +20,7 @@
 #include "plugin/version.hpp"
 #include "schema/carried/carried_crds.hpp"
 #include "util/file_io.hpp"
+#include "util/messages.hpp"
 #include "util/strings.hpp"
 
 #include <CLI/CLI.hpp>
@@ -75,7 +76,7 @@ void warn_foreign_crds(Context& ctx, const controller::ManifestOptions& options)
   if (!api) return;
   std::vector<std::string> names = {"pytorchjobs.kubeflow.org"};
   if (options.trainer) {
-    for (const auto& crd : schema::trainer_crds()) names.push_back(crd["metadata"].value("name", ""));
+    for (const auto& crd : schema::trainer_crds()) names.push_back(model::k8s::meta_string(crd, "name"));
   }
   for (const auto& name : names) {
     auto crd = (*api)->get(kube::resources::crds(), "", name);
@@ -83,9 +84,9 @@ void warn_foreign_crds(Context& ctx, const controller::ManifestOptions& options)
     if (!crd) return;  // unreachable or not allowed: one look, not one timeout per CRD
     const auto owner = model::k8s::label_of(*crd, "app.kubernetes.io/name");
     if (owner == "kubectl-pytorch-controller") continue;
-    ctx.err << "warning: the cluster has the CRD " << util::quote(name)
-            << " from another installer; applying these manifests replaces it (and its descriptions): print "
-               "them with --skip-crds to keep it\n";
+    util::print_warning(ctx.err, "the cluster has the CRD " + util::quote(name) +
+                                     " from another installer; applying these manifests replaces it (and its "
+                                     "descriptions): print them with --skip-crds to keep it");
   }
 }
 
@@ -119,7 +120,7 @@ int run(Context& ctx, const ControllerFlags& f) {
   controller::ControllerConfig config;
   const auto style = model::pytorchjob::parse_style(f.env_style);
   if (!style) {
-    return fail_usage(ctx, "unknown env style '" + f.env_style + "': known styles are " +
+    return fail_usage(ctx, "unknown env style " + util::quote(f.env_style) + ": known styles are " +
                                model::pytorchjob::known_styles_list());
   }
   config.reconciler.style = *style;
@@ -151,8 +152,8 @@ int run(Context& ctx, const ControllerFlags& f) {
   if (!f.kinds.empty()) {
     const auto kinds = controller::parse_kinds(f.kinds);
     if (!kinds) {
-      return fail_usage(
-          ctx, "unknown --kinds '" + f.kinds + "': use pytorchjobs, trainjobs or both (comma-separated)");
+      return fail_usage(ctx, "unknown --kinds " + util::quote(f.kinds) +
+                                 ": use pytorchjobs, trainjobs or both (comma-separated)");
     }
     config.kinds = *kinds;
   }
@@ -163,7 +164,7 @@ int run(Context& ctx, const ControllerFlags& f) {
   config.leader_elect = f.leader_elect;
   config.metrics_addr = f.metrics_addr;
   if (f.log_format != "text" && f.log_format != "json") {
-    return fail_usage(ctx, "unknown log format '" + f.log_format + "': use 'text' or 'json'");
+    return fail_usage(ctx, "unknown log format " + util::quote(f.log_format) + ": use 'text' or 'json'");
   }
   const auto resync = parse_seconds(f.resync);
   const auto lease = parse_seconds(f.lease_duration);

@@ -7,6 +7,7 @@
 #include "plugin/failure.hpp"
 #include "plugin/manifest_objects.hpp"
 #include "plugin/plugin.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "yaml/yaml_writer.hpp"
 
@@ -37,7 +38,7 @@ int run_convert(Context& ctx, const std::string& path, const std::string& traine
   if (!objects) return fail(ctx, objects.error());
   std::vector<nlohmann::json> jobs;
   for (auto& o : *objects) {
-    if (o.value("kind", "") == "PyTorchJob") jobs.push_back(std::move(o));
+    if (util::string_at(o, "kind") == "PyTorchJob") jobs.push_back(std::move(o));
   }
   if (jobs.size() != 1) {
     return fail_usage(ctx, util::quote(path) + " holds " + std::to_string(jobs.size()) +

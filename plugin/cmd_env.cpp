@@ -1,5 +1,6 @@
 // kubectl pytorch env FILE|JOB: the exact env of every replica pod of a PyTorchJob for an operator release
 // or a style, or of every node pod of a TrainJob for a Trainer release.
+#include "model/k8s/object_meta.hpp"
 #include "model/pytorchjob/env.hpp"
 #include "model/pytorchjob/env_style.hpp"
 #include "plugin/commands.hpp"
@@ -13,6 +14,7 @@
 #include "plugin/manifest_objects.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/structured_output.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "yaml/input_files.hpp"
 
@@ -42,7 +44,9 @@ Expected<std::vector<nlohmann::json>> read_objects(Context& ctx, const std::stri
   return read_manifest_objects(path, ctx.in);
 }
 
-bool is_kind(const nlohmann::json& object, const char* kind) { return object.value("kind", "") == kind; }
+bool is_kind(const nlohmann::json& object, const char* kind) {
+  return util::string_at(object, "kind") == kind;
+}
 
 /// A job and the runtimes the input holds beside it (TrainJobs only).
 struct LoadedJob {
@@ -294,7 +298,7 @@ int run_trainjob_env(Context& ctx, const EnvOptions& o, const LoadedJob& loaded,
   }
   const auto release = chosen_trainer(o, ctx);
   if (!release) return fail(ctx, release.error());
-  const std::string name = loaded.job.value("metadata", nlohmann::json::object()).value("name", "");
+  const std::string name = model::k8s::meta_string(loaded.job, "name");
   auto runtime = trainjob_runtime(loaded, cluster, *release);
   if (!runtime) return fail(ctx, runtime.error().context("TrainJob " + util::quote(name)));
   auto plan = model::trainjob::plan_env(loaded.job, runtime->runtime, *release);

@@ -4,8 +4,10 @@
 #include "local/running_workloads.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
+#include "plugin/exit_codes.hpp"
 #include "plugin/failure.hpp"
 #include "util/file_io.hpp"
+#include "util/messages.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -138,11 +140,12 @@ bool confirm_stop(Context& ctx, const LocalFlags& f, const ClusterLifecycle& lif
   }
   if (running.lines.empty()) return true;
   if (!f.force) {
-    ctx.err << "error: the local cluster (state directory " << lifecycle.paths().state_dir << ") runs:\n";
+    util::print_error(ctx.err,
+                      "the local cluster (state directory " + lifecycle.paths().state_dir + ") runs:");
     for (const auto& line : running.lines) ctx.err << "  " << line << "\n";
     ctx.err << "to stop them too: " << ctx.program << " local " << (f.reset ? "reset" : "down")
             << state_dir_flag(f) << " --force\n";
-    ctx.exit_code = 1;
+    ctx.exit_code = exit_code::failed;
     return false;
   }
   ctx.out << "stopping (SIGTERM, then SIGKILL after "
@@ -183,7 +186,7 @@ void run_status(Context& ctx, const LocalFlags& f) {
   const auto s = lifecycle.status();
   if (!s.running()) {
     ctx.out << "not running (state directory " << lifecycle.paths().state_dir << ")\n";
-    ctx.exit_code = 1;
+    ctx.exit_code = exit_code::failed;
     return;
   }
   ctx.out << "running (pid " << s.pid << ") at https://127.0.0.1:" << s.port << " (state directory "
@@ -226,7 +229,8 @@ void add_local_command(CLI::App& app, Context& ctx) {
         ->check(CLI::Validator(
             [](const std::string& text) {
               const auto ms = util::parse_duration_ms(text);
-              return ms && *ms >= 1000 ? std::string() : "'" + text + "' is not a duration of 1s or more";
+              return ms && *ms >= 1000 ? std::string()
+                                       : util::quote(text) + " is not a duration of 1s or more";
             },
             "", ""));
   };
@@ -271,7 +275,7 @@ void add_local_command(CLI::App& app, Context& ctx) {
         ->type_name("DURATION")
         ->check(CLI::Validator(
             [](const std::string& text) {
-              return util::parse_duration_ms(text) ? std::string() : "'" + text + "' is not a duration";
+              return util::parse_duration_ms(text) ? std::string() : util::quote(text) + " is not a duration";
             },
             "", ""));
   };
@@ -316,7 +320,12 @@ void add_local_command(CLI::App& app, Context& ctx) {
     std::error_code ec;
     options.default_workdir =
         flags->workdir.empty() ? std::filesystem::current_path(ec).string() : flags->workdir;
-    ctx.exit_code = local::serve_cluster(options);
+    options.log = &ctx.err;
+    if (auto served = local::serve_cluster(options); !served) {
+      // Documented as a usage or I/O error whatever its cause: the server could not start.
+      util::print_error(ctx.err, served.error().message);
+      ctx.exit_code = exit_code::usage;
+    }
   });
 }
 

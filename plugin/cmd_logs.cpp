@@ -11,6 +11,7 @@
 #include "plugin/job_hints.hpp"
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
+#include "util/messages.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -83,12 +84,12 @@ int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, 
     if (!selected(r, f.replica, f.rank)) continue;
     ++printed;
     if (f.previous && r.restarts == 0) {
-      ctx.err << "warning: " << r.pod << " has not restarted: it has no previous run\n";
+      util::print_warning(ctx.err, r.pod + " has not restarted: it has no previous run");
       continue;
     }
     auto text = api.get_raw(log_path(ns, r, f, q));
     if (!text) {
-      ctx.err << "warning: " << r.pod << ": " << text.error().message << "\n";
+      util::print_warning(ctx.err, r.pod + ": " + text.error().message);
       continue;
     }
     const std::string prefix = log_prefix(r, ctx.colour_out());
@@ -109,8 +110,9 @@ int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, 
       if (!stamped && !line.empty()) {
         stamped = line_timestamp(line).has_value();
         if (!stamped && !unstamped_noted) {
-          ctx.err << "warning: the server sent the log without timestamps (the local cluster's node keeps "
-                     "none per line)\n";
+          util::print_warning(ctx.err,
+                              "the server sent the log without timestamps (the local cluster's node keeps "
+                              "none per line)");
           unstamped_noted = true;
         }
       }
@@ -120,9 +122,9 @@ int print_logs(const Context& ctx, kube::ApiClient& api, const std::string& ns, 
   }
   if (printed == 0 && (!f.replica.empty() || f.rank)) {
     const std::string which =
-        !f.replica.empty() ? "replica '" + f.replica + "'" : "rank " + std::to_string(*f.rank);
-    return fail(ctx, make_error(ErrorCode::not_found,
-                                std::string(job.kind->singular) + " '" + view.name + "' has no " + which));
+        !f.replica.empty() ? "replica " + util::quote(f.replica) : "rank " + std::to_string(*f.rank);
+    return fail(ctx, make_error(ErrorCode::not_found, std::string(job.kind->singular) + " " +
+                                                          util::quote(view.name) + " has no " + which));
   }
   return exit_code::ok;
 }
@@ -197,7 +199,7 @@ void add_logs_command(CLI::App& app, Context& ctx) {
     const auto result = follow_job(*target->api, follow, ctx.out, ctx.err, guard.flag());
     if (result.end == FollowEnd::stuck || result.end == FollowEnd::gone ||
         result.end == FollowEnd::crash_loop || result.end == FollowEnd::stalled) {
-      print_error(ctx.err, result.message);
+      util::print_error(ctx.err, result.message);
       if (result.diagnosis) {
         const auto lines = diagnosis_lines(*result.diagnosis, follow.step);
         for (std::size_t i = 1; i < lines.size(); ++i) ctx.err << lines[i] << "\n";

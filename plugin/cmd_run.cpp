@@ -2,6 +2,7 @@
 #include "local/cluster_paths.hpp"
 #include "local/embedded_cluster.hpp"
 #include "local/pod_spec.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
@@ -14,6 +15,8 @@
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/run/run_prepare.hpp"
+#include "util/json_access.hpp"
+#include "util/messages.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 #include "yaml/yaml_writer.hpp"
@@ -112,7 +115,7 @@ void localize_trainjob(json& job, const std::string& workdir) {
   json& patches = job["spec"]["runtimePatches"];
   if (!patches.is_array()) patches = json::array();
   for (auto& existing : patches) {
-    if (existing.is_object() && existing.value("manager", "") == k_local_patch_manager) {
+    if (existing.is_object() && util::string_at(existing, "manager") == k_local_patch_manager) {
       existing = patch;
       return;
     }
@@ -133,10 +136,11 @@ void localize(const Context& ctx, const RunFlags& f, const std::string& folder, 
     }
   }
   if (f.dry_run != "client") {
-    ctx.err << "note: " << (f.source.local ? "--local" : "the local cluster")
-            << " ignores container images: each container's command runs as a local process in '" << workdir
-            << "'\n";
-    if (local::find_nss_wrapper().empty()) ctx.err << local::k_no_name_resolution_warning << "\n";
+    util::print_note(ctx.err,
+                     std::string(f.source.local ? "--local" : "the local cluster") +
+                         " ignores container images: each container's command runs as a local process in '" +
+                         workdir + "'");
+    if (local::find_nss_wrapper().empty()) util::print_warning(ctx.err, local::k_no_name_resolution_warning);
   }
 }
 
@@ -162,8 +166,8 @@ Expected<void> delete_and_wait(kube::ApiClient& api, const JobKind& kind, const 
     if (!again && kube::is_not_found(again.error())) return {};
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
-  return make_error(ErrorCode::timeout,
-                    "the " + std::string(kind.singular) + " '" + name + "' was not deleted within 60s");
+  return make_error(ErrorCode::timeout, "the " + std::string(kind.singular) + " " + util::quote(name) +
+                                            " was not deleted within 60s");
 }
 
 // Whether applying `job` would change the spec of `existing`: a server-side dry run of the
@@ -173,8 +177,8 @@ Expected<bool> changes_spec(kube::ApiClient& api, const JobKind& kind, const Run
   kube::WriteOptions preview = apply_options(f);
   preview.dry_run = true;
   auto applied =
-      api.patch(kind.resource(), existing["metadata"].value("namespace", ""),
-                existing["metadata"].value("name", ""), kube::PatchType::apply, job.dump(), preview);
+      api.patch(kind.resource(), model::k8s::meta_string(existing, "namespace"),
+                model::k8s::meta_string(existing, "name"), kube::PatchType::apply, job.dump(), preview);
   (void)api.take_warnings();  // the real apply reports them
   if (!applied) return applied.error();
   return applied->value("spec", json::object()) != existing.value("spec", json::object());
@@ -185,8 +189,8 @@ Expected<bool> changes_spec(kube::ApiClient& api, const JobKind& kind, const Run
 // pods, so it is replaced only with --replace, and refused otherwise.
 Expected<void> make_way(const Context& ctx, const RunFlags& f, kube::ApiClient& api, const JobKind& kind,
                         const json& job) {
-  const std::string ns = job["metadata"].value("namespace", "");
-  const std::string name = job["metadata"].value("name", "");
+  const std::string ns = model::k8s::meta_string(job, "namespace");
+  const std::string name = model::k8s::meta_string(job, "name");
   auto existing = api.get(kind.resource(), ns, name);
   if (!existing) return {};
   if (is_finished(kind, *existing)) {
@@ -197,10 +201,9 @@ Expected<void> make_way(const Context& ctx, const RunFlags& f, kube::ApiClient& 
   if (!changed) return changed.error();
   if (!*changed) return {};
   if (!f.replace) {
-    return make_error(ErrorCode::invalid,
-                      std::string(kind.singular) + " '" + name +
-                          "' is running and the manifest changes its spec, which its pods "
-                          "would not get; run with --replace to delete and recreate it");
+    return make_error(ErrorCode::invalid, std::string(kind.singular) + " " + util::quote(name) +
+                                              " is running and the manifest changes its spec, which its pods "
+                                              "would not get; run with --replace to delete and recreate it");
   }
   ctx.err << kind.singular << " " << name << " is running with another spec: replacing it (--replace)\n";
   return delete_and_wait(api, kind, ns, name);
@@ -209,7 +212,7 @@ Expected<void> make_way(const Context& ctx, const RunFlags& f, kube::ApiClient& 
 // What -o asks for on stdout: the object (yaml, json), its resource name (name), or `fallback`.
 void print_object(const Context& ctx, const RunFlags& f, const json& object, const std::string& fallback) {
   const std::string output = f.output.empty() ? fallback : f.output;
-  const std::string name = object["metadata"].value("name", "");
+  const std::string name = model::k8s::meta_string(object, "name");
   if (output == "json") {
     ctx.out << object.dump(2) << "\n";
   } else if (output == "yaml") {
@@ -228,8 +231,8 @@ struct Applied {
 // Server-side apply (a re-run of the same manifest is a no-op); make_way first, unless a dry run.
 Expected<Applied> apply_job(const Context& ctx, const RunFlags& f, kube::ApiClient& api, const JobKind& kind,
                             const json& job) {
-  const std::string ns = job["metadata"].value("namespace", "");
-  const std::string name = job["metadata"].value("name", "");
+  const std::string ns = model::k8s::meta_string(job, "namespace");
+  const std::string name = model::k8s::meta_string(job, "name");
   if (f.dry_run == "none") {
     if (auto made = make_way(ctx, f, api, kind, job); !made) return made.error();
   }
@@ -249,7 +252,8 @@ void remove_job(const Context& ctx, kube::ApiClient& api, const JobKind& kind, c
   if (auto r = api.remove(kind.resource(), ns, name, del); r || kube::is_not_found(r.error())) {
     ctx.err << resource_name(kind, name) << " deleted\n";
   } else {
-    ctx.err << "warning: deleting " << kind.singular << " " << name << ": " << r.error().message << "\n";
+    util::print_warning(ctx.err,
+                        std::string("deleting ") + kind.singular + " " + name + ": " + r.error().message);
   }
 }
 
@@ -259,7 +263,7 @@ int left_running(const Context& ctx, const RunFlags& f, JobTarget& target, const
                  const std::string& name, const FollowResult& result) {
   const std::string what = f.rm ? "deleting the job (--rm)" : "the job keeps running";
   if (result.end == FollowEnd::timeout) {
-    print_error(ctx.err, result.message + ": " + what);
+    util::print_error(ctx.err, result.message + ": " + what);
   } else if (result.end == FollowEnd::interrupted) {
     ctx.err << "interrupted: " << what << "\n";
   } else {
@@ -287,11 +291,11 @@ int left_running(const Context& ctx, const RunFlags& f, JobTarget& target, const
 // A crash loop or a stall: the diagnosis, its verdict as the error.
 void print_verdict(const Context& ctx, const FollowResult& result, const StepContext& step) {
   if (!result.diagnosis) {
-    print_error(ctx.err, result.message);
+    util::print_error(ctx.err, result.message);
     return;
   }
   const auto lines = diagnosis_lines(*result.diagnosis, step);
-  print_error(ctx.err, lines.front());
+  util::print_error(ctx.err, lines.front());
   for (std::size_t i = 1; i < lines.size(); ++i) ctx.err << lines[i] << "\n";
 }
 
@@ -326,7 +330,7 @@ int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, J
       return left_running(ctx, f, target, kind, name, result);
     case FollowEnd::stuck:
     case FollowEnd::gone:
-      print_error(ctx.err, result.message);
+      util::print_error(ctx.err, result.message);
       if (result.diagnosis) {
         // The verdict line says what the error said: the class, the next step and the events follow.
         const auto lines = diagnosis_lines(*result.diagnosis, follow.step);
@@ -342,15 +346,16 @@ int follow_to_end(Context& ctx, const RunFlags& f, const Deadlines& deadlines, J
 Expected<void> apply_runtimes(const Context& ctx, const RunFlags& f, kube::ApiClient& api,
                               const std::vector<json>& runtimes, const std::string& ns) {
   for (json runtime : runtimes) {
-    const bool cluster = runtime.value("kind", "") == "ClusterTrainingRuntime";
+    const bool cluster = util::string_at(runtime, "kind") == "ClusterTrainingRuntime";
     const kube::ResourceRef ref =
         cluster ? kube::resources::clustertrainingruntimes() : kube::resources::trainingruntimes();
-    if (!cluster && runtime["metadata"].value("namespace", "").empty()) runtime["metadata"]["namespace"] = ns;
-    const std::string name = runtime["metadata"].value("name", "");
-    auto applied = api.patch(ref, cluster ? std::string() : runtime["metadata"].value("namespace", ""), name,
-                             kube::PatchType::apply, runtime.dump(), apply_options(f));
+    if (!cluster && model::k8s::meta_string(runtime, "namespace").empty())
+      runtime["metadata"]["namespace"] = ns;
+    const std::string name = model::k8s::meta_string(runtime, "name");
+    auto applied = api.patch(ref, cluster ? std::string() : model::k8s::meta_string(runtime, "namespace"),
+                             name, kube::PatchType::apply, runtime.dump(), apply_options(f));
     for (const auto& w : api.take_warnings()) ctx.err << "Warning: " << w << "\n";
-    if (!applied) return applied.error().context(util::to_lower(ref.kind) + " '" + name + "'");
+    if (!applied) return applied.error().context(util::to_lower(ref.kind) + " " + util::quote(name));
     if (f.dry_run == "none")
       ctx.err << util::to_lower(ref.kind) << "." << ref.group << "/" << name << " applied\n";
   }
@@ -361,9 +366,9 @@ Expected<void> apply_runtimes(const Context& ctx, const RunFlags& f, kube::ApiCl
 int run_on(Context& ctx, const RunFlags& f, const Deadlines& deadlines, JobTarget& target,
            PreparedJob prepared) {
   json& job = prepared.job;
-  if (job["metadata"].value("namespace", "").empty()) job["metadata"]["namespace"] = target.ns;
-  target.ns = job["metadata"].value("namespace", "");
-  const std::string name = job["metadata"].value("name", "");
+  if (model::k8s::meta_string(job, "namespace").empty()) job["metadata"]["namespace"] = target.ns;
+  target.ns = model::k8s::meta_string(job, "namespace");
+  const std::string name = model::k8s::meta_string(job, "name");
   const JobKind& kind = *kind_of(job);
   if (auto runtimes = apply_runtimes(ctx, f, *target.api, prepared.runtimes, target.ns); !runtimes)
     return fail(ctx, runtimes.error());

@@ -1,3 +1,4 @@
+#include "model/k8s/object_meta.hpp"
 #include "plugin/commands.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
@@ -8,6 +9,7 @@
 #include "plugin/job_target.hpp"
 #include "plugin/plugin.hpp"
 #include "plugin/structured_output.hpp"
+#include "util/json_access.hpp"
 #include "util/time.hpp"
 
 #include <CLI/CLI.hpp>
@@ -70,7 +72,7 @@ class OutputWatcher {
 Expected<JobStatus> look_at_job(JobTarget& target, const StatusFlags& f, OutputWatcher* outputs) {
   auto found = find_job(*target.api, target.ns, f.job);
   if (!found) return found.error();
-  const std::string name = found->object["metadata"].value("name", "");
+  const std::string name = model::k8s::meta_string(found->object, "name");
   auto pods = list_job_pods(*target.api, *found->kind, target.ns, name);
   const WallTime t = now();
   JobStatus s = make_job_status(*found->kind, found->object, pods ? pods->items : std::vector<json>{}, t);
@@ -108,12 +110,12 @@ Expected<std::vector<JobStatus>> look_at_jobs(JobTarget& target, const StatusFla
       for (auto& pod : pods->items) {
         const auto& meta = pod["metadata"];
         const std::string job = meta.value("labels", json::object()).value(kind->pod_label, "");
-        by_job[{meta.value("namespace", ""), job}].push_back(std::move(pod));
+        by_job[{util::string_at(meta, "namespace"), job}].push_back(std::move(pod));
       }
     }
     for (auto& job : listed->items) {
       const auto& meta = job["metadata"];
-      const auto& mine = by_job[{meta.value("namespace", ""), meta.value("name", "")}];
+      const auto& mine = by_job[{util::string_at(meta, "namespace"), util::string_at(meta, "name")}];
       JobStatus s = make_job_status(*kind, job, mine, t);
       // Logs are read for the running jobs only: a namespace's finished ones would cost a read each.
       s.progress =
@@ -243,7 +245,7 @@ int show(const Context& ctx, JobTarget& target, const StatusFlags& f) {
   if (!f.job.empty() && f.output == "name") {
     auto found = find_job(*target.api, target.ns, f.job);
     if (!found) return fail(ctx, found.error());
-    ctx.out << resource_name(*found->kind, found->object["metadata"].value("name", "")) << "\n";
+    ctx.out << resource_name(*found->kind, model::k8s::meta_string(found->object, "name")) << "\n";
     return exit_code::ok;
   }
   if (f.watch) return f.job.empty() ? watch_jobs(ctx, target, f) : watch_job(ctx, target, f);

@@ -20,6 +20,7 @@
 #include "schema/carried/carried_trainer_schema.hpp"
 #include "schema/schema_cache.hpp"
 #include "schema/structural_schema.hpp"
+#include "util/messages.hpp"
 #include "util/strings.hpp"
 #include "yaml/input_files.hpp"
 #include "yaml/manifest_reader.hpp"
@@ -270,8 +271,8 @@ int run_validate(const ValidateFlags& flags, Context& ctx) {
     release = default_release(cluster, ctx);
     for (auto& id : lints_moot_for(cluster)) settings.rules.disabled.insert(std::move(id));
   } else if (!cluster.unreachable.empty() && flags.crd.empty()) {
-    ctx.err << "warning: cannot reach the cluster at " << util::quote(cluster.server)
-            << ": using the carried schemas\n";
+    util::print_warning(ctx.err, "cannot reach the cluster at " + util::quote(cluster.server) +
+                                     ": using the carried schemas");
   }
   settings.rules.release = *release;
   settings.rules.strict = flags.strict;

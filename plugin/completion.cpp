@@ -3,6 +3,7 @@
 #include "kube/api_client.hpp"
 #include "kube/file_system.hpp"
 #include "kube/kubeconfig.hpp"
+#include "model/k8s/object_meta.hpp"
 #include "model/pytorchjob/release.hpp"
 #include "model/trainjob/release.hpp"
 #include "plugin/cluster_client.hpp"
@@ -140,7 +141,7 @@ std::vector<std::string> names_in_cluster(Context& ctx, const kube::ResourceRef&
   const std::string ns = namespaced ? target_namespace(ctx) : std::string{};
   auto listed = (*api)->list(ref, ns, kube::ListOptions{});
   if (!listed) return out;
-  for (const auto& item : listed->items) out.push_back(item["metadata"].value("name", ""));
+  for (const auto& item : listed->items) out.push_back(model::k8s::meta_string(item, "name"));
   return out;
 }
 

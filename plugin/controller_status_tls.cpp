@@ -57,7 +57,7 @@ Expected<controller::StatusServerTls> status_server_tls(kube::ApiClient& api, co
                                                " lacks tls.crt, tls.key or ca.crt");
     }
     if (!kube::is_not_found(existing.error()))
-      return existing.error().context("reading Secret '" + secret + "'");
+      return existing.error().context("reading Secret " + util::quote(secret));
     auto tls = generated(host);
     if (!tls) return tls.error();
     const nlohmann::json object = {{"apiVersion", "v1"},
@@ -75,7 +75,7 @@ Expected<controller::StatusServerTls> status_server_tls(kube::ApiClient& api, co
     if (created) return tls;
     // Another replica created it first: take theirs.
     if (!kube::is_already_exists(created.error()))
-      return created.error().context("creating Secret '" + secret + "'");
+      return created.error().context("creating Secret " + util::quote(secret));
   }
   return make_error(ErrorCode::internal,
                     "the Secret " + util::quote(secret) + " could not be read or created");

@@ -1,7 +1,9 @@
 #include "plugin/failure.hpp"
 
 #include "plugin/context.hpp"
+#include "plugin/exit_codes.hpp"
 #include "plugin/plugin.hpp"
+#include "util/messages.hpp"
 
 #include <ostream>
 #include <string>
@@ -27,10 +29,8 @@ int exit_code_for(ErrorCode code) {
   return exit_code::findings;
 }
 
-void print_error(std::ostream& err, std::string_view message) { err << "error: " << message << "\n"; }
-
 int fail(const Context& ctx, const Error& error) {
-  print_error(ctx.err, error.message);
+  util::print_error(ctx.err, error.message);
   return exit_code_for(error.code);
 }
 

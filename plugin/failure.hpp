@@ -15,10 +15,6 @@ struct Context;
 /// answer, an unreachable cluster, a timeout, a broken invariant).
 int exit_code_for(ErrorCode code);
 
-/// Prints `error: <message>` (kubectl's prefix) on `err`: every command error reaches the
-/// terminal here.
-void print_error(std::ostream& err, std::string_view message);
-
 /// How a command fails: prints the error on ctx.err and returns its exit code.
 int fail(const Context& ctx, const Error& error);
 

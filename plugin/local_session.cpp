@@ -1,6 +1,7 @@
 #include "plugin/local_session.hpp"
 
 #include "plugin/context.hpp"
+#include "util/messages.hpp"
 
 #include <ostream>
 
@@ -37,7 +38,7 @@ void close_local_session(const Context& ctx, LocalSession& session) {
   session.client.reset();
   if (!session.started_here) return;
   if (auto stopped = local::ClusterLifecycle(session.paths).stop(); !stopped) {
-    ctx.err << "warning: stopping the local cluster: " << stopped.error().message << "\n";
+    util::print_warning(ctx.err, "stopping the local cluster: " + stopped.error().message);
     return;
   }
   ctx.err << "stopped the local cluster\n";

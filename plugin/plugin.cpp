@@ -5,6 +5,7 @@
 #include "plugin/completion.hpp"
 #include "plugin/context.hpp"
 #include "plugin/failure.hpp"
+#include "util/messages.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -17,15 +18,6 @@
 namespace kpt::plugin {
 
 namespace {
-
-constexpr const char* k_exit_codes =
-    "Exit codes:\n"
-    "  0    success (validate: no findings of error severity; run: the job succeeded)\n"
-    "  1    validate: findings of error severity; other commands: the operation failed\n"
-    "  2    usage or I/O error (bad flags, unreadable file, no usable kubeconfig)\n"
-    "  N    run: the job failed; N is rank 0's exit code (1 when it has none)\n"
-    "  124  run: --timeout reached\n"
-    "  130  run: interrupted (the job keeps running unless --rm)\n";
 
 void add_connection_flags(CLI::App& app, kube::ConnectionFlags& f, int& verbosity) {
   const char* group = "Connection (as kubectl)";
@@ -86,7 +78,7 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
         ctx.program};
     app.require_subcommand(1);
     app.fallthrough(true);  // connection flags may follow the command, as with kubectl
-    app.footer(k_exit_codes);
+    app.footer(exit_codes_help());
     app.set_help_all_flag("--help-all", "Show help for every command");
     app.add_option("--color", ctx.colour_mode,
                    "Colour output: auto (on a terminal, unless NO_COLOR is set), always, never")
@@ -117,14 +109,14 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
       // `help status` is `status --help`, so a topic gets exactly the page its --help prints.
       line = read_command_line(app, *line.help_for);
       if (!line.unknown_command.empty()) {
-        print_error(err, unknown_command_message(app, line, ctx.program + " help"));
+        util::print_error(err, unknown_command_message(app, line, ctx.program + " help"));
         return exit_code::usage;
       }
       line.args.push_back("--help");
     }
     if (!line.unknown_command.empty()) {
-      print_error(err, unknown_command_message(app, line, ctx.program));
-      err << "\nRun '" << command_path(line, ctx.program) << " --help' for usage.\n";
+      util::print_error(err, unknown_command_message(app, line, ctx.program));
+      err << "\n" << help_hint(command_path(line, ctx.program)) << "\n";
       return exit_code::usage;
     }
     std::vector<std::string> rest = std::move(line.args);
@@ -138,17 +130,18 @@ int run(const std::vector<std::string>& argv, const std::map<std::string, std::s
       out << app.help("", CLI::AppFormatMode::All);
       return exit_code::ok;
     } catch (const CLI::ParseError& e) {
-      print_error(err, e.what());
-      err << "See '" << ctx.program << " --help' for usage.\n";
+      util::print_error(err, e.what());
+      err << help_hint(ctx.program) << "\n";
       return exit_code::usage;
     }
     return ctx.exit_code;
   } catch (const std::exception& e) {
-    print_error(err, e.what());
-    return exit_code::usage;
+    // A broken invariant: documented as the operation failing, as exit_code_for(internal) says.
+    util::print_error(err, e.what());
+    return exit_code_for(ErrorCode::internal);
   } catch (...) {
-    print_error(err, "unexpected failure");
-    return exit_code::usage;
+    util::print_error(err, "unexpected failure");
+    return exit_code_for(ErrorCode::internal);
   }
 }
 

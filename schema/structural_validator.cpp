@@ -354,7 +354,7 @@ class StructuralValidator {
       const yaml::Node* f = v.find(field);
       if (f == nullptr || f->kind == yaml::NodeKind::null || (f->is_string() && f->text.empty())) {
         m_sink.error(v.pos, child_path(path, field), "schema.required",
-                     std::string("missing required field '") + field + "'");
+                     "missing required field " + util::quote(field));
       }
     }
     if (v.find("metadata") == nullptr && path.empty()) {

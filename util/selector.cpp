@@ -1,5 +1,7 @@
 #include "util/selector.hpp"
 
+#include "util/strings.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <optional>
@@ -42,7 +44,7 @@ bool valid_key(const std::string& key) {
 }
 
 Error selector_error(const std::string& what, const std::string& term) {
-  return make_error(ErrorCode::usage, "unable to parse requirement: " + what + " in '" + term + "'");
+  return make_error(ErrorCode::usage, "unable to parse requirement: " + what + " in " + util::quote(term));
 }
 
 /// `k=v`, `k==v` or `k!=v`; nothing when the term has no operator.
@@ -142,7 +144,7 @@ Expected<std::vector<Requirement>> parse_field_selector(const std::string& text)
     auto r = parse_equality(term);
     if (!r)
       return make_error(ErrorCode::usage,
-                        "invalid selector: '" + term + "'; can't understand '" + term + "'");
+                        "invalid selector: " + util::quote(term) + "; can't understand " + util::quote(term));
     out.push_back(std::move(*r));
   }
   return out;

@@ -3,6 +3,7 @@
 #include "model/k8s/object_meta.hpp"
 #include "model/pytorchjob/labels.hpp"
 #include "model/pytorchjob/names.hpp"
+#include "util/json_access.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -141,7 +142,7 @@ json desired_service(const json& job, const ReplicaPodPlan& plan, const EnvStyle
     if (!c.is_object() || c.value("name", json()) != k_container_name || !c.contains("ports")) continue;
     for (const auto& p : c["ports"]) {
       if (!p.is_object() || !p.contains("containerPort")) continue;
-      json port = {{"name", p.value("name", "")}, {"port", p["containerPort"]}};
+      json port = {{"name", util::string_at(p, "name")}, {"port", p["containerPort"]}};
       ports.push_back(port);
     }
   }

@@ -2,6 +2,7 @@
 #include "model/pytorchjob/env.hpp"
 #include "model/pytorchjob/names.hpp"
 #include "model/pytorchjob/rendezvous.hpp"
+#include "util/strings.hpp"
 
 namespace kpt::model::pytorchjob {
 
@@ -69,7 +70,7 @@ std::vector<std::string> explain_env(const JobSpec& job, const EnvStyle& style) 
   const int n = job.total_replicas();
   const auto& first = job.replica_specs.front();
   const std::string rank0 = replica_name(job.name, first.type, 0);
-  out.push_back("rank 0 is '" + rank0 + "' (" +
+  out.push_back("rank 0 is " + util::quote(rank0) + " (" +
                 (job.has_master() ? "the Master" : "Worker 0, no Master needed") +
                 "): MASTER_ADDR names its Service, MASTER_PORT=" + std::to_string(first.port));
   out.push_back("init_process_group(\"env://\") works with one process per pod: RANK is the pod's rank 0.." +

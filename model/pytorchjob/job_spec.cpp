@@ -169,7 +169,7 @@ Expected<JobSpec> parse_job(const json& job) {
     if (!r) return r.error();
     if (out.find(r->type) != nullptr) {
       return field_error("spec.pytorchReplicaSpecs",
-                         "'" + key + "' names the replica type '" + r->type + "' twice");
+                         util::quote(key) + " names the replica type " + util::quote(r->type) + " twice");
     }
     out.replica_specs.push_back(std::move(*r));
   }

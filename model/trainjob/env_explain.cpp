@@ -3,6 +3,7 @@
 #include "model/trainjob/env_plan.hpp"
 #include "model/trainjob/jobset_children.hpp"
 #include "util/json_access.hpp"
+#include "util/strings.hpp"
 
 namespace kpt::model::trainjob {
 
@@ -56,9 +57,9 @@ void explain_master(std::vector<std::string>& notes, const json& trainjob, const
   const std::string name = k8s::name_of(trainjob);
   const std::string master = name + "-node-0-0." + name;
   const std::string subdomain = jobset_subdomain(b.jobset);
-  notes.push_back("PET_MASTER_ADDR " + master + " is the hostname of node 0 in the headless Service '" +
-                  subdomain + "'; the short name resolves only inside namespace '" +
-                  k8s::namespace_of(trainjob) + "'");
+  notes.push_back("PET_MASTER_ADDR " + master + " is the hostname of node 0 in the headless Service " +
+                  util::quote(subdomain) + "; the short name resolves only inside namespace " +
+                  util::quote(k8s::namespace_of(trainjob)));
   if (subdomain != name) {
     notes.push_back("warning: PET_MASTER_ADDR is hard-coded to " + master +
                     " and ignores network.subdomain '" + subdomain + "': it will not resolve");

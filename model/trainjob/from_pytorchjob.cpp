@@ -8,6 +8,7 @@
 #include "model/trainjob/convert_detail.hpp"
 #include "model/trainjob/convert_policy.hpp"
 #include "util/json_access.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 
@@ -214,7 +215,7 @@ std::optional<std::int64_t> numeric_nproc(Converter& c) {
     return std::stoll(n);
   }
   c.note(Kind::changed, "spec.nprocPerNode",
-         "'" + n + "' is left unset: Trainer's auto counts GPUs, else the CPU requests");
+         util::quote(n) + " is left unset: Trainer's auto counts GPUs, else the CPU requests");
   return std::nullopt;
 }
 

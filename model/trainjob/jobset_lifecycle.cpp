@@ -5,6 +5,7 @@
 #include "model/trainjob/jobset_children.hpp"
 #include "model/trainjob/lifecycle.hpp"
 #include "util/json_access.hpp"
+#include "util/strings.hpp"
 
 #include <algorithm>
 #include <map>
@@ -132,8 +133,8 @@ void execute_failure_policy(JobSetDecision& d, const json& jobset, const Buckets
   for (const auto& candidate : array_at(*policy, "rules")) {
     if (!array_at(candidate, "onJobFailureMessagePatterns").empty()) {
       d.not_modelled.push_back(
-          "failure policy rule '" + string_at(candidate, "name") +
-          "': onJobFailureMessagePatterns (Go regular expressions) are not evaluated; the rule "
+          "failure policy rule " + util::quote(string_at(candidate, "name")) +
+          ": onJobFailureMessagePatterns (Go regular expressions) are not evaluated; the rule "
           "is treated as not matching");
       continue;
     }

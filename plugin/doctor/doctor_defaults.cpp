@@ -3,6 +3,7 @@
 #include "kube/rest_client.hpp"
 #include "plugin/cluster_client.hpp"
 #include "plugin/context.hpp"
+#include "util/messages.hpp"
 #include "util/strings.hpp"
 
 #include <ostream>
@@ -30,8 +31,9 @@ ClusterDefaults consult_cluster(const Context& ctx) {
 
 model::pytorchjob::Release default_release(const ClusterDefaults& cluster, const Context& ctx) {
   if (!cluster.unreachable.empty()) {
-    ctx.err << "warning: cannot reach the cluster at " << util::quote(cluster.server)
-            << ": using operator release " << model::pytorchjob::k_newest_release.to_string() << "\n";
+    util::print_warning(ctx.err, "cannot reach the cluster at " + util::quote(cluster.server) +
+                                     ": using operator release " +
+                                     model::pytorchjob::k_newest_release.to_string());
     return model::pytorchjob::k_newest_release;
   }
   if (cluster.detection && cluster.detection->verdict.ours) {

@@ -1,5 +1,8 @@
 #include "plugin/doctor/doctor_detect.hpp"
 
+#include "util/json_access.hpp"
+#include "util/strings.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -172,7 +175,8 @@ Verdict combine(const DetectionInput& in, const std::optional<OurController>& ou
         v.notes.push_back("the operator image is pinned by digest only: no tag to map to a release");
         break;
       case ImageMatch::Kind::unknown:
-        v.notes.push_back("the operator image tag '" + in.image->tag + "' is in no release's manifests");
+        v.notes.push_back("the operator image tag " + util::quote(in.image->tag) +
+                          " is in no release's manifests");
         break;
       case ImageMatch::Kind::release:
         break;
@@ -340,7 +344,7 @@ bool is_local_cluster_version(const std::string& version_json) {
   if (!v.is_object()) return false;
   // The embedded server with its controller; without it (`local up --server-only`) it is just
   // an API server, and the CRDs it holds speak for themselves.
-  const std::string git = v.value("gitVersion", "");
+  const std::string git = util::string_at(v, "gitVersion");
   const std::string suffix = "-kubectl-pytorch+controller";
   return git.size() > suffix.size() && git.compare(git.size() - suffix.size(), suffix.size(), suffix) == 0;
 }

@@ -1,6 +1,8 @@
 #include "plugin/doctor/doctor_gather.hpp"
 
+#include "model/k8s/object_meta.hpp"
 #include "schema/crd_fingerprint.hpp"
+#include "util/json_access.hpp"
 #include "yaml/node_json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -43,17 +45,18 @@ std::string image_of(const json& deployment, const std::string& preferred_contai
   }
   if (containers == nullptr || !containers->is_array() || containers->empty()) return {};
   for (const auto& c : *containers) {
-    if (c.value("name", "") == preferred_container && c.contains("image")) return c.value("image", "");
+    if (util::string_at(c, "name") == preferred_container && c.contains("image"))
+      return util::string_at(c, "image");
   }
-  return containers->front().value("image", "");
+  return util::string_at(containers->front(), "image");
 }
 
 DeploymentInfo to_info(const json& d, const std::string& container) {
   DeploymentInfo info;
   info.state = CheckState::found;
   const auto& meta = d.value("metadata", json::object());
-  info.ns = meta.value("namespace", "");
-  info.name = meta.value("name", "");
+  info.ns = util::string_at(meta, "namespace");
+  info.name = util::string_at(meta, "name");
   info.image = image_of(d, container);
   return info;
 }
@@ -81,8 +84,7 @@ Expected<std::optional<json>> find_deployment_in(kube::ApiClient& api, const std
     auto list = api.list(kube::resources::deployments(), ns, opts);
     if (!list) return list.error();
     for (const auto& d : list->items) {
-      if (recognise(d.value("metadata", json::object()).value("name", ""), labels_of(d)))
-        return std::optional<json>(d);
+      if (recognise(model::k8s::meta_string(d, "name"), labels_of(d))) return std::optional<json>(d);
     }
   }
   return std::optional<json>{};
@@ -131,8 +133,9 @@ std::optional<OurController> find_our_controller(kube::ApiClient& api) {
                                   "kubectl-pytorch-controller", &is_our_controller_deployment);
   if (!found || !*found) return std::nullopt;
   const auto& meta = (*found)->value("metadata", json::object());
-  return OurController{"Deployment " + meta.value("namespace", "") + "/" + meta.value("name", ""),
-                       style_from_controller_args(controller_args(**found))};
+  return OurController{
+      "Deployment " + util::string_at(meta, "namespace") + "/" + util::string_at(meta, "name"),
+      style_from_controller_args(controller_args(**found))};
 }
 
 /// The training operator's Deployment (and Trainer v2's when `with_trainer`). Fails only when the
@@ -174,13 +177,13 @@ CrdInfo crd_info(const Expected<json>& crd) {
   }
   info.state = CheckState::found;
   const auto& meta = crd->value("metadata", json::object());
-  info.resource_version = meta.value("resourceVersion", "");
+  info.resource_version = util::string_at(meta, "resourceVersion");
   info.controller_gen =
       meta.value("annotations", json::object()).value("controller-gen.kubebuilder.io/version", "");
   info.generator_releases = schema::releases_from_generator(info.controller_gen);
   if (auto p = json::json_pointer("/spec/versions"); crd->contains(p) && crd->at(p).is_array()) {
     for (const auto& v : crd->at(p)) {
-      if (v.value("served", false)) info.served_versions.push_back(v.value("name", ""));
+      if (v.value("served", false)) info.served_versions.push_back(util::string_at(v, "name"));
     }
   }
   info.fingerprint = schema::releases_matching_crd(yaml::from_json(*crd));
@@ -219,7 +222,7 @@ Permission ask(kube::ApiClient& api, const std::string& ns, const std::string& g
   p.state = CheckState::found;
   const auto& status = review->value("status", json::object());
   p.allowed = status.value("allowed", false);
-  p.reason = status.value("reason", "");
+  p.reason = util::string_at(status, "reason");
   return p;
 }
 
@@ -251,7 +254,8 @@ JobPodsInfo job_pods_info(kube::ApiClient& api) {
     }
     for (const auto& pod : pods->items) {
       const auto meta = pod.value("metadata", json::object());
-      if (!seen.insert(meta.value("namespace", "") + "/" + meta.value("name", "")).second) continue;
+      if (!seen.insert(util::string_at(meta, "namespace") + "/" + util::string_at(meta, "name")).second)
+        continue;
       std::map<std::string, std::string> labels;
       for (auto& [key, value] : labels_of(pod)) labels.emplace(std::move(key), std::move(value));
       auto releases = releases_from_pod_labels(labels);
@@ -333,7 +337,7 @@ Expected<DoctorReport> gather_doctor_report(kube::ApiClient& api, const std::str
   if (crds) {
     r.crd_list = CheckState::found;
     std::vector<std::string> names;
-    for (const auto& c : crds->items) names.push_back(c.value("metadata", json::object()).value("name", ""));
+    for (const auto& c : crds->items) names.push_back(model::k8s::meta_string(c, "name"));
     r.add_ons = add_ons_from_crd_names(names);
   } else {
     r.crd_list = state_of(crds.error(), r.crd_list_message);

@@ -1,5 +1,6 @@
 #include "plugin/doctor/doctor_trainer.hpp"
 
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/constants.hpp"
 #include "plugin/doctor/doctor_gather.hpp"
 #include "schema/trainer_fingerprint.hpp"
@@ -14,13 +15,6 @@ using model::trainjob::TrainerRelease;
 using nlohmann::json;
 
 constexpr const char* k_trainjob_crd = "trainjobs.trainer.kubeflow.org";
-
-std::string label(const json& object, const char* key) {
-  const json meta = object.value("metadata", json::object());
-  const json labels = meta.is_object() ? meta.value("labels", json::object()) : json::object();
-  const json value = labels.is_object() ? labels.value(key, json()) : json();
-  return value.is_string() ? value.get<std::string>() : "";
-}
 
 std::int64_t num_nodes_of(const json& runtime) {
   const json* p = &runtime;
@@ -54,9 +48,9 @@ std::vector<ClusterRuntimeInfo> cluster_runtime_infos(const std::vector<json>& i
   std::vector<ClusterRuntimeInfo> out;
   for (const auto& item : items) {
     if (!item.is_object()) continue;
-    out.push_back({item.value("metadata", json::object()).value("name", ""),
-                   label(item, model::trainjob::k_label_framework), num_nodes_of(item),
-                   label(item, model::trainjob::k_label_support) == "deprecated"});
+    out.push_back({model::k8s::meta_string(item, "name"),
+                   model::k8s::label_of(item, model::trainjob::k_label_framework), num_nodes_of(item),
+                   model::k8s::label_of(item, model::trainjob::k_label_support) == "deprecated"});
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return out;

@@ -2,6 +2,7 @@
 
 #include "model/trainjob/status_protocol.hpp"
 #include "plugin/env/env_output.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
@@ -67,12 +68,12 @@ void compare_pod(const std::string& pod, const EffectiveEnv& want, const Effecti
 LivePod live_pod_from_json(const nlohmann::json& pod) {
   LivePod out;
   const auto metadata = pod.value("metadata", nlohmann::json::object());
-  out.name = metadata.value("name", "");
+  out.name = util::string_at(metadata, "name");
   const auto spec = pod.value("spec", nlohmann::json::object());
   const auto containers = spec.value("containers", nlohmann::json::array());
   if (!containers.is_array() || containers.empty()) return out;
   auto container = std::find_if(containers.begin(), containers.end(), [](const nlohmann::json& c) {
-    return c.is_object() && c.value("name", "") == "pytorch";
+    return c.is_object() && util::string_at(c, "name") == "pytorch";
   });
   if (container == containers.end()) container = containers.begin();
   const auto env =
@@ -80,7 +81,7 @@ LivePod live_pod_from_json(const nlohmann::json& pod) {
   if (!env.is_array()) return out;
   for (const auto& e : env) {
     if (!e.is_object()) continue;
-    model::pytorchjob::EnvVar v{e.value("name", ""), ""};
+    model::pytorchjob::EnvVar v{util::string_at(e, "name"), ""};
     if (e.contains("valueFrom"))
       v.value = k_value_from;
     else if (e.contains("value") && e["value"].is_string())

@@ -129,7 +129,7 @@ std::vector<std::string> duplicate_notes(const std::vector<model::pytorchjob::Re
       const bool injected =
           std::any_of(p.env.begin(), p.env.end(), [&](const auto& v) { return v.name == user.name; });
       if (!injected || !seen.insert(p.replica_type + "/" + user.name).second) continue;
-      out.push_back("'" + user.name + "' is set in the " + p.replica_type +
+      out.push_back(util::quote(user.name) + " is set in the " + p.replica_type +
                     " template and injected again after it: the injected value is the one the pod sees");
     }
   }

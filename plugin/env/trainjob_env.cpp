@@ -1,6 +1,8 @@
 #include "plugin/env/trainjob_env.hpp"
 
+#include "model/k8s/object_meta.hpp"
 #include "model/trainjob/build.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 
 #include <ostream>
@@ -23,7 +25,7 @@ std::vector<EnvVar> shown_env(const std::vector<ResolvedEnv>& resolved) {
 
 std::string runtime_text(const FoundRuntime& found) {
   const json meta = found.runtime.value("metadata", json::object());
-  return found.runtime.value("kind", "ClusterTrainingRuntime") + "/" + meta.value("name", "");
+  return found.runtime.value("kind", "ClusterTrainingRuntime") + "/" + util::string_at(meta, "name");
 }
 
 std::string master_text(const model::trainjob::EnvPlan& plan) {
@@ -69,7 +71,7 @@ std::vector<std::string> trainjob_env_heading(const model::trainjob::EnvPlan& pl
                                               const FoundRuntime& runtime) {
   const json meta = trainjob.value("metadata", json::object());
   return {
-      "trainjob: " + meta.value("namespace", "") + "/" + meta.value("name", "") + " (Trainer " +
+      "trainjob: " + util::string_at(meta, "namespace") + "/" + util::string_at(meta, "name") + " (Trainer " +
           release.to_string() + ")",
       "runtime: " + runtime_text(runtime) + " " + runtime.from + ", framework " +
           model::trainjob::to_string(plan.build.framework),
@@ -83,11 +85,11 @@ void write_trainjob_env_json(std::ostream& out, const model::trainjob::EnvPlan& 
   using ordered = nlohmann::ordered_json;  // keys in the documented order
   const json rmeta = runtime.runtime.value("metadata", json::object());
   ordered doc = {{"kind", "TrainJob"},
-                 {"name", trainjob.value("metadata", json::object()).value("name", "")},
+                 {"name", model::k8s::meta_string(trainjob, "name")},
                  {"trainer", release.to_string()},
                  {"runtime",
-                  {{"kind", runtime.runtime.value("kind", "")},
-                   {"name", rmeta.value("name", "")},
+                  {{"kind", util::string_at(runtime.runtime, "kind")},
+                   {"name", util::string_at(rmeta, "name")},
                    {"from", runtime.from}}},
                  {"framework", model::trainjob::to_string(plan.build.framework)},
                  {"masterAddr", plan.master_addr.empty() ? ordered() : ordered(plan.master_addr)},

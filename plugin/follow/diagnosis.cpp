@@ -1,6 +1,5 @@
 #include "plugin/follow/diagnosis.hpp"
 
-#include "kube/json_fields.hpp"
 #include "model/k8s/object_meta.hpp"
 #include "plugin/follow/exit_status.hpp"
 #include "plugin/follow/job_view.hpp"
@@ -72,7 +71,7 @@ std::optional<RankFailure> failure_of(const ReplicaView& r, const json& pod,
   if (term == nullptr) return std::nullopt;
   RankFailure f;
   f.exit_code = int_field(*term, "exitCode");
-  f.reason = kube::string_field(*term, "reason");
+  f.reason = util::string_at(*term, "reason");
   if (f.exit_code == 0 && f.reason != "OOMKilled") return std::nullopt;
   f.pod = r.pod;
   f.role = r.role;
@@ -80,7 +79,7 @@ std::optional<RankFailure> failure_of(const ReplicaView& r, const json& pod,
   f.restarts = r.restarts;
   f.previous_run = previous_log;
   f.signal = int_field(*term, "signal");
-  f.finished_at = kube::string_field(*term, "finishedAt");
+  f.finished_at = util::string_at(*term, "finishedAt");
   f.exit_text = decode_exit(f.exit_code, f.reason, f.signal).text;
   FailureEvidence evidence;
   evidence.exit_code = f.exit_code;
@@ -91,7 +90,7 @@ std::optional<RankFailure> failure_of(const ReplicaView& r, const json& pod,
     f.last_line = last_non_empty(log->lines);
     evidence.lines = log->lines;
   }
-  if (f.reason == "StartError") f.last_line = kube::string_field(*term, "message");
+  if (f.reason == "StartError") f.last_line = util::string_at(*term, "message");
   if (f.error) evidence.exception_line = f.error->line;
   f.klass = classify_failure(evidence);
   return f;
@@ -151,7 +150,7 @@ std::vector<std::string> warning_events(const std::vector<json>& events) {
     if (!e.is_object()) continue;
     const std::string object = util::string_at(util::object_at(e, "involvedObject"), "name");
     const std::string line =
-        fmt::format("{}: {}: {}", object, kube::string_field(e, "reason"), kube::string_field(e, "message"));
+        fmt::format("{}: {}: {}", object, util::string_at(e, "reason"), util::string_at(e, "message"));
     if (seen.insert(line).second) out.push_back(line);
   }
   return out;

@@ -1,6 +1,5 @@
 #include "plugin/follow/diagnosis_gather.hpp"
 
-#include "kube/json_fields.hpp"
 #include "model/k8s/object_meta.hpp"
 #include "plugin/follow/job_view.hpp"
 #include "plugin/follow/last_output.hpp"

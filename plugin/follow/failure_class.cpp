@@ -2,6 +2,7 @@
 
 #include "plugin/follow/exit_status.hpp"
 #include "plugin/follow/traceback.hpp"
+#include "util/strings.hpp"
 
 #include <fmt/format.h>
 
@@ -192,7 +193,7 @@ std::string next_step(FailureClass c, const StepContext& x) {
       return fmt::format(
           "install {} where the pods run (the image; with --local this machine's python3), or "
           "fix the import",
-          x.detail.empty() ? std::string("the module") : "'" + x.detail + "'");
+          x.detail.empty() ? std::string("the module") : util::quote(x.detail));
     case FailureClass::missing_file:
       return "the file is not where the command looks: check the path, the container's workingDir and "
              "volumes (with --local: --workdir)";

@@ -6,6 +6,8 @@
 #include "plugin/follow/follow_output.hpp"
 #include "plugin/follow/job_kind.hpp"
 #include "plugin/follow/watch_waiter.hpp"
+#include "util/json_access.hpp"
+#include "util/messages.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -124,7 +126,7 @@ class Follower {
       // speaks for them.
       if (!view.finished) {
         for (const auto& [key, text] : notable_states(view)) {
-          if (m_seen_notes.insert(key).second) m_console.note("note: " + text);
+          if (m_seen_notes.insert(key).second) m_console.note(util::message_text(util::Severity::note, text));
         }
       }
       report_events();
@@ -215,7 +217,8 @@ class Follower {
     const std::string error = t.log->error();
     if (error.empty() || t.unread_said || !m_options.progress) return;
     t.unread_said = true;
-    m_console.note(fmt::format("warning: {}: its log could not be read: {}", t.pod, error));
+    m_console.note(util::message_text(util::Severity::warning,
+                                      fmt::format("{}: its log could not be read: {}", t.pod, error)));
   }
 
   static const ReplicaView* find_replica(const JobView& view, const std::string& uid) {
@@ -247,8 +250,9 @@ class Follower {
       const std::string key =
           e.value("/metadata/uid"_json_pointer, std::string{}) + "/" + std::to_string(e.value("count", 1));
       if (m_seen_events.insert(key).second) {
-        m_console.note(
-            fmt::format("warning: {}: {}: {}", obj, e.value("reason", ""), e.value("message", "")));
+        m_console.note(util::message_text(
+            util::Severity::warning,
+            fmt::format("{}: {}: {}", obj, util::string_at(e, "reason"), util::string_at(e, "message"))));
       }
     }
   }
@@ -301,10 +305,11 @@ class Follower {
     const std::string what = util::join(silent, "; ");
     if (!m_options.stall_ends) {
       if (m_options.progress) {
-        m_console.note(
-            "warning: " + what + " (--stall-timeout " +
-            util::format_age(std::chrono::duration_cast<std::chrono::seconds>(m_options.stall_timeout)) +
-            ")");
+        m_console.note(util::message_text(
+            util::Severity::warning,
+            what + " (--stall-timeout " +
+                util::format_age(std::chrono::duration_cast<std::chrono::seconds>(m_options.stall_timeout)) +
+                ")"));
         for (const auto& line : others_lines(view)) m_console.note(line);
       }
       return std::nullopt;
@@ -373,7 +378,7 @@ class Follower {
     for (const auto& [key, tail] : m_tails) all_done = all_done && tail.log->done();
     if (!all_done && m_clock.steady_now() - *m_finished_at < m_options.drain) return std::nullopt;
     for (auto& [key, t] : m_tails) say_unread(t);
-    const int code = exit_code_for(view);
+    const int code = job_exit_code(view);
     // A job followed after it started (logs -f) ran longer than this follow: its status says how long.
     const double seconds = std::max(elapsed(), view.ran_for.value_or(0.0));
     m_diagnosis = diagnosis(0);
@@ -393,9 +398,10 @@ class Follower {
         m_console.note(summary_line(view, seconds));
         final_line();
         if (!m_diagnosis->left_behind.empty()) {
-          m_console.note(fmt::format("note: {} still running: kubectl delete {} {}{} removes them",
-                                     util::join(m_diagnosis->left_behind, ", "), m_kind.singular, view.name,
-                                     m_options.step.kubectl_flags));
+          m_console.note(util::message_text(
+              util::Severity::note, fmt::format("{} still running: kubectl delete {} {}{} removes them",
+                                                util::join(m_diagnosis->left_behind, ", "), m_kind.singular,
+                                                view.name, m_options.step.kubectl_flags)));
         }
       }
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "kube/api_client.hpp"
+#include "plugin/exit_codes.hpp"
 #include "plugin/follow/diagnosis.hpp"
 #include "plugin/follow/job_view.hpp"
 #include "util/clock.hpp"
@@ -74,7 +75,7 @@ enum class FollowEnd { succeeded, failed, timeout, interrupted, stuck, gone, cra
 
 struct FollowResult {
   FollowEnd end = FollowEnd::gone;
-  int exit_code = 1;
+  int exit_code = exit_code::failed;
   JobView last;
   std::string message;  ///< why it ended, for stuck, gone, crash_loop and stalled
   /// Why it failed, is stuck, loops or stalled (from what the follow saw: the pods' statuses and

@@ -1,5 +1,6 @@
 #include "plugin/follow/job_kind.hpp"
 
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 
 #include <nlohmann/json.hpp>
@@ -59,7 +60,7 @@ const JobKind& trainjob_kind() {
 
 const JobKind* kind_of(const json& object) {
   if (!object.is_object()) return nullptr;
-  const std::string kind = object.value("kind", "");
+  const std::string kind = util::string_at(object, "kind");
   for (const JobKind* k : all_kinds()) {
     if (kind == k->kind) return k;
   }
@@ -72,8 +73,9 @@ std::string resource_name(const JobKind& kind, const std::string& name) {
 
 bool is_finished(const JobKind& kind, const json& job) {
   for (const auto& c : job.value("/status/conditions"_json_pointer, json::array())) {
-    const auto type = c.value("type", "");
-    if ((type == kind.success_condition || type == kind.failure_condition) && c.value("status", "") == "True")
+    const auto type = util::string_at(c, "type");
+    if ((type == kind.success_condition || type == kind.failure_condition) &&
+        util::string_at(c, "status") == "True")
       return true;
   }
   return false;

@@ -1,6 +1,7 @@
 #include "plugin/follow/job_status.hpp"
 
 #include "plugin/follow/job_kind.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -13,11 +14,6 @@ namespace kpt::plugin {
 namespace {
 
 using nlohmann::json;
-
-std::string string_at(const json& object, const json::json_pointer& at) {
-  const auto* found = object.contains(at) ? &object.at(at) : nullptr;
-  return found != nullptr && found->is_string() ? found->get<std::string>() : std::string{};
-}
 
 std::optional<WallTime> wall(const std::string& rfc3339) {
   const auto t = util::parse_time(rfc3339);
@@ -84,17 +80,18 @@ JobStatus make_job_status(const JobKind& kind, const json& job, const std::vecto
   s.object = job;
   s.view = make_job_view(job, pods);
   const bool trainjob = &kind == &trainjob_kind();
-  s.start_time = trainjob ? std::string() : string_at(job, "/status/startTime"_json_pointer);
-  if (s.start_time.empty()) s.start_time = string_at(job, "/metadata/creationTimestamp"_json_pointer);
+  s.start_time = trainjob ? std::string() : util::string_at(util::member(job, "status"), "startTime");
+  if (s.start_time.empty())
+    s.start_time = util::string_at(util::member(job, "metadata"), "creationTimestamp");
   if (s.view.finished) {
     if (trainjob) {
       for (const auto& c : job.value("/status/conditions"_json_pointer, json::array())) {
-        const std::string type = c.value("type", "");
-        if ((type == "Complete" || type == "Failed") && c.value("status", "") == "True")
-          s.finish_time = c.value("lastTransitionTime", "");
+        const std::string type = util::string_at(c, "type");
+        if ((type == "Complete" || type == "Failed") && util::string_at(c, "status") == "True")
+          s.finish_time = util::string_at(c, "lastTransitionTime");
       }
     } else {
-      s.finish_time = string_at(job, "/status/completionTime"_json_pointer);
+      s.finish_time = util::string_at(util::member(job, "status"), "completionTime");
     }
   }
   const auto start = wall(s.start_time);
@@ -153,7 +150,7 @@ std::string jobs_table(const std::vector<JobStatus>& jobs, bool all_namespaces, 
         row_of({std::string(j.kind->singular) + "/" + j.view.name, j.view.state.empty() ? "-" : j.view.state,
                 percent_cell(j.progress), j.view.finished ? "-" : eta_cell(j.progress),
                 duration_cell(j.duration), std::to_string(j.restarts),
-                age_since(string_at(j.object, "/metadata/creationTimestamp"_json_pointer), now)},
+                age_since(util::string_at(util::member(j.object, "metadata"), "creationTimestamp"), now)},
                j.view.ns, {desired_pods(*j.kind, j.object), j.view.message}));
   }
   std::string text = util::format_columns(table);
@@ -176,11 +173,12 @@ json job_json(const JobStatus& s) {
 }
 
 json listed_job_json(const JobStatus& s, WallTime now) {
-  json out = {{"kind", s.kind->singular},
-              {"namespace", s.view.ns},
-              {"name", s.view.name},
-              {"state", s.view.state},
-              {"age", age_since(string_at(s.object, "/metadata/creationTimestamp"_json_pointer), now)}};
+  json out = {
+      {"kind", s.kind->singular},
+      {"namespace", s.view.ns},
+      {"name", s.view.name},
+      {"state", s.view.state},
+      {"age", age_since(util::string_at(util::member(s.object, "metadata"), "creationTimestamp"), now)}};
   add_times(out, s);
   return out;
 }

@@ -1,5 +1,8 @@
 #include "plugin/follow/job_view.hpp"
 
+#include "model/k8s/object_meta.hpp"
+#include "plugin/exit_codes.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -21,7 +24,7 @@ void read_pod_status(const json& pod, ReplicaView& r) {
   const json status = pod.value("status", json::object());
   r.phase = status.value("phase", "Pending");
   for (const auto& c : status.value("conditions", json::array())) {
-    if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
+    if (util::string_at(c, "type") == "PodScheduled" && util::string_at(c, "status") == "False") {
       r.unschedulable = c.value("message", c.value("reason", "Unschedulable"));
     }
   }
@@ -30,20 +33,21 @@ void read_pod_status(const json& pod, ReplicaView& r) {
   const json state = cs.value("state", json::object());
   const json last = cs.value("lastState", json::object());
   if (state.contains("waiting")) {
-    r.waiting_reason = state["waiting"].value("reason", "");
-    r.waiting_message = state["waiting"].value("message", "");
+    r.waiting_reason = util::string_at(util::member(state, "waiting"), "reason");
+    r.waiting_message = util::string_at(util::member(state, "waiting"), "message");
   }
   const json* term = state.contains("terminated")  ? &state["terminated"]
                      : last.contains("terminated") ? &last["terminated"]
                                                    : nullptr;
   if (term != nullptr) {
     r.exit_code = term->value("exitCode", 0);
-    if (term->value("reason", "") == "StartError") r.start_error = term->value("message", "cannot start");
+    if (util::string_at(*term, "reason") == "StartError")
+      r.start_error = term->value("message", "cannot start");
   }
   r.running = state.contains("running");
   r.started = r.running || term != nullptr;
-  if (state.contains("running")) r.started_at = state["running"].value("startedAt", "");
-  if (r.started_at.empty() && term != nullptr) r.started_at = term->value("startedAt", "");
+  if (state.contains("running")) r.started_at = util::string_at(util::member(state, "running"), "startedAt");
+  if (r.started_at.empty() && term != nullptr) r.started_at = util::string_at(*term, "startedAt");
 }
 
 int int_of(const std::string& text) { return std::atoi(text.c_str()); }
@@ -52,8 +56,8 @@ ReplicaView pytorchjob_replica(const json& pod, bool has_master) {
   ReplicaView r;
   const json& meta = pod["metadata"];
   const json labels = meta.value("labels", json::object());
-  r.pod = meta.value("name", "");
-  r.uid = meta.value("uid", "");
+  r.pod = util::string_at(meta, "name");
+  r.uid = util::string_at(meta, "uid");
   const std::string type = labels.value("training.kubeflow.org/replica-type", "worker");
   r.replica_type = type == "master" ? "Master" : "Worker";
   r.order = r.replica_type == "Master" ? 0 : 1;
@@ -70,7 +74,7 @@ ReplicaView pytorchjob_replica(const json& pod, bool has_master) {
 std::string trainjob_container(const json& pod, const std::string& replicated_job) {
   const json containers = pod.value("/spec/containers"_json_pointer, json::array());
   for (const auto& c : containers) {
-    if (c.value("name", "") == replicated_job) return replicated_job;
+    if (util::string_at(c, "name") == replicated_job) return replicated_job;
   }
   return containers.empty() ? replicated_job : containers.front().value("name", replicated_job);
 }
@@ -79,8 +83,8 @@ ReplicaView trainjob_replica(const json& pod) {
   ReplicaView r;
   const json& meta = pod["metadata"];
   const json labels = meta.value("labels", json::object());
-  r.pod = meta.value("name", "");
-  r.uid = meta.value("uid", "");
+  r.pod = util::string_at(meta, "name");
+  r.uid = util::string_at(meta, "uid");
   r.replica_type = labels.value("jobset.sigs.k8s.io/replicatedjob-name", "node");
   r.order = r.replica_type == "dataset-initializer" ? 0
             : r.replica_type == "model-initializer" ? 1
@@ -104,10 +108,6 @@ void sort_replicas(std::vector<ReplicaView>& replicas) {
   });
 }
 
-std::string meta_string(const json& object, const char* key) {
-  return object.value("metadata", json::object()).value(key, "");
-}
-
 /// Seconds from `from` to `to` (RFC 3339 strings), when both parse and are in order.
 std::optional<double> seconds_between(const std::string& from, const std::string& to) {
   const auto a = util::parse_time(from);
@@ -116,30 +116,25 @@ std::optional<double> seconds_between(const std::string& from, const std::string
   return std::chrono::duration<double>(*b - *a).count();
 }
 
-std::string string_at(const json& object, const json::json_pointer& at) {
-  const auto* found = object.contains(at) ? &object.at(at) : nullptr;
-  return found != nullptr && found->is_string() ? found->get<std::string>() : std::string{};
-}
-
 JobView pytorchjob_view(const json& job, const std::vector<json>& pods) {
   JobView v;
   v.exists = true;
-  v.name = meta_string(job, "name");
+  v.name = model::k8s::meta_string(job, "name");
   v.ns = job["metadata"].value("namespace", "default");
   const bool has_master =
       job.value("/spec/pytorchReplicaSpecs"_json_pointer, json::object()).contains("Master");
   for (const auto& c : job.value("/status/conditions"_json_pointer, json::array())) {
-    if (c.value("status", "") != "True") continue;
-    v.state = c.value("type", "");
-    v.message = c.value("message", "");
+    if (util::string_at(c, "status") != "True") continue;
+    v.state = util::string_at(c, "type");
+    v.message = util::string_at(c, "message");
     if (v.state == "Succeeded" || v.state == "Failed") {
       v.finished = true;
       v.succeeded = v.state == "Succeeded";
     }
   }
   if (v.finished) {
-    v.finished_at = string_at(job, "/status/completionTime"_json_pointer);
-    v.ran_for = seconds_between(string_at(job, "/status/startTime"_json_pointer), v.finished_at);
+    v.finished_at = util::string_at(util::member(job, "status"), "completionTime");
+    v.ran_for = seconds_between(util::string_at(util::member(job, "status"), "startTime"), v.finished_at);
   }
   for (const auto& pod : pods) {
     const json labels = pod.value("/metadata/labels"_json_pointer, json::object());
@@ -156,20 +151,21 @@ JobView trainjob_view(const json& job, const std::vector<json>& pods) {
   JobView v;
   v.kind = "trainjob";
   v.exists = true;
-  v.name = meta_string(job, "name");
+  v.name = model::k8s::meta_string(job, "name");
   v.ns = job["metadata"].value("namespace", "default");
   const std::string managed_by = job.value("/spec/managedBy"_json_pointer, std::string{});
   if (!managed_by.empty() && managed_by != "trainer.kubeflow.org/trainjob-controller")
     v.managed_by = managed_by;
   for (const auto& c : job.value("/status/conditions"_json_pointer, json::array())) {
-    if (c.value("status", "") != "True") continue;
-    v.state = c.value("type", "");
-    v.message = c.value("message", "");
+    if (util::string_at(c, "status") != "True") continue;
+    v.state = util::string_at(c, "type");
+    v.message = util::string_at(c, "message");
     if (v.state == "Complete" || v.state == "Failed") {
       v.finished = true;
       v.succeeded = v.state == "Complete";
-      v.finished_at = c.value("lastTransitionTime", "");
-      v.ran_for = seconds_between(string_at(job, "/metadata/creationTimestamp"_json_pointer), v.finished_at);
+      v.finished_at = util::string_at(c, "lastTransitionTime");
+      v.ran_for =
+          seconds_between(util::string_at(util::member(job, "metadata"), "creationTimestamp"), v.finished_at);
     }
   }
   // A JobSet restart recreates every pod under the next attempt: the older ones are on their way out.
@@ -198,14 +194,14 @@ JobView trainjob_view(const json& job, const std::vector<json>& pods) {
 nlohmann::json container_status(const nlohmann::json& pod, const std::string& container) {
   const json statuses = pod.value("/status/containerStatuses"_json_pointer, json::array());
   for (const auto& s : statuses) {
-    if (s.value("name", "") == container) return s;
+    if (util::string_at(s, "name") == container) return s;
   }
   return statuses.empty() ? json::object() : statuses.front();
 }
 
 JobView make_job_view(const nlohmann::json& job, const std::vector<nlohmann::json>& pods) {
   if (!job.is_object() || !job.contains("metadata") || !job["metadata"].is_object()) return JobView{};
-  return job.value("kind", "") == "TrainJob" ? trainjob_view(job, pods) : pytorchjob_view(job, pods);
+  return util::string_at(job, "kind") == "TrainJob" ? trainjob_view(job, pods) : pytorchjob_view(job, pods);
 }
 
 bool started_after_end(const JobView& view, const ReplicaView& replica) {
@@ -241,12 +237,12 @@ std::string status_line(const JobView& view) {
   return line;
 }
 
-int exit_code_for(const JobView& view) {
-  if (view.succeeded) return 0;
+int job_exit_code(const JobView& view) {
+  if (view.succeeded) return exit_code::ok;
   for (const auto& r : view.replicas) {
     if (r.rank == 0 && r.exit_code && *r.exit_code != 0) return *r.exit_code;
   }
-  return 1;
+  return exit_code::failed;
 }
 
 std::optional<std::string> fatal_stall(const JobView& view) {

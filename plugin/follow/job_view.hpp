@@ -65,7 +65,7 @@ std::string status_line(const JobView& view);
 
 /// The exit code `run` ends with for a finished job: 0 when it succeeded; rank 0's
 /// non-zero exit code when it failed; 1 otherwise.
-int exit_code_for(const JobView& view);
+int job_exit_code(const JobView& view);
 
 /// A reason the job can never progress on its own (a command that cannot start, an image that
 /// cannot be pulled, a config error), or nothing.

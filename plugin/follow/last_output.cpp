@@ -1,6 +1,5 @@
 #include "plugin/follow/last_output.hpp"
 
-#include "kube/json_fields.hpp"
 #include "local/log_store.hpp"
 #include "model/k8s/object_meta.hpp"
 #include "plugin/follow/job_view.hpp"
@@ -65,7 +64,7 @@ std::optional<WallTime> run_started(const json& pod, const std::string& containe
   const json cs = container_status(pod, container);
   const json& state = util::object_at(cs, "state");
   if (!state.is_object() || !state.contains("running") || !state["running"].is_object()) return std::nullopt;
-  const auto t = util::parse_time(kube::string_field(state["running"], "startedAt"));
+  const auto t = util::parse_time(util::string_at(state["running"], "startedAt"));
   if (!t) return std::nullopt;
   return WallTime(*t);
 }

@@ -1,6 +1,7 @@
 #include "plugin/follow/progress.hpp"
 
 #include "model/trainjob/status_request.hpp"
+#include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
 
@@ -191,7 +192,7 @@ std::optional<ProgressView> ProgressTracker::view(WallTime now) const {
 
 std::optional<ProgressView> reported_progress(const json& job, WallTime now) {
   json status;
-  if (job.value("kind", "") == "TrainJob") {
+  if (util::string_at(job, "kind") == "TrainJob") {
     status = job.value("/status/trainerStatus"_json_pointer, json());
   } else {
     const std::string text = job.value("/metadata/annotations"_json_pointer, json::object())
@@ -203,7 +204,7 @@ std::optional<ProgressView> reported_progress(const json& job, WallTime now) {
   v.source = "trainerStatus";
   if (const auto p = status.find("progressPercentage"); p != status.end() && p->is_number_integer())
     v.percent = std::clamp(p->get<int>(), 0, 100);
-  v.updated = status.value("lastUpdatedTime", "");
+  v.updated = util::string_at(status, "lastUpdatedTime");
   if (const auto eta = status.find("estimatedRemainingSeconds");
       eta != status.end() && eta->is_number_integer()) {
     double age = 0;
@@ -213,8 +214,8 @@ std::optional<ProgressView> reported_progress(const json& job, WallTime now) {
   std::string step, total_steps;
   for (const auto& m : status.value("metrics", json::array())) {
     if (!m.is_object()) continue;
-    const std::string name = m.value("name", "");
-    const std::string value = m.value("value", "");
+    const std::string name = util::string_at(m, "name");
+    const std::string value = util::string_at(m, "value");
     if (name == "current_step") step = value;
     if (name == "total_steps") total_steps = value;
     if (!name.empty()) v.metrics.emplace_back(name, value);

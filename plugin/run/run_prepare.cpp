@@ -9,6 +9,9 @@
 #include "plugin/validate/live_validate.hpp"
 #include "plugin/validate/validate_runner.hpp"
 #include "schema/carried/carried_trainer_schema.hpp"
+#include "util/json_access.hpp"
+#include "util/messages.hpp"
+#include "util/strings.hpp"
 #include "yaml/input_files.hpp"
 #include "yaml/manifest_reader.hpp"
 #include "yaml/node_json.hpp"
@@ -50,8 +53,8 @@ Expected<RunTarget> run_target(const Context& ctx, const JobSource& s, bool trai
   if (!s.operator_release.empty()) {
     auto release = model::pytorchjob::parse_release(s.operator_release);
     if (!release) {
-      return make_error(ErrorCode::usage, "unknown operator release '" + s.operator_release +
-                                              "' (known: " + model::pytorchjob::known_releases_list() + ")");
+      return make_error(ErrorCode::usage, "unknown operator release " + util::quote(s.operator_release) +
+                                              " (known: " + model::pytorchjob::known_releases_list() + ")");
     }
     settings.rules.release = *release;
   }
@@ -122,8 +125,8 @@ Expected<PreparedJob> job_from_image(const Context& ctx, const JobSource& s) {
     // The Training Operator gives a worker-only job no MASTER_ADDR/RANK/WORLD_SIZE: there the job
     // gets a Master, as the worker-only lint asks; our controller runs worker-only jobs as they are.
     r.with_master = !target->ours;
-    ctx.err << "note: --image sets spec.runPolicy.backoffLimit " << r.backoff_limit
-            << ": the job fails after that many restarts instead of restarting forever\n";
+    util::print_note(ctx.err, "--image sets spec.runPolicy.backoffLimit " + std::to_string(r.backoff_limit) +
+                                  ": the job fails after that many restarts instead of restarting forever");
     job = build_job(r);
   } else {
     r.workers = s.nodes > 0 ? s.nodes : 1;
@@ -140,7 +143,7 @@ Expected<PreparedJob> job_from_image(const Context& ctx, const JobSource& s) {
 
 bool is_runtime(const json& doc) {
   if (!doc.is_object()) return false;
-  const std::string kind = doc.value("kind", "");
+  const std::string kind = util::string_at(doc, "kind");
   return kind == "TrainingRuntime" || kind == "ClusterTrainingRuntime";
 }
 

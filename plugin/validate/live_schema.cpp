@@ -1,6 +1,7 @@
 #include "plugin/validate/live_schema.hpp"
 
 #include "schema/schema_cache.hpp"
+#include "util/json_access.hpp"
 #include "yaml/node_json.hpp"
 
 #include <nlohmann/json.hpp>
@@ -17,8 +18,8 @@ bool is_pytorchjob_schema(const json& s) {
   const auto gvks = s.find("x-kubernetes-group-version-kind");
   if (gvks == s.end() || !gvks->is_array()) return false;
   for (const auto& g : *gvks) {
-    if (g.value("group", "") == "kubeflow.org" && g.value("version", "") == "v1" &&
-        g.value("kind", "") == "PyTorchJob") {
+    if (util::string_at(g, "group") == "kubeflow.org" && util::string_at(g, "version") == "v1" &&
+        util::string_at(g, "kind") == "PyTorchJob") {
       return true;
     }
   }
@@ -29,8 +30,8 @@ bool is_pytorchjob_schema(const json& s) {
 
 std::string live_crd_cache_key(const std::string& server, const json& crd) {
   const auto& meta = crd.value("metadata", json::object());
-  return "kubectl-pytorch live CRD\nserver " + server + "\nuid " + meta.value("uid", "") +
-         "\nresourceVersion " + meta.value("resourceVersion", "") + "\n";
+  return "kubectl-pytorch live CRD\nserver " + server + "\nuid " + util::string_at(meta, "uid") +
+         "\nresourceVersion " + util::string_at(meta, "resourceVersion") + "\n";
 }
 
 Expected<LiveSchema> schema_from_live_crd(const json& crd, const std::string& server,

@@ -2,6 +2,7 @@
 
 #include "plugin/context.hpp"
 #include "plugin/validate/server_dry_run.hpp"
+#include "util/messages.hpp"
 #include "util/strings.hpp"
 
 #include <algorithm>
@@ -25,15 +26,15 @@ std::optional<LiveSchema> cluster_schema(ClusterDefaults& cluster, const std::fi
              cluster.api) {
     live = schema_from_openapi(*cluster.api, cache_dir);
   } else {
-    ctx.err << "note: no PyTorchJob CRD in the cluster: using the carried schemas\n";
+    util::print_note(ctx.err, "no PyTorchJob CRD in the cluster: using the carried schemas");
     return std::nullopt;
   }
   if (!live) {
-    ctx.err << "warning: " << live.error().message << ": using the carried schemas\n";
+    util::print_warning(ctx.err, live.error().message + ": using the carried schemas");
     return std::nullopt;
   }
   if (!*live) {
-    ctx.err << "note: the cluster publishes no PyTorchJob schema: using the carried schemas\n";
+    util::print_note(ctx.err, "the cluster publishes no PyTorchJob schema: using the carried schemas");
     return std::nullopt;
   }
   if (ctx.verbosity > 0) {

@@ -39,15 +39,16 @@ void describe_node(nlohmann::json& schema, const nlohmann::json& table, std::int
   if (!node.is_array() || node.size() != 2) return;
   if (node[0].is_number_integer()) {
     const auto text = node[0].get<std::int64_t>();
-    if (text >= 0 && static_cast<std::size_t>(text) < texts.size() && texts[static_cast<std::size_t>(text)].is_string() &&
-        !schema.contains("description"))
+    if (text >= 0 && static_cast<std::size_t>(text) < texts.size() &&
+        texts[static_cast<std::size_t>(text)].is_string() && !schema.contains("description"))
       schema["description"] = texts[static_cast<std::size_t>(text)];
   }
   if (!node[1].is_object()) return;
   for (const auto& [key, child_index] : node[1].items()) {
     // Children point backwards only (the extractor writes them first): the walk always ends.
     if (!child_index.is_number_integer() || child_index.get<std::int64_t>() >= index) continue;
-    if (auto* child = described_child(schema, key)) describe_node(*child, table, child_index.get<std::int64_t>());
+    if (auto* child = described_child(schema, key))
+      describe_node(*child, table, child_index.get<std::int64_t>());
   }
 }
 
@@ -58,7 +59,8 @@ nlohmann::json with_descriptions(nlohmann::json crd, const nlohmann::json& table
   auto* spec = object_member(crd, "spec");
   if (spec == nullptr || !spec->contains("versions") || !(*spec)["versions"].is_array()) return crd;
   for (auto& version : (*spec)["versions"]) {
-    const auto root = util::int_at(util::object_at(table, "crds"), name + "/" + util::string_at(version, "name"));
+    const auto root =
+        util::int_at(util::object_at(table, "crds"), name + "/" + util::string_at(version, "name"));
     auto* schema_holder = object_member(version, "schema");
     auto* schema = schema_holder != nullptr ? object_member(*schema_holder, "openAPIV3Schema") : nullptr;
     if (root && schema != nullptr) describe_node(*schema, table, *root);

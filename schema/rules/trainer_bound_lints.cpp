@@ -39,14 +39,15 @@ void lint_num_nodes(const yaml::Document& doc, tj::Framework framework, Diagnost
   if (nodes == nullptr || nodes->integer > 0) return;
   const bool torch = framework == tj::Framework::torch;
   if (!torch && nodes->integer == 0) return;
-  std::string message = "numNodes " + nodes->text +
-                        " is admitted (no CRD rule or webhook bounds it), but Trainer makes it the node Job's "
-                        "parallelism and completions" +
-                        (torch ? " and PET_NNODES" : "") + ": no node pod runs";
+  std::string message =
+      "numNodes " + nodes->text +
+      " is admitted (no CRD rule or webhook bounds it), but Trainer makes it the node Job's "
+      "parallelism and completions" +
+      (torch ? " and PET_NNODES" : "") + ": no node pod runs";
   if (nodes->integer < 0) message += " (" + upstream_bound_note("numNodes", "below 0") + ")";
-  out.push_back(make_finding(doc, nodes->pos, Severity::error, "spec.trainer.numNodes", "lint.trainjob-num-nodes",
-                             std::move(message),
-                             "set numNodes to 1 or more, or remove it to take the runtime's mlPolicy.numNodes"));
+  out.push_back(make_finding(
+      doc, nodes->pos, Severity::error, "spec.trainer.numNodes", "lint.trainjob-num-nodes",
+      std::move(message), "set numNodes to 1 or more, or remove it to take the runtime's mlPolicy.numNodes"));
 }
 
 // PET_NPROC_PER_NODE (torch) or the hostfile's slots (MPI) below 1 fail in the pods. Flux's own
@@ -70,7 +71,8 @@ Diagnostics check_runtime_lints(const yaml::Document& doc) {
   const yaml::Node* nproc = integer_at(doc, {"spec", "mlPolicy", "mpi", "numProcPerNode"});
   if (nproc == nullptr || nproc->integer >= 1) return out;
   out.push_back(make_finding(
-      doc, nproc->pos, Severity::error, "spec.mlPolicy.mpi.numProcPerNode", "lint.runtime-mpi-num-proc-per-node",
+      doc, nproc->pos, Severity::error, "spec.mlPolicy.mpi.numProcPerNode",
+      "lint.runtime-mpi-num-proc-per-node",
       "numProcPerNode " + nproc->text +
           " is admitted (no CRD rule or webhook bounds it), but Trainer writes it into the OpenMPI hostfile "
           "as each node's slots and into OMPI_MCA_orte_set_default_slots: the hostfile is invalid and the "

@@ -5,6 +5,7 @@
 #include "apiserver/api_server.hpp"
 #include "client.hpp"
 #include "raw_client.hpp"
+#include "tests/support/memory_log_provider.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

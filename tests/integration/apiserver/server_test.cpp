@@ -1,4 +1,5 @@
 #include "client.hpp"
+#include "tests/support/memory_log_provider.hpp"
 
 #include <gtest/gtest.h>
 

@@ -472,16 +472,16 @@ TEST(RestClientHttp, WritesCarryPatchTypesFieldManagerDryRunAndValidation) {
 }
 
 /// An exec plugin stand-in that issues a new token per run.
-class FakeRunner final : public ProcessRunner {
+class FakeRunner final : public CommandRunner {
  public:
-  Expected<ProcessResult> run(const std::string&, const std::vector<std::string>&,
+  Expected<CommandResult> run(const std::string&, const std::vector<std::string>&,
                               const std::map<std::string, std::string>& env, bool) override {
     ++runs;
     last_exec_info = env.at("KUBERNETES_EXEC_INFO");
     json out = {{"apiVersion", "client.authentication.k8s.io/v1"},
                 {"kind", "ExecCredential"},
                 {"status", {{"token", std::string(k_exec_token) + std::to_string(runs)}}}};
-    return ProcessResult{0, out.dump()};
+    return CommandResult{0, out.dump()};
   }
   int runs = 0;
   std::string last_exec_info;
@@ -512,7 +512,7 @@ TEST(RestClientExec, ReRunsThePluginOnceOn401AndNeverLogsSecrets) {
   std::ostringstream log;
   RestOptions o;
   o.sleep = sleeps.fn();
-  o.process_runner = &runner;
+  o.command_runner = &runner;
   o.log = &log;
   o.verbosity = 8;
   RestClient client(c, make_curl_transport({}), o);

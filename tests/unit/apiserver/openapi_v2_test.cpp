@@ -35,13 +35,16 @@ TEST(OpenApiV2, EachSchemaBecomesOneKubectlParses) {
        R"({"type": "object", "properties": {}})", R"({"type": "object"})"},
       {"an array", R"({"type": "array", "items": {"type": "string"}})",
        R"({"type": "array", "items": {"type": "string"}})"},
-      {"an array without items is untyped", R"({"type": "array", "description": "d"})", R"({"description": "d"})"},
+      {"an array without items is untyped", R"({"type": "array", "description": "d"})",
+       R"({"description": "d"})"},
       {"int-or-string is untyped", R"({"type": "string", "x-kubernetes-int-or-string": true})", R"({})"},
       {"nullable is untyped, its properties too",
        R"({"type": "object", "nullable": true, "properties": {"a": {"type": "string"}}})", R"({})"},
       {"preserving unknown fields is untyped",
-       R"({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {"a": {}}})", R"({})"},
-      {"an embedded resource is untyped", R"({"type": "object", "x-kubernetes-embedded-resource": true})", R"({})"},
+       R"({"type": "object", "x-kubernetes-preserve-unknown-fields": true, "properties": {"a": {}}})",
+       R"({})"},
+      {"an embedded resource is untyped", R"({"type": "object", "x-kubernetes-embedded-resource": true})",
+       R"({})"},
       {"an unknown type is untyped", R"({"type": "null"})", R"({})"},
       {"allOf, oneOf, anyOf and not are dropped",
        R"({"type": "string", "allOf": [{"minLength": 1}], "oneOf": [{}], "anyOf": [{}], "not": {}})",
@@ -81,8 +84,8 @@ TEST(OpenApiV2, TheDocumentHasTheCrdKindsTaggedWithTheirGroupVersionKind) {
             json::parse(R"([{"group": "kubeflow.org", "kind": "PyTorchJob", "version": "v1"}])"));
   EXPECT_EQ(job["properties"]["metadata"]["type"], "object");
   EXPECT_FALSE(job["properties"]["metadata"].contains("properties"));
-  EXPECT_EQ(job["properties"]["spec"]["properties"]["pytorchReplicaSpecs"]["additionalProperties"]["properties"]
-               ["replicas"]["type"],
+  EXPECT_EQ(job["properties"]["spec"]["properties"]["pytorchReplicaSpecs"]["additionalProperties"]
+               ["properties"]["replicas"]["type"],
             "integer");
   registry.remove_crd("pytorchjobs.kubeflow.org");
   EXPECT_TRUE(openapi_v2_document(registry)["definitions"].empty());
@@ -101,12 +104,13 @@ TEST(OpenApiV2, TheProtobufUsesGnosticsFieldNumbers) {
   // value 2; Any.yaml 2.
   const auto doc = json::parse(R"({"swagger": "2.0", "info": {"title": "K", "version": "v"},
       "definitions": {"a": {"description": "d", "type": "string", "x-k": 1}}})");
-  const std::string schema = bytes({0x22, 0x01, 'd', 0xb2, 0x01, 0x08, 0x0a, 0x06, 's', 't', 'r', 'i', 'n', 'g',
-                                    0xfa, 0x01, 0x0a, 0x0a, 0x03, 'x', '-', 'k', 0x12, 0x03, 0x12, 0x01, '1'});
+  const std::string schema =
+      bytes({0x22, 0x01, 'd',  0xb2, 0x01, 0x08, 0x0a, 0x06, 's',  't',  'r',  'i',  'n', 'g',
+             0xfa, 0x01, 0x0a, 0x0a, 0x03, 'x',  '-',  'k',  0x12, 0x03, 0x12, 0x01, '1'});
   const std::string named = bytes({0x0a, 0x01, 'a', 0x12, static_cast<int>(schema.size())}) + schema;
   const std::string definitions = bytes({0x0a, static_cast<int>(named.size())}) + named;
-  const std::string expected = bytes({0x0a, 0x03, '2', '.', '0', 0x12, 0x06, 0x0a, 0x01, 'K', 0x12, 0x01, 'v', 0x4a,
-                                      static_cast<int>(definitions.size())}) +
+  const std::string expected = bytes({0x0a, 0x03, '2', '.', '0', 0x12, 0x06, 0x0a, 0x01, 'K', 0x12, 0x01, 'v',
+                                      0x4a, static_cast<int>(definitions.size())}) +
                                definitions;
   EXPECT_EQ(openapi_v2_protobuf(doc), expected);
 }

@@ -12,14 +12,14 @@ using nlohmann::json;
 using namespace std::chrono_literals;
 
 /// Answers with scripted outputs and records what it was asked to run.
-class ScriptedRunner final : public ProcessRunner {
+class ScriptedRunner final : public CommandRunner {
  public:
-  Expected<ProcessResult> run(const std::string& command, const std::vector<std::string>& args,
+  Expected<CommandResult> run(const std::string& command, const std::vector<std::string>& args,
                               const std::map<std::string, std::string>& env, bool with_stdin) override {
     calls.push_back({command, args, env, with_stdin});
     if (missing) return make_error(ErrorCode::not_found, "executable " + command + " not found");
     const auto& out = outputs.at(std::min(calls.size() - 1, outputs.size() - 1));
-    return ProcessResult{exit_code, out};
+    return CommandResult{exit_code, out};
   }
   struct Call {
     std::string command;
@@ -184,7 +184,7 @@ TEST(ExecCredential, ALongTerminalEscapeInTheInstallHintIsDroppedWithoutRecursio
 }
 
 TEST(ExecCredential, RealRunnerRunsAProgramWithTheGivenEnvironment) {
-  RealProcessRunner runner;
+  RealCommandRunner runner;
   auto r = runner.run("sh", {"-c", "printf '%s' \"$GREETING\""},
                       {{"PATH", "/usr/bin:/bin"}, {"GREETING", "hi"}}, false);
   ASSERT_TRUE(r) << r.error().message;

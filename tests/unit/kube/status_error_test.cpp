@@ -1,4 +1,3 @@
-#include "kube/json_fields.hpp"
 #include "kube/rest_client.hpp"
 
 #include <gtest/gtest.h>
@@ -6,16 +5,6 @@
 
 namespace kpt::kube {
 namespace {
-
-TEST(StringField, IsEmptyForWhatIsNoStringMember) {
-  const auto doc = nlohmann::json::parse(R"({"s": "x", "n": 0, "o": {}, "z": null})");
-  EXPECT_EQ(string_field(doc, "s"), "x");
-  EXPECT_EQ(string_field(doc, "n"), "");
-  EXPECT_EQ(string_field(doc, "o"), "");
-  EXPECT_EQ(string_field(doc, "z"), "");
-  EXPECT_EQ(string_field(doc, "missing"), "");
-  EXPECT_EQ(string_field(nlohmann::json::array({1}), "s"), "");
-}
 
 // The watch-stream fuzz target found an ERROR event whose Status message was a number: the
 // decoder threw nlohmann's type_error, which ended the process.

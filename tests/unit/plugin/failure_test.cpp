@@ -36,6 +36,34 @@ TEST(Failure, FailPrintsTheMessageWithKubectlsPrefixAndReturnsTheCode) {
   EXPECT_EQ(out.str(), "");
 }
 
+// The root --help's table, rendered from k_exit_code_table (README's "Exit codes" says the same).
+TEST(Failure, ExitCodesHelpIsTheTable) {
+  EXPECT_EQ(exit_codes_help(),
+            "Exit codes:\n"
+            "  0    success (validate: no findings of error severity; run: the job succeeded)\n"
+            "  1    validate: findings of error severity; other commands: the operation failed\n"
+            "  2    usage or I/O error (bad flags, unreadable file, no usable kubeconfig)\n"
+            "  N    run: the job failed; N is rank 0's exit code (1 when it has none)\n"
+            "  124  run: --timeout reached\n"
+            "  130  run: interrupted (the job keeps running unless --rm)\n");
+}
+
+// One wording of the hint, after an unknown command (kubectl's) and after a bad flag alike.
+TEST(Failure, ABadFlagEndsWithTheSameHelpHintAsAnUnknownCommand) {
+  EXPECT_EQ(help_hint("kubectl pytorch status"), "Run 'kubectl pytorch status --help' for usage.");
+  std::istringstream in;
+  std::ostringstream out;
+  std::ostringstream err;
+  testing::TempDir dir;
+  const int code = run({"kubectl-pytorch", "status", "--no-such-flag"},
+                       {{"HOME", dir.path()}, {"KUBECONFIG", dir.file("kubeconfig")}}, in, out, err);
+  EXPECT_EQ(code, 2);
+  const std::string text = err.str();
+  EXPECT_NE(text.find("\nRun '"), std::string::npos) << text;
+  EXPECT_EQ(text.substr(text.size() - std::string(" --help' for usage.\n").size()), " --help' for usage.\n")
+      << text;
+}
+
 // README's exit-code table: an I/O error is 2, for `local up` as for every command.
 TEST(Failure, LocalUpExits2WhenItsStateDirectoryCannotBeCreated) {
   testing::TempDir dir;

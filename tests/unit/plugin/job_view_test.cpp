@@ -71,7 +71,7 @@ TEST(JobView, AFailedJobExitsWithRankZerosCode) {
                     {pod("worker", 0, "Failed", terminated(3)), pod("worker", 1, "Running", k_running)});
   EXPECT_TRUE(v.finished);
   EXPECT_FALSE(v.succeeded);
-  EXPECT_EQ(exit_code_for(v), 3);
+  EXPECT_EQ(job_exit_code(v), 3);
   EXPECT_EQ(
       summary_line(v, 2.04),
       "pytorchjob mnist failed after 2.0s: mnist-worker-0 (rank 0) exited with code 3; PyTorchJob mnist is "
@@ -82,7 +82,7 @@ TEST(JobView, AFailedJobWithoutRankZeroCodeExitsOne) {
   const auto v = make_job_view(
       job(false, "Failed", "PyTorchJob mnist has failed because it has reached the specified backoff limit"),
       {pod("worker", 0, "Running", k_running)});
-  EXPECT_EQ(exit_code_for(v), 1);
+  EXPECT_EQ(job_exit_code(v), 1);
   EXPECT_EQ(
       summary_line(v, 1.0),
       "pytorchjob mnist failed after 1.0s: PyTorchJob mnist has failed because it has reached the specified "
@@ -93,7 +93,7 @@ TEST(JobView, ASucceededJobExitsZeroWithASummary) {
   const auto v =
       make_job_view(job(false, "Succeeded"), {pod("worker", 0, "Succeeded", terminated(0, "Completed")),
                                               pod("worker", 1, "Succeeded", terminated(0, "Completed"), 1)});
-  EXPECT_EQ(exit_code_for(v), 0);
+  EXPECT_EQ(job_exit_code(v), 0);
   EXPECT_EQ(summary_line(v, 12.34), "pytorchjob mnist succeeded in 12.3s (2 replicas, 1 restart)");
 }
 

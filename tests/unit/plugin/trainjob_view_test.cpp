@@ -77,7 +77,7 @@ TEST(TrainJobView, CompleteIsSuccessAndFailedEndsWithRankZerosCode) {
                     {pod("node", 0, "Succeeded", exited(0)), pod("node", 1, "Succeeded", exited(0))});
   EXPECT_TRUE(done.finished);
   EXPECT_TRUE(done.succeeded);
-  EXPECT_EQ(exit_code_for(done), 0);
+  EXPECT_EQ(job_exit_code(done), 0);
   EXPECT_EQ(summary_line(done, 3.21), "trainjob mnist succeeded in 3.2s (2 nodes, 0 restarts)");
   EXPECT_FALSE(done.ran_for);  // no times in the fixture
   auto timed = trainjob("Complete");
@@ -90,7 +90,7 @@ TEST(TrainJobView, CompleteIsSuccessAndFailedEndsWithRankZerosCode) {
                     {pod("node", 0, "Failed", exited(7)), pod("node", 1, "Failed", exited(1))});
   EXPECT_TRUE(failed.finished);
   EXPECT_FALSE(failed.succeeded);
-  EXPECT_EQ(exit_code_for(failed), 7);
+  EXPECT_EQ(job_exit_code(failed), 7);
   EXPECT_EQ(
       summary_line(failed, 2.0),
       "trainjob mnist failed after 2.0s: mnist-node-0-0-x0 (rank 0) exited with code 7; jobset failed with "

@@ -49,15 +49,19 @@ TEST(CrdDescriptions, EachFieldGetsItsTextAndAMalformedTableAddsNothingWhereItIs
   };
   const Case cases[] = {
       {"a well-formed table", [](json&) {}, "Thing is a thing.", "Spec of the thing.", "A value.", "A port."},
-      {"no entry for the CRD", [](json& t) { t["crds"] = json::object(); }, "<none>", "<none>", "<none>", "<none>"},
-      {"a child pointing forward (a cycle)", [](json& t) { t["nodes"][3] = json::parse(R"([-1, {"port": 8}])"); },
-       "Thing is a thing.", "Spec of the thing.", "A value.", "<none>"},
+      {"no entry for the CRD", [](json& t) { t["crds"] = json::object(); }, "<none>", "<none>", "<none>",
+       "<none>"},
+      {"a child pointing forward (a cycle)",
+       [](json& t) { t["nodes"][3] = json::parse(R"([-1, {"port": 8}])"); }, "Thing is a thing.",
+       "Spec of the thing.", "A value.", "<none>"},
       {"a text index out of range", [](json& t) { t["nodes"][7][0] = 99; }, "Thing is a thing.", "<none>",
        "A value.", "A port."},
       {"a node that is not a pair", [](json& t) { t["nodes"][0] = "x"; }, "Thing is a thing.",
        "Spec of the thing.", "<none>", "A port."},
-      {"nodes that are not an array", [](json& t) { t["nodes"] = 1; }, "<none>", "<none>", "<none>", "<none>"},
-      {"a table that is not an object", [](json& t) { t = "garbage"; }, "<none>", "<none>", "<none>", "<none>"},
+      {"nodes that are not an array", [](json& t) { t["nodes"] = 1; }, "<none>", "<none>", "<none>",
+       "<none>"},
+      {"a table that is not an object", [](json& t) { t = "garbage"; }, "<none>", "<none>", "<none>",
+       "<none>"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -70,8 +74,9 @@ TEST(CrdDescriptions, EachFieldGetsItsTextAndAMalformedTableAddsNothingWhereItIs
     EXPECT_EQ(description_at(crd, "/properties/spec/properties/ports/items/properties/port"), c.port);
     // What the schema has stays, and a field our schema lacks is not invented.
     EXPECT_EQ(description_at(crd, "/properties/spec/properties/replicas"), "ours");
-    EXPECT_FALSE(crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
-                     .contains("gone"));
+    EXPECT_FALSE(
+        crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"].contains(
+            "gone"));
   }
 }
 
@@ -82,12 +87,14 @@ TEST(CrdDescriptions, TheCarriedCrdsGetKubeflowsDocComments) {
             "A map of PyTorchReplicaType (type) to ReplicaSpec (value). Specifies the PyTorch cluster "
             "configuration.\nFor example,\n  {\n    \"Master\": PyTorchReplicaSpec,\n    \"Worker\": "
             "PyTorchReplicaSpec,\n  }");
-  EXPECT_EQ(description_at(pytorchjob, "/properties/spec/properties/pytorchReplicaSpecs/additionalProperties/"
-                                       "properties/template/properties/spec/properties/containers/items/"
-                                       "properties/image"),
-            "Container image name.\nMore info: https://kubernetes.io/docs/concepts/containers/images\nThis field "
-            "is optional to allow higher level config management to default or override\ncontainer images in "
-            "workload controllers like Deployments and StatefulSets.");
+  EXPECT_EQ(
+      description_at(pytorchjob,
+                     "/properties/spec/properties/pytorchReplicaSpecs/additionalProperties/"
+                     "properties/template/properties/spec/properties/containers/items/"
+                     "properties/image"),
+      "Container image name.\nMore info: https://kubernetes.io/docs/concepts/containers/images\nThis field "
+      "is optional to allow higher level config management to default or override\ncontainer images in "
+      "workload controllers like Deployments and StatefulSets.");
   const auto trainjob = with_descriptions(trainer_crds().at(0));
   EXPECT_EQ(description_at(trainjob, "/properties/spec/properties/runtimeRef"),
             "runtimeRef is the reference to the training runtime.");

@@ -1,8 +1,10 @@
-#include "local/node.hpp"
+#include "local/local_node.hpp"
 
 #include "local/node_restart.hpp"
 #include "local/pod_validation.hpp"
 #include "local/pod_volumes.hpp"
+#include "model/k8s/object_meta.hpp"
+#include "util/json_access.hpp"
 #include "util/time.hpp"
 
 #include <nlohmann/json.hpp>
@@ -85,19 +87,19 @@ void LocalNode::watch_loop(const kube::ResourceRef& ref, const std::atomic<bool>
 void LocalNode::on_service(const nlohmann::json& svc) {
   const json meta = svc.value("metadata", json::object());
   std::lock_guard lock(m_mutex);
-  if (m_hosts.add(meta.value("name", ""), meta.value("namespace", "default"))) (void)m_hosts.write();
+  if (m_hosts.add(util::string_at(meta, "name"), meta.value("namespace", "default"))) (void)m_hosts.write();
 }
 
 bool LocalNode::add_host_names(const nlohmann::json& pod) {
   const json meta = pod.value("metadata", json::object());
   const std::string ns = meta.value("namespace", "default");
-  bool added = m_hosts.add(meta.value("name", ""), ns);
+  bool added = m_hosts.add(util::string_at(meta, "name"), ns);
   // A pod with a hostname in a headless Service's subdomain is `<hostname>.<subdomain>` in
   // cluster DNS: how JobSet pods (TrainJobs) find node 0. Both become lines of the hosts file:
   // a newline in either would add lines of its own, so only DNS labels are taken.
   const json spec = pod.value("spec", json::object());
-  const std::string hostname = str_at(spec, "hostname");
-  const std::string subdomain = str_at(spec, "subdomain");
+  const std::string hostname = util::string_at(spec, "hostname");
+  const std::string subdomain = util::string_at(spec, "subdomain");
   if (is_safe_name(hostname) && is_safe_name(subdomain))
     added = m_hosts.add(hostname + "." + subdomain, ns) || added;
   return added;
@@ -106,15 +108,16 @@ bool LocalNode::add_host_names(const nlohmann::json& pod) {
 bool LocalNode::remove_host_names(const nlohmann::json& pod) {
   const json meta = pod.value("metadata", json::object());
   const std::string ns = meta.value("namespace", "default");
-  bool removed = m_hosts.remove(meta.value("name", ""), ns);
+  bool removed = m_hosts.remove(util::string_at(meta, "name"), ns);
   const json spec = pod.value("spec", json::object());
-  const std::string hostname = str_at(spec, "hostname");
-  const std::string subdomain = str_at(spec, "subdomain");
+  const std::string hostname = util::string_at(spec, "hostname");
+  const std::string subdomain = util::string_at(spec, "subdomain");
   if (!is_safe_name(hostname) || !is_safe_name(subdomain)) return removed;
   // A recreated pod (a JobSet restart) takes the same hostname: keep it while one is tracked.
   for (const auto& [key, t] : m_pods) {
     const json other = t.pod.value("spec", json::object());
-    if (str_at(other, "hostname") == hostname && str_at(other, "subdomain") == subdomain) return removed;
+    if (util::string_at(other, "hostname") == hostname && util::string_at(other, "subdomain") == subdomain)
+      return removed;
   }
   return m_hosts.remove(hostname + "." + subdomain, ns) || removed;
 }
@@ -128,10 +131,11 @@ void LocalNode::retire(std::map<std::string, Tracked>::iterator it) {
 
 void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
   const json meta = pod.value("metadata", json::object());
-  const std::string key = key_of(meta.value("namespace", "default"), meta.value("name", ""));
+  const std::string key = key_of(meta.value("namespace", "default"), util::string_at(meta, "name"));
   auto it = m_pods.find(key);
   const bool terminating = deleted || meta.contains("deletionTimestamp");
-  if (it != m_pods.end() && !meta.value("uid", "").empty() && it->second.run.uid != meta.value("uid", "")) {
+  if (it != m_pods.end() && !util::string_at(meta, "uid").empty() &&
+      it->second.run.uid != util::string_at(meta, "uid")) {
     // Same name, new pod (a re-creation): the old one stops with its grace period; the new
     // one, which reuses its name, Service and ports, starts once the old one's processes ended.
     retire(it);
@@ -146,7 +150,7 @@ void LocalNode::on_pod(const nlohmann::json& pod, bool deleted) {
 
 void LocalNode::take_pod(const std::string& key, const nlohmann::json& pod) {
   const json status = pod.value("status", json::object());
-  const std::string phase = status.value("phase", "");
+  const std::string phase = util::string_at(status, "phase");
   if (phase == "Succeeded" || phase == "Failed") return;  // finished before we (re)started
   if (add_host_names(pod)) (void)m_hosts.write();
   const json spec = pod.value("spec", json::object());
@@ -320,7 +324,7 @@ void LocalNode::publish_status(Tracked& t) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto current = m_api.get(kube::resources::pods(), t.run.ns, t.run.name);
     if (!current) return;  // gone: the deletion event will follow
-    if ((*current)["metadata"].value("uid", "") != t.run.uid) return;
+    if (model::k8s::uid_of(*current) != t.run.uid) return;
     (*current)["status"] = status;
     if (t.run.unschedulable.empty()) (*current)["spec"]["nodeName"] = m_options.env.node_name;
     auto written = m_api.update_status(kube::resources::pods(), t.run.ns, *current);

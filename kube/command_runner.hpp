@@ -8,25 +8,26 @@
 
 namespace kpt::kube {
 
-struct ProcessResult {
+struct CommandResult {
   int exit_code = 0;
   std::string out;  ///< captured standard output (may hold secrets: never log it)
 };
 
-/// Runs a program to completion. Standard error goes to ours (exec plugins talk to the user there).
-class ProcessRunner {
+/// Runs a program to completion (an exec credential plugin); local::ProcessRunner is the other kind,
+/// supervising a container's processes. Standard error goes to ours (exec plugins talk to the user there).
+class CommandRunner {
  public:
-  virtual ~ProcessRunner() = default;
+  virtual ~CommandRunner() = default;
   /// `command` is looked up on env["PATH"] unless it contains '/'. A missing program is
   /// ErrorCode::not_found. `env` is the child's complete environment.
-  virtual Expected<ProcessResult> run(const std::string& command, const std::vector<std::string>& args,
+  virtual Expected<CommandResult> run(const std::string& command, const std::vector<std::string>& args,
                                       const std::map<std::string, std::string>& env, bool with_stdin) = 0;
 };
 
 /// fork/exec implementation.
-class RealProcessRunner final : public ProcessRunner {
+class RealCommandRunner final : public CommandRunner {
  public:
-  Expected<ProcessResult> run(const std::string& command, const std::vector<std::string>& args,
+  Expected<CommandResult> run(const std::string& command, const std::vector<std::string>& args,
                               const std::map<std::string, std::string>& env, bool with_stdin) override;
 };
 

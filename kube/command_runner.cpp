@@ -1,4 +1,4 @@
-#include "kube/process_runner.hpp"
+#include "kube/command_runner.hpp"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -32,7 +32,7 @@ std::string find_on_path(const std::string& command, const std::map<std::string,
 
 }  // namespace
 
-Expected<ProcessResult> RealProcessRunner::run(const std::string& command,
+Expected<CommandResult> RealCommandRunner::run(const std::string& command,
                                                const std::vector<std::string>& args,
                                                const std::map<std::string, std::string>& env,
                                                bool with_stdin) {
@@ -75,7 +75,7 @@ Expected<ProcessResult> RealProcessRunner::run(const std::string& command,
     ::_exit(127);
   }
   ::close(out_pipe[1]);
-  ProcessResult result;
+  CommandResult result;
   char buf[4096];
   for (;;) {
     const ssize_t n = ::read(out_pipe[0], buf, sizeof buf);
