@@ -22,13 +22,17 @@ add_dependencies(kpt_build_info kpt_build_info_source)
 # load libssl, libcrypto, libz and libstdc++ themselves, so a static copy of those in the binary
 # would be a second copy in the same process. docs/install.md tells the whole choice.
 option(KPT_PORTABLE "Link kubectl-pytorch for the release archive (scripts/release.sh)" OFF)
-if(KPT_PORTABLE)
+# KPT_STATIC_DEPS (on by default): the same static archives, plus RE2's, in every build. Each shared
+# object costs the process start its loading and its symbol lookups (libprotobuf alone had 3,500 of
+# the 15,300 that `kubectl-pytorch version` resolved); BENCHMARKS.md's validate section measures it.
+option(KPT_STATIC_DEPS "Link libyaml, SQLite, protobuf and RE2 from Debian's static archives" ON)
+if(KPT_PORTABLE OR KPT_STATIC_DEPS)
   # kpt_static_archive(TARGET ARCHIVE DEBIAN_PACKAGE [EXTRA_LINK_LIBRARIES...]): TARGET (an imported
   # library) links ARCHIVE instead of its shared object, plus what the archive needs.
   function(kpt_static_archive target archive deb)
     find_library(KPT_STATIC_${archive} NAMES ${archive} NO_CACHE)
     if(NOT KPT_STATIC_${archive})
-      message(FATAL_ERROR "KPT_PORTABLE: missing ${archive}: run\n  apt-get install -y ${deb}")
+      message(FATAL_ERROR "missing ${archive} (KPT_STATIC_DEPS or KPT_PORTABLE): run\n  apt-get install -y ${deb}\nor configure with -DKPT_STATIC_DEPS=OFF")
     endif()
     get_target_property(type ${target} TYPE)
     if(type STREQUAL "INTERFACE_LIBRARY")  # pkg-config's targets name the library in their link list
@@ -48,11 +52,16 @@ if(KPT_PORTABLE)
   kpt_static_archive(PkgConfig::LIBYAML libyaml.a libyaml-dev)
   kpt_static_archive(SQLite::SQLite3 libsqlite3.a libsqlite3-dev m Threads::Threads ${CMAKE_DL_LIBS})
   kpt_static_archive(protobuf::libprotobuf libprotobuf.a libprotobuf-dev ZLIB::ZLIB Threads::Threads)
+  kpt_static_archive(PkgConfig::RE2 libre2.a libre2-dev Threads::Threads)
   # scripts/release.sh traces each archive to its Debian package, whose copyright goes into the
   # release archive as the shared libraries' do.
   get_property(archives GLOBAL PROPERTY KPT_STATIC_ARCHIVES)
   list(JOIN archives "\n" archives)
-  file(WRITE ${PROJECT_BINARY_DIR}/static-libraries.txt "${archives}\n")
+  if(KPT_PORTABLE)
+    file(WRITE ${PROJECT_BINARY_DIR}/static-libraries.txt "${archives}\n")
+  else()
+    file(REMOVE ${PROJECT_BINARY_DIR}/static-libraries.txt)
+  endif()
 else()
   file(REMOVE ${PROJECT_BINARY_DIR}/static-libraries.txt)
 endif()

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <optional>
 #include <thread>
 
 namespace kpt::plugin {
@@ -148,13 +149,25 @@ std::vector<yaml::Document> expand_lists(std::vector<yaml::Document> documents) 
   return out;
 }
 
-FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& settings) {
+namespace {
+
+/// A file's documents (lists expanded) and the reader's findings about it.
+struct ParsedInput {
+  Diagnostics findings;
+  std::vector<yaml::Document> documents;
+};
+
+ParsedInput parse_input(const yaml::InputFile& input, const ValidateSettings& settings) {
+  auto read = yaml::read_manifests(input, settings.limits);
+  return ParsedInput{std::move(read.findings), expand_lists(std::move(read.documents))};
+}
+
+FileReport validate_parsed(const yaml::InputFile& input, ParsedInput read, const ValidateSettings& settings) {
   FileReport out;
   out.name = input.name;
   out.source = input.text;
-  auto read = yaml::read_manifests(input, settings.limits);
   out.file_findings = std::move(read.findings);
-  const auto documents = expand_lists(std::move(read.documents));
+  const auto& documents = read.documents;
   out.documents.reserve(documents.size());
   ValidateSettings own = settings;
   model::trainjob::AvailableRuntimes runtimes;
@@ -171,17 +184,33 @@ FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& s
   return out;
 }
 
-/// Every runtime of the inputs plus `given`. Only inputs that mention a runtime kind are read for it.
-model::trainjob::AvailableRuntimes input_runtimes(const std::vector<yaml::InputFile>& inputs,
-                                                  const ValidateSettings& settings) {
-  model::trainjob::AvailableRuntimes out;
-  if (settings.trainer.runtimes != nullptr) out = *settings.trainer.runtimes;
-  for (const auto& input : inputs) {
-    if (input.text == nullptr || input.text->find("TrainingRuntime") == std::string::npos) continue;
-    for (const auto& doc : expand_lists(yaml::read_manifests(input, settings.limits).documents))
-      schema::rules::collect_runtime(doc, out);
+/// Whether an input may hold a runtime that the TrainJobs of other inputs name.
+bool mentions_runtime(const yaml::InputFile& input) {
+  return input.text != nullptr && input.text->find("TrainingRuntime") != std::string::npos;
+}
+
+/// Calls `work(i)` for every i below `count`, `workers` at a time, each worker taking the next index.
+template <typename Work>
+void for_each_index(std::size_t count, unsigned workers, const Work& work) {
+  if (workers <= 1) {
+    for (std::size_t i = 0; i < count; ++i) work(i);
+    return;
   }
-  return out;
+  std::atomic<std::size_t> next{0};
+  std::vector<std::thread> threads;
+  threads.reserve(workers);
+  for (unsigned w = 0; w < workers; ++w) {
+    threads.emplace_back([&] {
+      for (std::size_t i = next++; i < count; i = next++) work(i);
+    });
+  }
+  for (auto& t : threads) t.join();
+}
+
+}  // namespace
+
+FileReport validate_file(const yaml::InputFile& input, const ValidateSettings& settings) {
+  return validate_parsed(input, parse_input(input, settings), settings);
 }
 
 /// Whether any input may hold a TrainJob, whose rules look runtimes up.
@@ -192,7 +221,31 @@ bool mentions_trainjob(const std::vector<yaml::InputFile>& inputs) {
 }
 
 Report validate_inputs(const std::vector<yaml::InputFile>& inputs, const ValidateSettings& given) {
-  auto runtimes = input_runtimes(inputs, given);
+  const unsigned workers = std::max(1u, std::min<unsigned>(given.jobs, static_cast<unsigned>(inputs.size())));
+  // The inputs that may hold runtimes are read first (their runtimes serve every TrainJob of the run)
+  // and their documents kept for validation: read twice, they were a seventh of a TrainJob run's time.
+  std::vector<std::size_t> runtime_inputs;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    if (mentions_runtime(inputs[i])) runtime_inputs.push_back(i);
+  }
+  std::vector<std::optional<ParsedInput>> read(inputs.size());
+  std::vector<std::exception_ptr> failed(runtime_inputs.size());
+  for_each_index(runtime_inputs.size(), workers, [&](std::size_t k) {
+    try {
+      read[runtime_inputs[k]] = parse_input(inputs[runtime_inputs[k]], given);
+    } catch (...) {
+      failed[k] = std::current_exception();
+    }
+  });
+  for (const auto& e : failed) {  // the first in input order, as a serial read would have thrown it
+    if (e) std::rethrow_exception(e);
+  }
+  model::trainjob::AvailableRuntimes runtimes;
+  if (given.trainer.runtimes != nullptr) runtimes = *given.trainer.runtimes;
+  for (const auto& file : read) {
+    if (!file) continue;
+    for (const auto& doc : file->documents) schema::rules::collect_runtime(doc, runtimes);
+  }
   ValidateSettings settings = given;
   if (mentions_trainjob(inputs)) {
     // The shipped catalog once for the run: rebuilt per TrainJob it was a third of the run's time.
@@ -202,31 +255,25 @@ Report validate_inputs(const std::vector<yaml::InputFile>& inputs, const Validat
   settings.trainer.runtimes = &runtimes;
   Report report;
   report.files.resize(inputs.size());
-  const unsigned workers =
-      std::max(1u, std::min<unsigned>(settings.jobs, static_cast<unsigned>(inputs.size())));
+  // Results land in their input slot, so the order is fixed.
+  const auto validate_one = [&](std::size_t i) {
+    report.files[i] = read[i] ? validate_parsed(inputs[i], std::move(*read[i]), settings)
+                              : validate_file(inputs[i], settings);
+  };
   if (workers <= 1) {
-    for (std::size_t i = 0; i < inputs.size(); ++i) report.files[i] = validate_file(inputs[i], settings);
+    for (std::size_t i = 0; i < inputs.size(); ++i) validate_one(i);
     return report;
   }
-  // Each worker takes the next file; results land in their input slot, so order is fixed.
-  std::atomic<std::size_t> next{0};
-  std::vector<std::thread> threads;
-  threads.reserve(workers);
-  for (unsigned w = 0; w < workers; ++w) {
-    threads.emplace_back([&] {
-      for (std::size_t i = next++; i < inputs.size(); i = next++) {
-        try {
-          report.files[i] = validate_file(inputs[i], settings);
-        } catch (const std::exception& e) {  // a broken invariant: report it on its file, keep going
-          report.files[i].name = inputs[i].name;
-          report.files[i].file_findings.push_back(
-              Diagnostic{Severity::error, Location{inputs[i].name, 0, 0}, "", "internal",
-                         std::string("internal error while validating: ") + e.what(), ""});
-        }
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
+  for_each_index(inputs.size(), workers, [&](std::size_t i) {
+    try {
+      validate_one(i);
+    } catch (const std::exception& e) {  // a broken invariant: report it on its file, keep going
+      report.files[i].name = inputs[i].name;
+      report.files[i].file_findings.push_back(
+          Diagnostic{Severity::error, Location{inputs[i].name, 0, 0}, "", "internal",
+                     std::string("internal error while validating: ") + e.what(), ""});
+    }
+  });
   return report;
 }
 

@@ -24,20 +24,21 @@ yaml::Position pos_at(const yaml::Document& doc, std::initializer_list<std::stri
 
 // The CRD allows 63 characters, JobSet's webhook fewer; the rejected JobSet only shows as a Warning
 // event (kubeflow/trainer#2735), the TrainJob keeps no condition at all.
-void lint_name_length(const yaml::Document& doc, const json& trainjob, const json& runtime,
-                      tj::TrainerRelease release, Diagnostics& out) {
+void lint_name_length(const yaml::Document& doc, const json& trainjob, const tj::BuildResult& build,
+                      Diagnostics& out) {
   const std::string name = model::k8s::name_of(trainjob);
-  const auto limit = tj::name_limit_for(trainjob, runtime, release);
-  if (!limit || name.size() > tj::k_max_generated_label || name.size() <= limit->max_length) return;
+  if (name.size() > tj::k_max_generated_label) return;
+  const tj::NameLimit limit = tj::name_limit(build.jobset);
+  if (name.size() <= limit.max_length) return;
   out.push_back(make_finding(
       doc, pos_at(doc, {"metadata", "name"}), Severity::error, "metadata.name", "lint.trainjob-name-length",
       "name '" + name + "' has " + std::to_string(name.size()) +
           " characters: the TrainJob CRD allows 63, but JobSet's webhook allows at most " +
-          std::to_string(limit->max_length) + " here (the " + (limit->by_pod_name ? "pod" : "job") +
-          " names of '" + limit->limiting_job +
+          std::to_string(limit.max_length) + " here (the " + (limit.by_pod_name ? "pod" : "job") +
+          " names of '" + limit.limiting_job +
           "' would exceed 63), so the JobSet is rejected and the TrainJob gets no condition, only a Warning "
           "event",
-      "use a name of at most " + std::to_string(limit->max_length) + " characters"));
+      "use a name of at most " + std::to_string(limit.max_length) + " characters"));
 }
 
 const json* trainer_container(const json& jobset) {
@@ -110,11 +111,13 @@ namespace detail {
 Diagnostics check_trainjob_lints(const yaml::Document& doc, const json& trainjob, const json& runtime,
                                  tj::TrainerRelease release) {
   Diagnostics out;
-  lint_name_length(doc, trainjob, runtime, release, out);
+  // One JobSet for every lint: built twice (once more for the name limit) it was half of a TrainJob's
+  // validation time.
+  const auto build = tj::build_jobset(trainjob, runtime, release);
+  if (build) lint_name_length(doc, trainjob, *build, out);
   const tj::Framework framework = tj::framework_of(trainjob, runtime, release);
   lint_num_nodes(doc, framework, out);
   lint_num_proc_per_node(doc, framework, out);
-  const auto build = tj::build_jobset(trainjob, runtime, release);
   if (!build || build->framework != tj::Framework::torch) return out;
   const json* node = trainer_container(build->jobset);
   if (node == nullptr || doc.root.at_path({"spec", "trainer"}) == nullptr) return out;

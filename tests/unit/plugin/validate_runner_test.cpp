@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -142,5 +143,52 @@ TEST(ValidateRunner, ParallelRunKeepsInputOrder) {
   }
 }
 
+// Runtimes are collected from every input before any TrainJob is checked, and the files that hold
+// them are validated from that same parse: the verdicts do not depend on the file order or on -j.
+TEST(ValidateRunner, ARuntimeInOneFileServesTheTrainJobsOfAnother) {
+  std::ifstream in(std::string(KPT_SOURCE_DIR) + "/testdata/trainjob/dataset-init.yaml");
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string both = text.str();
+  const auto split = both.find("\n---\n");
+  ASSERT_NE(split, std::string::npos);
+  const std::string runtime = both.substr(0, split + 1);
+  const std::string trainjob = both.substr(split + 5);
+  std::string missing = trainjob;
+  missing.replace(missing.find("name: torch-with-dataset-init"), 29, "name: torch-without-a-runtime");
+  const std::vector<yaml::InputFile> inputs = {input("job.yaml", trainjob), input("missing.yaml", missing),
+                                               input("runtime.yaml", runtime)};
+  const auto rules_of = [](const FileReport& f) {
+    std::vector<std::string> out;
+    for (const auto& d : f.documents) {
+      for (const auto& finding : d.findings) out.push_back(finding.rule_id);
+    }
+    return out;
+  };
+  const auto has = [](const std::vector<std::string>& ids, const std::string& id) {
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+  };
+  std::vector<std::vector<std::string>> first;
+  for (unsigned jobs : {1u, 2u, 3u}) {
+    SCOPED_TRACE(jobs);
+    auto settings = default_validate_settings();
+    settings.jobs = jobs;
+    const auto report = validate_inputs(inputs, settings);
+    ASSERT_EQ(report.files.size(), 3u);
+    EXPECT_FALSE(has(rules_of(report.files[0]), "trainer.runtime-ref"));
+    EXPECT_TRUE(has(rules_of(report.files[1]), "trainer.runtime-ref"));
+    ASSERT_EQ(report.files[2].documents.size(), 1u);
+    EXPECT_EQ(report.files[2].documents[0].kind, "TrainingRuntime");
+    std::vector<std::vector<std::string>> all;
+    for (const auto& f : report.files) {
+      all.push_back(brief(f.file_findings));
+      all.push_back(rules_of(f));
+    }
+    if (first.empty()) first = all;
+    EXPECT_EQ(all, first);
+  }
+  // Alone, the TrainJob's file does not have the runtime.
+  EXPECT_TRUE(has(rules_of(validate_file(inputs[0], default_validate_settings())), "trainer.runtime-ref"));
+}
 }  // namespace
 }  // namespace kpt::plugin
