@@ -44,7 +44,7 @@ struct CelRule {
 void compile_cel_rule(CelRule& rule);
 
 /// A `pattern` prepared once: the Kubernetes quantity pattern runs through the hand-written
-/// parser, any other through the RE2-syntax engine of schema/cel (nullptr when the pattern does
+/// parser, any other through RE2, behind schema/cel/regex.hpp (nullptr when the pattern does
 /// not compile).
 struct CompiledPattern;
 
