@@ -53,15 +53,11 @@ if(KPT_PORTABLE OR KPT_STATIC_DEPS)
   kpt_static_archive(SQLite::SQLite3 libsqlite3.a libsqlite3-dev m Threads::Threads ${CMAKE_DL_LIBS})
   kpt_static_archive(protobuf::libprotobuf libprotobuf.a libprotobuf-dev ZLIB::ZLIB Threads::Threads)
   kpt_static_archive(PkgConfig::RE2 libre2.a libre2-dev Threads::Threads)
-  # scripts/release.sh traces each archive to its Debian package, whose copyright goes into the
-  # release archive as the shared libraries' do.
+  # scripts/release.sh and scripts/controller_image.py trace each archive to its Debian package, whose
+  # copyright goes into the release archive and the image as the shared libraries' do.
   get_property(archives GLOBAL PROPERTY KPT_STATIC_ARCHIVES)
   list(JOIN archives "\n" archives)
-  if(KPT_PORTABLE)
-    file(WRITE ${PROJECT_BINARY_DIR}/static-libraries.txt "${archives}\n")
-  else()
-    file(REMOVE ${PROJECT_BINARY_DIR}/static-libraries.txt)
-  endif()
+  file(WRITE ${PROJECT_BINARY_DIR}/static-libraries.txt "${archives}\n")
 else()
   file(REMOVE ${PROJECT_BINARY_DIR}/static-libraries.txt)
 endif()

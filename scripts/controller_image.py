@@ -2,13 +2,15 @@
 """The in-cluster controller's OCI image, built with no container runtime and no registry.
 
     scripts/controller_image.py build BINARY OUT_DIR [--repository R] [--tag T] [--revision REV] [--epoch S]
+                                     [--static-libraries FILE]
     scripts/controller_image.py push OUT_DIR DESTINATION [skopeo options...]
 
 `build` writes OUT_DIR/oci (an OCI image layout: one layer, one config, one manifest, tagged),
 OUT_DIR/reference (REPOSITORY:TAG@sha256:DIGEST) and OUT_DIR/deploy/*.yaml (what `controller manifests`
 prints, with the image pinned by that digest). The layer holds the stripped binary, the Debian shared
 libraries `ldd` says it loads (each one traced to its package with dpkg, whose copyright file and version
-go in too), CA certificates and a passwd naming the non-root user 65532. Every byte is a function of
+go in too; so do those of the static archives linked in, listed in the build's static-libraries.txt,
+BUILD/static-libraries.txt for BUILD/bin/kubectl-pytorch unless --static-libraries names another), CA certificates and a passwd naming the non-root user 65532. Every byte is a function of
 the binary, the libraries and the arguments: names sorted, owners and mtimes fixed (--epoch, default
 the commit time), gzip without a timestamp, JSON with sorted keys. So two builds give one digest.
 
@@ -145,6 +147,17 @@ def shared_libraries(binary):
     return paths
 
 
+def static_archives(binary, listed):
+    """The static archives linked into BINARY, from its build's static-libraries.txt (none without one)."""
+    path = listed or os.path.join(os.path.dirname(os.path.dirname(binary)), "static-libraries.txt")
+    if not os.path.isfile(path):
+        if listed:
+            raise Failure(f"{listed}: no such file")
+        return []
+    with open(path) as f:
+        return [line.strip() for line in f if line.strip()]
+
+
 def owning_package(path, resolved):
     """dpkg's package for a library; merged /usr means dpkg may know it by its /lib or /usr/lib name."""
     candidates = [path, resolved]
@@ -224,6 +237,10 @@ def build(args):
     for lib in shared_libraries(binary):
         resolved = tree.host_path(lib)
         package = owning_package(lib, resolved).split(":")[0]
+        packages[package] = package_version(package)
+    # A static archive's code is in the binary: its package's copyright goes in as a shared library's does.
+    for archive in static_archives(binary, args.static_libraries):
+        package = owning_package(archive, os.path.realpath(archive)).split(":")[0]
         packages[package] = package_version(package)
     for package in ["ca-certificates"]:
         if os.path.exists("/etc/ssl/certs/ca-certificates.crt"):
@@ -332,6 +349,8 @@ def main():
     b.add_argument("--tag", help="default: the binary's version")
     b.add_argument("--revision", help="default: git rev-parse HEAD")
     b.add_argument("--epoch", type=int, help="mtimes and 'created', seconds; default: the commit time")
+    b.add_argument("--static-libraries", help="the build's list of static archives linked in "
+                   "(default: static-libraries.txt of the binary's build directory, if there is one)")
     p = sub.add_parser("push", help="copy the layout to a registry with skopeo, digest kept")
     p.add_argument("out")
     p.add_argument("destination", help="e.g. docker://registry.example:5000/kubectl-pytorch:v0.1.0")

@@ -60,7 +60,11 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
   [ -x "$KPT_WORK/rootfs/usr/local/bin/kubectl-pytorch" ]
   [ -L "$KPT_WORK/rootfs/lib64" ]
   packages="$KPT_WORK/rootfs/usr/share/kubectl-pytorch/debian-packages"
-  for p in libc6 libstdc++6 libcurl4 libssl3 libsqlite3-0 libyaml-0-2 ca-certificates; do
+  # SQLite and libyaml are shared objects, or (KPT_STATIC_DEPS, the default) static archives of their -dev
+  # packages: either way their package and its copyright are in the image.
+  sqlite=libsqlite3-0 yaml=libyaml-0-2
+  if [ -f "$KPT_BUILD_DIR/static-libraries.txt" ]; then sqlite=libsqlite3-dev yaml=libyaml-dev; fi
+  for p in libc6 libstdc++6 libcurl4 libssl3 $sqlite $yaml ca-certificates; do
     grep -q "^$p " "$packages" || { echo "no $p in $packages"; return 1; }
     [ -e "$KPT_WORK/rootfs/usr/share/doc/$p/copyright" ] || { echo "no copyright for $p"; return 1; }
   done
