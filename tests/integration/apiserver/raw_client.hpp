@@ -1,5 +1,7 @@
 #pragma once
 
+#include "tests/support/stack.hpp"
+
 // Clients that behave as attackers do: raw TCP or TLS connections that send what a test says,
 // as slowly as it says, and the process figures the tests bound (threads, memory).
 #include <openssl/ssl.h>
@@ -51,18 +53,7 @@ std::size_t process_threads();
 std::size_t resident_kib();
 std::size_t peak_resident_kib();
 
-/// True in a build under AddressSanitizer, whose shadow memory and quarantine of freed blocks make
-/// resident-memory figures meaningless: the memory bounds are checked in the normal build.
-#if defined(__SANITIZE_ADDRESS__)
-inline constexpr bool k_under_asan = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-inline constexpr bool k_under_asan = true;
-#else
-inline constexpr bool k_under_asan = false;
-#endif
-#else
-inline constexpr bool k_under_asan = false;
-#endif
+/// Under ASan the memory bounds are not asserted: the normal build checks them.
+using ::kpt::testing::k_under_asan;
 
 }  // namespace kpt::apiserver::testing
