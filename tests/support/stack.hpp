@@ -24,7 +24,8 @@ inline constexpr bool k_under_asan = false;
 
 /// The stack the API server gives a request (apiserver/worker_pool.cpp: 32 MiB), eight times that under
 /// ASan, as the patch fuzz target does.
-inline constexpr std::size_t k_request_stack_bytes = (k_under_asan ? std::size_t{256} : std::size_t{32}) << 20;
+inline constexpr std::size_t k_request_stack_bytes = (k_under_asan ? std::size_t{256} : std::size_t{32})
+                                                     << 20;
 
 /// Runs `body` on a thread of its own with a stack of `bytes`, and waits for it: a test of deep input
 /// then runs where the server would run it, not on the main thread's 8 MiB.
