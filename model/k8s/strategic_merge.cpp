@@ -274,11 +274,11 @@ class Merger {
 
 }  // namespace
 
-Expected<nlohmann::json> strategic_merge(const nlohmann::json& original, const nlohmann::json& patch,
+Expected<nlohmann::json> strategic_merge(nlohmann::json original, const nlohmann::json& patch,
                                          const PatchStrategies& strategies, const MergeOptions& options) {
   if (!patch.is_object()) return original;
   Merger merger(strategies, options);
-  auto merged = merger.merge_map(original, patch, "");  // the one copy of the original
+  auto merged = merger.merge_map(std::move(original), patch, "");
   if (!merged) return merged.error();
   if (!merged.value()) return json::object();
   return std::move(*merged.value());

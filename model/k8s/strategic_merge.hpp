@@ -52,7 +52,8 @@ inline constexpr MergeOptions k_typed_patch{false, true, false, true};
 /// lists recurse into their items only where a strategy names the list, a few levels at most.
 /// Errors (ErrorCode::invalid, apimachinery's words): an item without its merge key when that is
 /// required, a field outside its map's `$retainKeys`. A patch that is not a map changes nothing.
-Expected<nlohmann::json> strategic_merge(const nlohmann::json& original, const nlohmann::json& patch,
+/// `original` is taken by value: a caller that moves it in pays for no copy.
+Expected<nlohmann::json> strategic_merge(nlohmann::json original, const nlohmann::json& patch,
                                          const PatchStrategies& strategies, const MergeOptions& options);
 
 }  // namespace kpt::model::k8s

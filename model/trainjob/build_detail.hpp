@@ -59,8 +59,10 @@ struct PluginOutcome {
 Expected<PluginOutcome> enforce_ml_policy(RuntimeInfo& info, const nlohmann::json& trainjob,
                                           TrainerRelease release);
 
-/// The JobSet plugin's Build: pod counts, initializer and trainer values, suspend, owner.
-nlohmann::json assemble_jobset(const RuntimeInfo& info, const nlohmann::json& trainjob,
+/// The JobSet plugin's Build: pod counts, initializer and trainer values, suspend, owner. Consumes
+/// `info`: its spec becomes the JobSet's, moved rather than copied (a deep copy per TrainJob was a
+/// tenth of validating one).
+nlohmann::json assemble_jobset(RuntimeInfo&& info, const nlohmann::json& trainjob,
                                const PluginOutcome& outcome, TrainerRelease release);
 
 }  // namespace kpt::model::trainjob::detail

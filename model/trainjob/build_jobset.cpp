@@ -120,10 +120,10 @@ void drop_empty_lists(json& spec) {
 
 }  // namespace
 
-json assemble_jobset(const RuntimeInfo& info, const json& trainjob, const PluginOutcome& outcome,
+json assemble_jobset(RuntimeInfo&& info, const json& trainjob, const PluginOutcome& outcome,
                      TrainerRelease release) {
   const ReleaseFeatures& f = features_of(release);
-  json spec = info.spec;
+  json spec = std::move(info.spec);
   for (std::size_t i = 0; i < info.pod_sets.size(); ++i) {
     json& job_spec = ensure_path(spec["replicatedJobs"][i], "template.spec");
     job_spec["parallelism"] = info.pod_sets[i].count;
@@ -143,9 +143,14 @@ json assemble_jobset(const RuntimeInfo& info, const json& trainjob, const Plugin
                    {"namespace", namespace_of(trainjob)},
                    {"ownerReferences",
                     json::array({k8s::controller_reference(k_api_version, k_kind_trainjob, trainjob)})}};
-  if (!info.labels.empty()) metadata["labels"] = info.labels;
-  if (!info.annotations.empty()) metadata["annotations"] = info.annotations;
-  return {{"apiVersion", k_jobset_api_version}, {"kind", "JobSet"}, {"metadata", metadata}, {"spec", spec}};
+  if (!info.labels.empty()) metadata["labels"] = std::move(info.labels);
+  if (!info.annotations.empty()) metadata["annotations"] = std::move(info.annotations);
+  json jobset = json::object();
+  jobset["apiVersion"] = k_jobset_api_version;
+  jobset["kind"] = "JobSet";
+  jobset["metadata"] = std::move(metadata);
+  jobset["spec"] = std::move(spec);
+  return jobset;
 }
 
 }  // namespace detail
@@ -156,10 +161,10 @@ Expected<BuildResult> build_jobset(const nlohmann::json& trainjob, const nlohman
   auto outcome = detail::enforce_ml_policy(info, trainjob, release);
   if (!outcome) return outcome.error();
   BuildResult result;
-  result.jobset = detail::assemble_jobset(info, trainjob, *outcome, release);
-  result.framework = outcome->framework;
   const detail::PodSet* trainer = detail::trainer_pod_set(info);
   result.num_nodes = trainer != nullptr ? trainer->count : 1;
+  result.jobset = detail::assemble_jobset(std::move(info), trainjob, *outcome, release);
+  result.framework = outcome->framework;
   result.nproc = outcome->nproc;
   result.notes = outcome->notes;
   if (const nlohmann::json* group = util::at_path(runtime, "spec.podGroupPolicy");

@@ -93,11 +93,15 @@ void upsert_trainer_port(json& container) {
   upsert_port(container["ports"], json{{"containerPort", k_trainer_port}});
 }
 
-Expected<void> inject_env_targets(RuntimeInfo& info, const std::vector<json>& env, TrainerRelease release) {
+/// mlPolicy.torch.envInjection.targets where the release reads them and they are a list, else nullptr.
+const json* env_injection_targets(const RuntimeInfo& info, TrainerRelease release) {
   const json* targets =
       features_of(release).env_injection ? at_path(info.ml_policy, "torch.envInjection.targets") : nullptr;
-  if (targets == nullptr || !targets->is_array()) return {};
-  for (const auto& target : *targets) {
+  return targets != nullptr && targets->is_array() ? targets : nullptr;
+}
+
+Expected<void> inject_env_targets(RuntimeInfo& info, const json& targets, const std::vector<json>& env) {
+  for (const auto& target : targets) {
     const std::string job = string_at(target, "jobName");
     const json* names = child(target, "containerNames");
     for (const auto& entry : names != nullptr && names->is_array() ? *names : json::array()) {
@@ -123,9 +127,15 @@ Expected<PluginOutcome> enforce_torch(RuntimeInfo& info, const json& trainjob, T
   const std::int64_t nnodes = apply_num_nodes(info, trainjob);
   out.nproc = decide_nproc(trainjob, info.ml_policy, runtime_node_resources(info), release);
   const std::string name = name_of(trainjob);
+  // Built once: torchtune's trainer alone goes without the master variables.
+  const std::vector<json> env = pet_env(name, nnodes, *out.nproc, true);
   if (json* container = trainer_container(info, trainjob)) {
     upsert_trainer_env(*container, trainjob);
-    upsert_all(*container, pet_env(name, nnodes, *out.nproc, !torchtune));
+    if (torchtune) {
+      upsert_all(*container, pet_env(name, nnodes, *out.nproc, false));
+    } else {
+      upsert_all(*container, env);  // a conditional expression would copy it
+    }
     if (torchtune) {
       json command = at_path(trainjob, "spec.trainer.command") != nullptr
                          ? trainjob["spec"]["trainer"]["command"]
@@ -140,8 +150,8 @@ Expected<PluginOutcome> enforce_torch(RuntimeInfo& info, const json& trainjob, T
     upsert_trainer_port(*container);
   }
   // Injection targets always get the master variables, even for torchtune.
-  if (auto injected = inject_env_targets(info, pet_env(name, nnodes, *out.nproc, true), release); !injected) {
-    return injected.error();
+  if (const json* targets = env_injection_targets(info, release)) {
+    if (auto injected = inject_env_targets(info, *targets, env); !injected) return injected.error();
   }
   if (out.nproc->gpu_name_ambiguous) {
     out.notes.push_back(

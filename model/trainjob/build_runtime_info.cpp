@@ -58,7 +58,7 @@ void merge_into_targets(json& spec, const json& entry, const json& patch, const 
   for (auto& job : spec["replicatedJobs"]) {
     if (!targets(entry, string_at(job, "name"))) continue;
     json& target = ensure_path(job, path);
-    target = strategic_merge(target, patch, type);
+    target = strategic_merge(std::move(target), patch, type);
   }
 }
 
@@ -100,7 +100,7 @@ void merge_patches_per_job(json& spec, const json& trainjob) {
       for (auto& job : spec["replicatedJobs"]) {
         if (string_at(job, "name") != string_at(job_patch, "name")) continue;
         json& target = ensure_path(job, "template");
-        target = strategic_merge(target, *tmpl, PatchType::job_template_spec);
+        target = strategic_merge(std::move(target), *tmpl, PatchType::job_template_spec);
       }
     }
   }
@@ -116,7 +116,7 @@ void merge_patches_whole_spec(json& spec, const json& trainjob) {
   for (const auto& patch : array_at(trainjob, "spec.runtimePatches")) {
     const json* patch_spec = at_path(patch, "trainingRuntimeSpec.template.spec");
     if (patch_spec == nullptr || patch_spec->is_null()) continue;
-    spec = strategic_merge(spec, *patch_spec, PatchType::jobset_spec);
+    spec = strategic_merge(std::move(spec), *patch_spec, PatchType::jobset_spec);
   }
   if (!spec.contains("replicatedJobs") || !spec["replicatedJobs"].is_array()) return;
   std::vector<json> jobs(spec["replicatedJobs"].begin(), spec["replicatedJobs"].end());
@@ -165,10 +165,10 @@ void merge_resources(json& job, const json& resources_per_node) {
       requests != nullptr && !requests->is_null()) {
     base["requests"] = *requests;
   }
-  const json merged = strategic_merge(base, resources_per_node, PatchType::resource_requirements);
+  json merged = strategic_merge(std::move(base), resources_per_node, PatchType::resource_requirements);
   json out = json::object();
-  if (merged.contains("limits")) out["limits"] = merged["limits"];
-  if (merged.contains("requests")) out["requests"] = merged["requests"];
+  if (merged.contains("limits")) out["limits"] = std::move(merged["limits"]);
+  if (merged.contains("requests")) out["requests"] = std::move(merged["requests"]);
   (*node)["resources"] = out;
 }
 

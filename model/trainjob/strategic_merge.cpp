@@ -90,11 +90,12 @@ const model::k8s::PatchStrategies& strategies_of(PatchType type) {
 
 }  // namespace
 
-nlohmann::json strategic_merge(const nlohmann::json& original, const nlohmann::json& patch, PatchType type) {
-  // A typed patch merges without checks, so it cannot fail; the Go code marshals a struct, so a
-  // patch that is not a map changes nothing.
-  auto merged = model::k8s::strategic_merge(original, patch, strategies_of(type), model::k8s::k_typed_patch);
-  return merged ? std::move(merged.value()) : original;
+nlohmann::json strategic_merge(nlohmann::json original, const nlohmann::json& patch, PatchType type) {
+  // A typed patch merges without directives or merge-key checks, the only errors there are, so it
+  // cannot fail; the Go code marshals a struct, so a patch that is not a map changes nothing.
+  auto merged =
+      model::k8s::strategic_merge(std::move(original), patch, strategies_of(type), model::k8s::k_typed_patch);
+  return merged ? std::move(merged.value()) : nlohmann::json::object();
 }
 
 }  // namespace kpt::model::trainjob

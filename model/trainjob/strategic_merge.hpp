@@ -20,6 +20,8 @@ enum class PatchType {
 /// in the patch are dropped first, as `omitempty` drops them before the Go code merges, so
 /// `tolerations: []` leaves the original tolerations in place; `$`-directives are dropped too.
 /// model::k8s::strategic_merge with each type's table and k_typed_patch.
-nlohmann::json strategic_merge(const nlohmann::json& original, const nlohmann::json& patch, PatchType type);
+/// `original` by value, so that a caller merging in place moves it in: the JobSet spec and templates
+/// were copied whole for every patch.
+nlohmann::json strategic_merge(nlohmann::json original, const nlohmann::json& patch, PatchType type);
 
 }  // namespace kpt::model::trainjob
