@@ -3,6 +3,7 @@
 #include "model/k8s/object_meta.hpp"
 #include "plugin/follow/exit_status.hpp"
 #include "plugin/follow/job_view.hpp"
+#include "plugin/follow/traceback.hpp"
 #include "util/json_access.hpp"
 #include "util/strings.hpp"
 #include "util/time.hpp"
@@ -55,6 +56,32 @@ int int_field(const json& object, const char* key) {
 
 // The failed run a replica shows: its current termination, else (restarted, or waiting to)
 // the last one; with the log that holds it.
+/// An exception that usually follows another rank's failure (a lost peer, a closed rendezvous).
+bool is_collateral(const PythonError& error) {
+  FailureEvidence evidence;
+  evidence.exception_line = error.line;
+  return maybe_collateral(classify_failure(evidence));
+}
+
+/// torchrun's report ends a node's log, so its last line says nothing: the worker's last words are
+/// its own tagged lines (--tee), or else what came before torchrun's "failed (exitcode: N)" line
+/// (a worker that could not start prints untagged).
+std::optional<std::string> worker_last_line(const std::vector<std::string>& lines,
+                                            const TorchrunWorkerEnd& w) {
+  const std::string tag = fmt::format("[default{}]:", w.local_rank);
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (util::starts_with(*it, tag)) return std::string(strip_launcher_prefix(*it));
+  }
+  for (auto it = lines.rbegin(); it != lines.rend(); ++it) {
+    if (!util::starts_with(*it, "ERROR:torch.distributed.elastic.multiprocessing.api:failed")) continue;
+    for (auto before = std::next(it); before != lines.rend(); ++before) {
+      if (!util::trim(*before).empty()) return *before;
+    }
+    break;
+  }
+  return std::nullopt;
+}
+
 std::optional<RankFailure> failure_of(const ReplicaView& r, const json& pod,
                                       const std::vector<RunLog>& logs) {
   const json cs = container_status(pod, r.container);
@@ -85,10 +112,27 @@ std::optional<RankFailure> failure_of(const ReplicaView& r, const json& pod,
   evidence.exit_code = f.exit_code;
   evidence.reason = f.reason;
   evidence.signal = f.signal;
+  std::optional<TorchrunWorkerEnd> worker;
   if (const RunLog* log = find_log(logs, r.pod, previous_log)) {
     f.error = cause_python_error(log->lines);
     f.last_line = last_non_empty(log->lines);
     evidence.lines = log->lines;
+    worker = torchrun_failed_worker(log->lines);
+    if (worker) f.last_line = worker_last_line(log->lines, *worker).value_or(f.last_line);
+  }
+  // torchrun exits 1 whatever ended its worker, and its ChildFailedError says only that one failed:
+  // its report says which worker, and how (a signal, or the worker's own exit code).
+  const bool killed = worker && worker->signal > 0;
+  if (worker && (!f.error || is_launcher_failure(*f.error) || (killed && is_collateral(*f.error)))) {
+    f.error.reset();
+    std::string how = fmt::format("exited with code {}", worker->exit_code);
+    if (worker->signal > 0) {
+      f.signal = worker->signal;
+      evidence.signal = worker->signal;
+      how = "was " + decode_exit(worker->exit_code, "", worker->signal).text;
+    }
+    f.exit_text += fmt::format(": torchrun's worker of global rank {} (local rank {}) {}", worker->rank,
+                               worker->local_rank, how);
   }
   if (f.reason == "StartError") f.last_line = util::string_at(*term, "message");
   if (f.error) evidence.exception_line = f.error->line;
@@ -229,6 +273,17 @@ void silences(const JobView& view, const DiagnosisInput& in, Diagnosis& d) {
   }
 }
 
+/// Whether the job's own clean-up removes a pod that still runs when the job finishes, so that it is
+/// not left behind: a TrainJob's JobSet deletes its active Jobs once it has finished; a PyTorchJob's
+/// cleanPodPolicy `All` or `Running` deletes running and pending pods, its default `None` keeps them.
+/// A pod already being deleted is on its way out either way.
+bool cleanup_removes(const JobView& view, const json& job, const json& pod) {
+  if (util::at_path(pod, "metadata.deletionTimestamp") != nullptr) return true;
+  if (view.kind == "trainjob") return true;
+  const std::string policy = util::string_at(util::object_at(job, "spec.runPolicy"), "cleanPodPolicy");
+  return policy == "All" || policy == "Running";
+}
+
 }  // namespace
 
 std::string_view verdict_id(JobVerdict v) {
@@ -272,7 +327,9 @@ Diagnosis diagnose(const DiagnosisInput& in) {
     const json* pod = find_pod(in.pods, r.pod);
     if (pod == nullptr) continue;
     if (auto f = failure_of(r, *pod, in.logs)) failures.push_back(std::move(*f));
-    if (view.finished && (r.phase == "Running" || r.phase == "Pending")) d.left_behind.push_back(r.pod);
+    if (view.finished && (r.phase == "Running" || r.phase == "Pending") &&
+        !cleanup_removes(view, in.job, *pod))
+      d.left_behind.push_back(r.pod);
   }
   if (!failures.empty()) order_failures(failures, d);
 

@@ -77,7 +77,85 @@ std::optional<PythonError> read_traceback(const std::vector<std::string_view>& l
 
 bool is_launcher_failure(const std::string& type) { return util::ends_with(type, "ChildFailedError"); }
 
+// "  exitcode  : -9 (pid: 4)" -> {"exitcode", "-9 (pid: 4)"}: a field of torchrun's report.
+std::optional<std::pair<std::string_view, std::string_view>> report_field(std::string_view line) {
+  const auto colon = line.find(':');
+  if (!is_indented(line) || colon == std::string_view::npos) return std::nullopt;
+  return std::make_pair(util::trim(line.substr(0, colon)), util::trim(line.substr(colon + 1)));
+}
+
+// The leading integer of `text` ("-9 (pid: 4)" -> -9, "1 (local_rank: 0)" -> 1).
+std::optional<int> leading_int(std::string_view text) {
+  std::size_t i = text.starts_with('-') ? 1 : 0;
+  const std::size_t digits = i;
+  while (i < text.size() && i < digits + 6 && std::isdigit(static_cast<unsigned char>(text[i])) != 0) ++i;
+  if (i == digits) return std::nullopt;
+  int value = 0;
+  for (std::size_t k = digits; k < i; ++k) value = value * 10 + (text[k] - '0');
+  return digits == 1 ? -value : value;
+}
+
 }  // namespace
+
+bool is_launcher_failure(const PythonError& error) { return is_launcher_failure(error.type); }
+
+std::optional<TorchrunWorkerEnd> torchrun_failed_worker(const std::vector<std::string>& raw) {
+  // The last report: "Failures:" (other workers' entries, or <NO_OTHER_FAILURES>), then "Root Cause
+  // (first observed failure):" and its entry; each entry starts "[N]:" and is a few fields long.
+  constexpr std::size_t k_entry_lines = 10;
+  std::size_t root = raw.size();
+  for (std::size_t i = raw.size(); i-- > 0;) {
+    if (util::trim(strip_launcher_prefix(raw[i])) == "Root Cause (first observed failure):") {
+      root = i;
+      break;
+    }
+  }
+  if (root == raw.size()) return std::nullopt;
+  std::size_t first = root;
+  for (std::size_t i = root; i-- > 0 && root - i < 64 * k_entry_lines;) {
+    if (util::trim(strip_launcher_prefix(raw[i])) == "Failures:") {
+      first = i;
+      break;
+    }
+  }
+  // One entry's fields, from the line after its "[N]:" up to the next entry or divider.
+  const auto entry_at = [&](std::size_t from) {
+    TorchrunWorkerEnd end;
+    bool have_code = false;
+    for (std::size_t k = from; k < raw.size() && k < from + k_entry_lines; ++k) {
+      const auto line = strip_launcher_prefix(raw[k]);
+      const auto field = report_field(line);
+      if (!field) {
+        if (k > from && !is_indented(line)) break;
+        continue;
+      }
+      if (field->first == "rank") {
+        end.rank = leading_int(field->second).value_or(-1);
+        if (const auto local = field->second.find("local_rank:"); local != std::string_view::npos)
+          end.local_rank = leading_int(util::trim(field->second.substr(local + 11))).value_or(-1);
+      } else if (field->first == "exitcode") {
+        if (const auto code = leading_int(field->second)) {
+          end.exit_code = *code;
+          have_code = true;
+        }
+      }
+    }
+    if (end.exit_code < 0) end.signal = -end.exit_code;
+    return have_code ? std::optional<TorchrunWorkerEnd>(end) : std::nullopt;
+  };
+  std::optional<TorchrunWorkerEnd> root_cause;
+  std::optional<TorchrunWorkerEnd> signalled;
+  for (std::size_t i = first; i < raw.size() && i <= root + k_entry_lines; ++i) {
+    const auto line = util::trim(strip_launcher_prefix(raw[i]));
+    if (line.size() < 4 || line.front() != '[' || !line.ends_with("]:")) continue;
+    const auto entry = entry_at(i + 1);
+    if (!entry) continue;
+    if (i > root) root_cause = entry;
+    // torchrun stops the other workers with SIGTERM: a signal of another kind is the cause.
+    if (entry->signal > 0 && entry->signal != 15 && !signalled) signalled = entry;
+  }
+  return signalled ? signalled : root_cause;
+}
 
 std::string_view strip_launcher_prefix(std::string_view line) {
   while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);

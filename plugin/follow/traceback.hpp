@@ -27,4 +27,20 @@ std::string_view strip_launcher_prefix(std::string_view line);
 std::optional<PythonError> last_python_error(const std::vector<std::string>& lines,
                                              const std::function<bool(const PythonError&)>& prefer = {});
 
+/// The worker that failed, by torchrun's failure report (the last of a log tail): a worker killed by a
+/// signal leaves no traceback, and only the report says which one died and how, behind torchrun's own
+/// ChildFailedError. The report's "Root Cause" is the first failure torchrun observed, which for
+/// workers that end in the same second may be a worker that only lost its peer: a worker a signal
+/// other than SIGTERM ended (torchrun's own stop) comes first, else the root cause.
+struct TorchrunWorkerEnd {
+  int rank = -1;        ///< the global rank
+  int local_rank = -1;  ///< the process's index on its node
+  int exit_code = 0;    ///< the worker's exit code: negative for a signal, as Python reports it
+  int signal = 0;       ///< the signal that ended it (-exit_code), else 0
+};
+std::optional<TorchrunWorkerEnd> torchrun_failed_worker(const std::vector<std::string>& lines);
+
+/// torchrun's own exception (ChildFailedError): it says a worker failed, not why.
+bool is_launcher_failure(const PythonError& error);
+
 }  // namespace kpt::plugin

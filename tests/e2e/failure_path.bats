@@ -148,6 +148,26 @@ json_field() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)
   [ "$(json_field "$output" 'd["kind"], d["verdict"], d["rootCause"]["role"].startswith("node-"), d["rootCause"]["exception"]["line"].startswith("RuntimeError: ")')" = "trainjob failed True True" ]
 }
 
+# One node of two workers, whose rank 1 kills itself: torchrun exits 1 with a ChildFailedError that
+# says only that a worker failed, and its report's root cause may be rank 0, which lost its peer in
+# the same second; the verdict is rank 1's SIGKILL from that report, and rank 1's last line. (One node:
+# with two, the Job's backoffLimit 0 deletes whichever node's pod has not failed yet.)
+@test "a TrainJob whose torchrun worker is SIGKILLed: the worker's signal, not torchrun's ChildFailedError" {
+  needs_torch
+  cp "$FAIL/train.py" .
+  sed -e 's/name: fail-trainjob/name: kill-trainjob/' -e 's/value: exception/value: sigkill/' \
+    -e 's/numNodes: 2/numNodes: 1/' -e 's/value: "3"/value: "1"/' "$FAIL/fail-trainjob.yaml" >kill-trainjob.yaml
+  [ "$(grep -c 'numNodes: 1' kill-trainjob.yaml)" -eq 2 ]
+  run --separate-stderr timeout 150 "$KPT_BIN" run --local kill-trainjob.yaml
+  [ "$status" -eq 1 ]
+  tail=$(echo "$stderr" | tail -n 10)
+  [[ "$tail" == *"torchrun's worker of global rank 1 (local rank 1) was killed (SIGKILL): often the out-of-memory killer (exit code -9)"* ]]
+  [[ "$tail" == *$'\n  last line:  rank 1 step 3\n'* ]]
+  [[ "$tail" == *$'\n  class:      killed\n'* ]]
+  [[ "$tail" != *"ChildFailedError"* ]]
+  [[ "$tail" != *"left behind"* ]]
+}
+
 @test "a rank that prints its first line after a long silent start loses no line" {
   cat >slow.yaml <<'YAML'
 apiVersion: kubeflow.org/v1

@@ -1,7 +1,11 @@
 #!/bin/sh
 # Writes the samples of this folder that torch's own init_process_group gives with a bad env, run
 # here with Debian's python3-torch (the others are real logs of ../*.yaml on the local cluster:
-# kubectl pytorch logs JOB --rank N). Paths are then shown as /src/failures, as in the others.
+# kubectl pytorch logs JOB --rank N; trainjob-node*-*.log are a node's log of a two-node TrainJob
+# under torchrun whose worker killed itself with SIGKILL at step 3 (-peer-first: ../fail-trainjob.yaml
+# with FAIL=sigkill, where the node's other worker lost its peer in the same second), or whose command
+# named a file that does not exist). Paths
+# are then shown as /src/failures, as in the others.
 set -u
 cd "$(dirname "$0")"
 py=/usr/bin/python3

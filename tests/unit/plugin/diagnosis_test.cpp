@@ -251,6 +251,21 @@ TEST(Diagnose, PodsStillRunningAfterTheEndAreLeftBehind) {
   EXPECT_EQ(class_id(d.root->klass), "exit-code");
 }
 
+TEST(Diagnose, PodsTheJobsCleanUpRemovesAreNotLeftBehind) {
+  const std::vector<json> pods = {pod(0, "Running", running()), pod(1, "Failed", terminated(2, 0))};
+  for (const char* policy : {"All", "Running"}) {
+    json j = job("Failed");
+    j["spec"]["runPolicy"]["cleanPodPolicy"] = policy;
+    EXPECT_TRUE(diagnose(input(j, pods)).left_behind.empty()) << policy;
+  }
+  json j = job("Failed");
+  j["spec"]["runPolicy"]["cleanPodPolicy"] = "None";
+  EXPECT_EQ(diagnose(input(j, pods)).left_behind, std::vector<std::string>{"dg-worker-0"});
+  json deleting = pods[0];
+  deleting["metadata"]["deletionTimestamp"] = at(1);
+  EXPECT_TRUE(diagnose(input(job("Failed"), {deleting, pods[1]})).left_behind.empty());
+}
+
 TEST(Diagnose, ARunningJobNamesTheRankSilentForTheThreshold) {
   auto in = input(job("Running"), {pod(0, "Running", running()), pod(1, "Running", running())},
                   {log_of(0, {"rank 0 step 40"}), log_of(1, failure_log("hang-rank1.log"))});
@@ -304,6 +319,94 @@ TEST(Diagnose, ATrainJobsNodeIsNamedByItsNodeRank) {
   EXPECT_EQ(d.root->rank, 1);
   EXPECT_EQ(d.root->error->line, "RuntimeError: loss is NaN at step 3");
   EXPECT_EQ(class_id(d.klass), "exception");
+}
+
+/// A Failed TrainJob whose node pod (node rank 1, torchrun exited 1) left the log `log_name`.
+DiagnosisInput failed_trainjob_node(const std::string& log_name) {
+  json tj = {{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+             {"kind", "TrainJob"},
+             {"metadata", {{"name", "tj"}, {"namespace", "ml"}}},
+             {"status",
+              {{"conditions",
+                json::array({{{"type", "Failed"}, {"status", "True"}, {"message", "jobset failed"}}})}}}};
+  json node = {
+      {"metadata",
+       {{"name", "tj-node-0-1-abcde"},
+        {"namespace", "ml"},
+        {"uid", "n1"},
+        {"labels",
+         {{"jobset.sigs.k8s.io/jobset-name", "tj"}, {"jobset.sigs.k8s.io/replicatedjob-name", "node"}}},
+        {"annotations", {{"batch.kubernetes.io/job-completion-index", "1"}}}}},
+      {"spec", {{"containers", json::array({{{"name", "node"}}})}}},
+      {"status",
+       {{"phase", "Failed"},
+        {"containerStatuses",
+         json::array({{{"name", "node"}, {"restartCount", 0}, {"state", terminated(1, 0)}}})}}}};
+  auto in = input(tj, {node}, {RunLog{"tj-node-0-1-abcde", false, failure_log(log_name), std::nullopt}});
+  in.step.job_word = "trainjob/tj";
+  return in;
+}
+
+TEST(Diagnose, ANodeWhoseTorchrunWorkerCouldNotStartSaysWhyNotThatAChildFailed) {
+  const Diagnosis d = diagnose(failed_trainjob_node("trainjob-node0-missing-file.log"));
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_FALSE(d.root->error.has_value());
+  EXPECT_EQ(class_id(d.root->klass), "missing-file");
+  EXPECT_EQ(d.root->exit_text,
+            "exited with code 1: torchrun's worker of global rank 0 (local rank 0) exited with code 2");
+  EXPECT_EQ(
+      d.root->last_line,
+      "/usr/bin/python3.11: can't open file '/src/failures/trian.py': [Errno 2] No such file or directory");
+}
+
+TEST(Diagnose, ANodeWhoseTorchrunWorkerWasKilledIsKilledNotAChildFailedError) {
+  const Diagnosis d = diagnose(failed_trainjob_node("trainjob-node1-sigkill.log"));
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_FALSE(d.root->error.has_value());
+  EXPECT_EQ(class_id(d.root->klass), "killed");
+  EXPECT_EQ(d.root->signal, 9);
+  EXPECT_EQ(d.root->last_line, "step 3/5 loss 0.333 sum 1.0");
+  EXPECT_EQ(
+      d.root->exit_text,
+      "exited with code 1: torchrun's worker of global rank 1 (local rank 0) was killed (SIGKILL): often "
+      "the out-of-memory killer (exit code -9)");
+}
+
+TEST(Diagnose, AKilledWorkerOutweighsItsNodePeersLostConnection) {
+  const Diagnosis d = diagnose(failed_trainjob_node("trainjob-node1-sigkill-peer-first.log"));
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_FALSE(d.root->error.has_value());
+  EXPECT_EQ(class_id(d.root->klass), "killed");
+  EXPECT_EQ(d.root->last_line, "rank 3 step 3");
+  EXPECT_EQ(
+      d.root->exit_text,
+      "exited with code 1: torchrun's worker of global rank 3 (local rank 1) was killed (SIGKILL): often "
+      "the out-of-memory killer (exit code -9)");
+}
+
+TEST(Diagnose, AFinishedTrainJobLeavesNoNodeBehindAsItsJobSetDeletesItsJobs) {
+  json tj = {{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
+             {"kind", "TrainJob"},
+             {"metadata", {{"name", "tj"}, {"namespace", "ml"}}},
+             {"status",
+              {{"conditions",
+                json::array({{{"type", "Failed"}, {"status", "True"}, {"message", "jobset failed"}}})}}}};
+  json node = {
+      {"metadata",
+       {{"name", "tj-node-0-0-abcde"},
+        {"namespace", "ml"},
+        {"uid", "n0"},
+        {"labels",
+         {{"jobset.sigs.k8s.io/jobset-name", "tj"}, {"jobset.sigs.k8s.io/replicatedjob-name", "node"}}},
+        {"annotations", {{"batch.kubernetes.io/job-completion-index", "0"}}}}},
+      {"spec", {{"containers", json::array({{{"name", "node"}}})}}},
+      {"status",
+       {{"phase", "Running"},
+        {"containerStatuses",
+         json::array({{{"name", "node"}, {"restartCount", 0}, {"state", running()}}})}}}};
+  const Diagnosis d = diagnose(input(tj, {node}));
+  EXPECT_EQ(d.kind, "trainjob");
+  EXPECT_TRUE(d.left_behind.empty());
 }
 
 }  // namespace

@@ -106,6 +106,31 @@ TEST(LastPythonError, FallsBackToTheLaunchersErrorAndIgnoresTextThatOnlyLooksLik
   EXPECT_FALSE(last_python_error({"Error: not a traceback"}));
 }
 
+TEST(TorchrunRootCause, NamesTheWorkerAndTheSignalOfTheLastReport) {
+  const auto end = torchrun_failed_worker(failure_log("trainjob-node1-sigkill.log"));
+  ASSERT_TRUE(end.has_value());
+  EXPECT_EQ(end->rank, 1);
+  EXPECT_EQ(end->local_rank, 0);
+  EXPECT_EQ(end->exit_code, -9);
+  EXPECT_EQ(end->signal, 9);
+  const auto exited = torchrun_failed_worker({"Root Cause (first observed failure):", "[0]:",
+                                              "  rank      : 3 (local_rank: 1)", "  exitcode  : 1 (pid: 7)"});
+  ASSERT_TRUE(exited.has_value());
+  EXPECT_EQ(exited->rank, 3);
+  EXPECT_EQ(exited->local_rank, 1);
+  EXPECT_EQ(exited->exit_code, 1);
+  EXPECT_EQ(exited->signal, 0);
+  // Both workers of a node ended in the same second: the root cause torchrun names is the one that
+  // lost its peer (exit code 1); the worker SIGKILL ended is the failure.
+  const auto killed = torchrun_failed_worker(failure_log("trainjob-node1-sigkill-peer-first.log"));
+  ASSERT_TRUE(killed.has_value());
+  EXPECT_EQ(killed->rank, 3);
+  EXPECT_EQ(killed->local_rank, 1);
+  EXPECT_EQ(killed->signal, 9);
+  EXPECT_FALSE(torchrun_failed_worker({"Root Cause (first observed failure):", "  exitcode  : many"}));
+  EXPECT_FALSE(torchrun_failed_worker({"  exitcode  : -9 (pid: 4)"}));
+}
+
 TEST(StripLauncherPrefix, RemovesTorchrunAndRankTagsOnly) {
   EXPECT_EQ(strip_launcher_prefix("[default0]:rank 0 step 1"), "rank 0 step 1");
   EXPECT_EQ(strip_launcher_prefix("[rank12]:RuntimeError: x\r"), "RuntimeError: x");
