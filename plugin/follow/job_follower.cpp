@@ -112,6 +112,7 @@ class Follower {
     if (!view.replicas.empty()) {
       m_last_replicas = view.replicas;
       m_last_pods = pods->items;
+      if (view.finished) keep_end_runs();
     }
     m_result.last = view;
     if (m_options.logs) {
@@ -335,6 +336,30 @@ class Follower {
     return out;
   }
 
+  // Once the job has finished, a pod that restarts in place (cleanPodPolicy None) runs again, and
+  // that run is not the job's: such a pod keeps, for the verdict, its state of the first look that
+  // saw the job finished (its restart count, the failed run as its last state).
+  void keep_end_runs() {
+    if (!m_end_runs) {
+      m_end_runs.emplace();
+      for (const auto& r : m_last_replicas) {
+        for (const auto& pod : m_last_pods) {
+          if (util::string_at(util::object_at(pod, "metadata"), "name") == r.pod)
+            m_end_runs->emplace(r.pod, EndRun{r, pod});
+        }
+      }
+      return;
+    }
+    for (auto& r : m_last_replicas) {
+      const auto end = m_end_runs->find(r.pod);
+      if (end == m_end_runs->end() || r.restarts <= end->second.replica.restarts) continue;
+      r = end->second.replica;
+      for (auto& pod : m_last_pods) {
+        if (util::string_at(util::object_at(pod, "metadata"), "name") == r.pod) pod = end->second.pod;
+      }
+    }
+  }
+
   // What the follow saw, as the diagnosis reads it: the last pods, their events, each run's lines.
   Diagnosis diagnosis(int repeats) {
     DiagnosisInput in;
@@ -443,6 +468,11 @@ class Follower {
   json m_job;
   std::vector<json> m_last_pods;             // of the latest look that found pods
   std::vector<ReplicaView> m_last_replicas;  // the same, as views
+  struct EndRun {
+    ReplicaView replica;
+    json pod;
+  };
+  std::optional<std::map<std::string, EndRun>> m_end_runs;  // by pod name: as the job's end saw them
   CrashLoopTracker m_crash_loops;
   Loop m_loop;
   std::optional<Diagnosis> m_diagnosis;

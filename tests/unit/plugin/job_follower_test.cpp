@@ -395,6 +395,47 @@ TEST_F(JobFollowerLogs, ARunThatBeginsAfterTheJobFailedIsNotFollowed) {
   EXPECT_EQ(result.diagnosis->root->error->line, "ValueError: bad batch");
 }
 
+// While the follow drains the logs of a failed job, a pod restarting in place fails again: the
+// verdict is the run that failed the job (after 1 restart, exit code 2, its exception), not the later.
+TEST_F(JobFollowerLogs, AFinishedJobsPodThatFailsAgainKeepsItsStateOfTheEndForTheVerdict) {
+  std::atomic<bool> release{false};
+  ScriptedLogs logs(api, [&](int n, const auto& on_data, const std::atomic<bool>* cancel) -> Expected<void> {
+    on_data(n == 1 ? "Traceback (most recent call last):\n  File \"/app/train.py\", line 13, in "
+                     "<module>\nValueError: bad batch\n"
+                   : "run " + std::to_string(n) + "\n");
+    while (n == 1 && !release.load() && !cancel->load()) std::this_thread::sleep_for(milliseconds(5));
+    return {};
+  });
+  const auto restarted = [&](int count, int code, const std::string& started) {
+    api.merge(
+        "pods", "ml", "mnist-worker-0",
+        {{"status",
+          {{"containerStatuses",
+            json::array({{{"name", "pytorch"},
+                          {"restartCount", count},
+                          {"state", {{"running", {{"startedAt", started}}}}},
+                          {"lastState", {{"terminated", {{"exitCode", code}, {"reason", "Error"}}}}}}})}}}});
+  };
+  waiter.on_wait = [&](int n) {
+    if (n == 3) {
+      json failed = job("Failed");
+      failed["status"]["completionTime"] = "2026-12-06T09:00:10Z";
+      api.put(kube::resources::pytorchjobs(), failed);
+      restarted(1, 2, "2026-12-06T09:00:12Z");
+    }
+    if (n == 4) restarted(2, 3, "2026-12-06T09:00:20Z");
+    if (n == 5) release = true;
+  };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::failed);
+  ASSERT_TRUE(result.diagnosis.has_value());
+  ASSERT_TRUE(result.diagnosis->root.has_value());
+  EXPECT_EQ(result.diagnosis->root->restarts, 1);
+  EXPECT_EQ(result.diagnosis->root->exit_code, 2);
+  ASSERT_TRUE(result.diagnosis->root->error.has_value());
+  EXPECT_EQ(result.diagnosis->root->error->line, "ValueError: bad batch");
+}
+
 TEST_F(JobFollowerLogs, ARankSilentForTheStallTimeoutEndsTheFollowWhenAskedTo) {
   std::atomic<bool> printed{false};
   ScriptedLogs logs(api, [&](int, const auto& on_data, const std::atomic<bool>* cancel) -> Expected<void> {
