@@ -54,8 +54,6 @@ int int_field(const json& object, const char* key) {
   return it != object.end() && it->is_number_integer() ? it->get<int>() : 0;
 }
 
-// The failed run a replica shows: its current termination, else (restarted, or waiting to)
-// the last one; with the log that holds it.
 /// An exception that usually follows another rank's failure (a lost peer, a closed rendezvous).
 bool is_collateral(const PythonError& error) {
   FailureEvidence evidence;
@@ -82,6 +80,42 @@ std::optional<std::string> worker_last_line(const std::vector<std::string>& line
   return std::nullopt;
 }
 
+/// What a run's log says about its failure, folded into `f` and `evidence`: the exception, the last
+/// line, and under torchrun the worker its report names (torchrun exits 1 whatever ended its worker,
+/// and its ChildFailedError says only that one failed: the report says which, and how). Whether the
+/// log tells of a failure at all.
+bool read_run_log(const RunLog& log, RankFailure& f, FailureEvidence& evidence) {
+  f.error = cause_python_error(log.lines);
+  f.last_line = last_non_empty(log.lines);
+  evidence.lines = log.lines;
+  const auto worker = torchrun_failed_worker(log.lines);
+  if (!worker) return f.error.has_value();
+  f.last_line = worker_last_line(log.lines, *worker).value_or(f.last_line);
+  const bool killed = worker->signal > 0;
+  if (f.error && !is_launcher_failure(*f.error) && !(killed && is_collateral(*f.error))) return true;
+  f.error.reset();
+  std::string how = fmt::format("exited with code {}", worker->exit_code);
+  if (killed) {
+    f.signal = worker->signal;
+    evidence.signal = worker->signal;
+    how = "was " + decode_exit(worker->exit_code, "", worker->signal).text;
+  }
+  f.exit_text += fmt::format(": torchrun's worker of global rank {} (local rank {}) {}", worker->rank,
+                             worker->local_rank, how);
+  return true;
+}
+
+RankFailure failure_base(const ReplicaView& r) {
+  RankFailure f;
+  f.pod = r.pod;
+  f.role = r.role;
+  f.rank = r.rank;
+  f.restarts = r.restarts;
+  return f;
+}
+
+// The failed run a replica shows: its current termination, else (restarted, or waiting to)
+// the last one; with the log that holds it.
 std::optional<RankFailure> failure_of(const ReplicaView& r, const json& pod,
                                       const std::vector<RunLog>& logs) {
   const json cs = container_status(pod, r.container);
@@ -96,14 +130,10 @@ std::optional<RankFailure> failure_of(const ReplicaView& r, const json& pod,
     previous_log = state.is_object() && state.contains("running");  // restarted: the failed run is previous
   }
   if (term == nullptr) return std::nullopt;
-  RankFailure f;
+  RankFailure f = failure_base(r);
   f.exit_code = int_field(*term, "exitCode");
   f.reason = util::string_at(*term, "reason");
   if (f.exit_code == 0 && f.reason != "OOMKilled") return std::nullopt;
-  f.pod = r.pod;
-  f.role = r.role;
-  f.rank = r.rank;
-  f.restarts = r.restarts;
   f.previous_run = previous_log;
   f.signal = int_field(*term, "signal");
   f.finished_at = util::string_at(*term, "finishedAt");
@@ -112,29 +142,25 @@ std::optional<RankFailure> failure_of(const ReplicaView& r, const json& pod,
   evidence.exit_code = f.exit_code;
   evidence.reason = f.reason;
   evidence.signal = f.signal;
-  std::optional<TorchrunWorkerEnd> worker;
-  if (const RunLog* log = find_log(logs, r.pod, previous_log)) {
-    f.error = cause_python_error(log->lines);
-    f.last_line = last_non_empty(log->lines);
-    evidence.lines = log->lines;
-    worker = torchrun_failed_worker(log->lines);
-    if (worker) f.last_line = worker_last_line(log->lines, *worker).value_or(f.last_line);
-  }
-  // torchrun exits 1 whatever ended its worker, and its ChildFailedError says only that one failed:
-  // its report says which worker, and how (a signal, or the worker's own exit code).
-  const bool killed = worker && worker->signal > 0;
-  if (worker && (!f.error || is_launcher_failure(*f.error) || (killed && is_collateral(*f.error)))) {
-    f.error.reset();
-    std::string how = fmt::format("exited with code {}", worker->exit_code);
-    if (worker->signal > 0) {
-      f.signal = worker->signal;
-      evidence.signal = worker->signal;
-      how = "was " + decode_exit(worker->exit_code, "", worker->signal).text;
-    }
-    f.exit_text += fmt::format(": torchrun's worker of global rank {} (local rank {}) {}", worker->rank,
-                               worker->local_rank, how);
-  }
+  if (const RunLog* log = find_log(logs, r.pod, previous_log)) read_run_log(*log, f, evidence);
   if (f.reason == "StartError") f.last_line = util::string_at(*term, "message");
+  if (f.error) evidence.exception_line = f.error->line;
+  f.klass = classify_failure(evidence);
+  return f;
+}
+
+// A pod deleted before its end was seen (a failed JobSet deletes its Jobs, and their pods, at once):
+// its failure as its log tells it, at its last output, when the log tells of one.
+std::optional<RankFailure> failure_of_deleted(const ReplicaView& r, const std::vector<RunLog>& logs,
+                                              std::chrono::system_clock::time_point now) {
+  const RunLog* log = find_log(logs, r.pod, false);
+  if (log == nullptr) return std::nullopt;
+  RankFailure f = failure_base(r);
+  f.exit_text = "was deleted before its exit was seen";
+  FailureEvidence evidence;
+  evidence.exit_code = 1;  // it failed, by its log; the code itself is gone with the pod
+  if (!read_run_log(*log, f, evidence)) return std::nullopt;
+  f.finished_at = util::format_time(std::chrono::floor<std::chrono::seconds>(log->last_output.value_or(now)));
   if (f.error) evidence.exception_line = f.error->line;
   f.klass = classify_failure(evidence);
   return f;
@@ -326,7 +352,11 @@ Diagnosis diagnose(const DiagnosisInput& in) {
     backing_off = backing_off || r.waiting_reason == "CrashLoopBackOff";
     const json* pod = find_pod(in.pods, r.pod);
     if (pod == nullptr) continue;
-    if (auto f = failure_of(r, *pod, in.logs)) failures.push_back(std::move(*f));
+    const bool deleted = std::find(in.deleted.begin(), in.deleted.end(), r.pod) != in.deleted.end();
+    auto failure = failure_of(r, *pod, in.logs);
+    if (!failure && deleted) failure = failure_of_deleted(r, in.logs, in.now);
+    if (failure) failures.push_back(std::move(*failure));
+    if (deleted) continue;  // gone: not left behind
     if (view.finished && (r.phase == "Running" || r.phase == "Pending") &&
         !cleanup_removes(view, in.job, *pod))
       d.left_behind.push_back(r.pod);

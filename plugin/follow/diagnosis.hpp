@@ -30,6 +30,9 @@ struct DiagnosisInput {
   std::vector<nlohmann::json> pods;    ///< its pods
   std::vector<nlohmann::json> events;  ///< Warning events of the job, its pods and its PodGroup
   std::vector<RunLog> logs;            ///< the runs' tails (the current and the previous run per pod)
+  /// Pods deleted before their end was seen (`pods` holds them as last seen): their logs say how
+  /// they ended. A failed JobSet deletes every pod of its Jobs at once, often the failed rank's.
+  std::vector<std::string> deleted;
   std::chrono::system_clock::time_point now;
   std::chrono::seconds silence{60};  ///< a running rank silent this long (and longer than others)
   /// Set by `run` when it saw the same failure repeat (the job would restart forever).

@@ -1,5 +1,6 @@
 #include "plugin/follow/job_follower.hpp"
 
+#include "model/k8s/object_meta.hpp"
 #include "plugin/follow/crash_loop.hpp"
 #include "plugin/follow/diagnosis_gather.hpp"
 #include "plugin/follow/diagnosis_output.hpp"
@@ -113,6 +114,9 @@ class Follower {
       m_last_replicas = view.replicas;
       m_last_pods = pods->items;
       if (view.finished) keep_end_runs();
+    }
+    if (pods) {
+      for (const auto& pod : pods->items) m_seen_pods[model::k8s::name_of(pod)] = pod;
     }
     m_result.last = view;
     if (m_options.logs) {
@@ -365,6 +369,16 @@ class Follower {
     DiagnosisInput in;
     in.job = m_job;
     in.pods = m_last_pods;
+    // A finished job's pods deleted before the follow saw them end: as last seen, their logs say why.
+    if (m_finished_at) {
+      for (const auto& [name, pod] : m_seen_pods) {
+        const bool listed = std::any_of(in.pods.begin(), in.pods.end(),
+                                        [&](const json& p) { return model::k8s::name_of(p) == name; });
+        if (listed) continue;
+        in.pods.push_back(pod);
+        in.deleted.push_back(name);
+      }
+    }
     in.events = job_warning_events(m_api, m_options.ns, m_job);
     in.now = m_clock.now();
     in.silence = std::chrono::duration_cast<std::chrono::seconds>(m_options.stall_timeout);
@@ -473,6 +487,7 @@ class Follower {
     json pod;
   };
   std::optional<std::map<std::string, EndRun>> m_end_runs;  // by pod name: as the job's end saw them
+  std::map<std::string, json> m_seen_pods;                  // every pod of the job, as last seen
   CrashLoopTracker m_crash_loops;
   Loop m_loop;
   std::optional<Diagnosis> m_diagnosis;

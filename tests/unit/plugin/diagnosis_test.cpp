@@ -384,6 +384,40 @@ TEST(Diagnose, AKilledWorkerOutweighsItsNodePeersLostConnection) {
       "the out-of-memory killer (exit code -9)");
 }
 
+// Real logs of a two-node TrainJob whose rank 3 (node 1) was SIGKILLed: node 0's end was seen (its
+// workers lost their peer), node 1's pod was deleted with the failed JobSet before its end was seen.
+TEST(Diagnose, ADeletedNodesLogNamesTheKilledWorkerBeforeTheNodeThatLostItsPeer) {
+  DiagnosisInput in = failed_trainjob_node("trainjob-node1-sigkill-peer-first.log");
+  const auto status_of = [](const std::string& phase, const json& state) {
+    return json{
+        {"phase", phase},
+        {"containerStatuses", json::array({{{"name", "node"}, {"restartCount", 0}, {"state", state}}})}};
+  };
+  json& deleted = in.pods[0];
+  deleted["status"] = status_of("Running", running());
+  in.deleted = {"tj-node-0-1-abcde"};
+  in.logs[0].last_output = *util::parse_time(k_t0) + std::chrono::seconds(1);
+  json node0 = deleted;
+  node0["metadata"]["name"] = "tj-node-0-0-fghij";
+  node0["metadata"]["uid"] = "n0";
+  node0["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] = "0";
+  node0["status"] = status_of("Failed", terminated(1, 0));
+  in.pods.push_back(node0);
+  in.logs.push_back(
+      RunLog{"tj-node-0-0-fghij", false, failure_log("trainjob-node0-peer-lost.log"), std::nullopt});
+  const Diagnosis d = diagnose(in);
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_EQ(d.root->role, "node-1");
+  EXPECT_EQ(class_id(d.root->klass), "killed");
+  EXPECT_EQ(d.root->exit_text,
+            "was deleted before its exit was seen: torchrun's worker of global rank 3 (local rank 1) was "
+            "killed (SIGKILL): often the out-of-memory killer (exit code -9)");
+  ASSERT_EQ(d.following.size(), 1u);
+  EXPECT_EQ(d.following[0].role, "node-0");
+  EXPECT_TRUE(d.following[0].collateral);
+  EXPECT_TRUE(d.left_behind.empty());
+}
+
 TEST(Diagnose, AFinishedTrainJobLeavesNoNodeBehindAsItsJobSetDeletesItsJobs) {
   json tj = {{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
              {"kind", "TrainJob"},

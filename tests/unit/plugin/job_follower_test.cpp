@@ -436,6 +436,58 @@ TEST_F(JobFollowerLogs, AFinishedJobsPodThatFailsAgainKeepsItsStateOfTheEndForTh
   EXPECT_EQ(result.diagnosis->root->error->line, "ValueError: bad batch");
 }
 
+// A failed job whose controller deletes a pod before the follow sees it end (a JobSet that fails
+// deletes its Jobs' pods at once): the deleted pod's log says how it ended, and that can be the
+// cause, while the rank whose end was seen only lost its peer.
+TEST_F(JobFollowerLogs, APodDeletedBeforeItsEndWasSeenIsJudgedByItsLog) {
+  json two = job("Running");
+  two["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] = 2;
+  api.put(kube::resources::pytorchjobs(), two);
+  json worker1 = pod("Running", k_running);
+  worker1["metadata"]["name"] = "mnist-worker-1";
+  worker1["metadata"]["uid"] = "w1";
+  worker1["metadata"]["labels"]["training.kubeflow.org/replica-index"] = "1";
+  api.put(kube::resources::pods(), worker1);
+  api.serve_raw([](const std::string& path, const std::function<bool(std::string_view)>& on_data,
+                   const std::atomic<bool>*) -> Expected<void> {
+    on_data(
+        path.find("mnist-worker-1") != std::string::npos
+            ? "Traceback (most recent call last):\n  File \"/app/train.py\", line 13, in <module>\n"
+              "ValueError: bad batch\n"
+            : "Traceback (most recent call last):\n  File \"/app/train.py\", line 20, in <module>\n"
+              "RuntimeError: [../gloo/transport/tcp/pair.cc:598] Connection closed by peer [127.0.0.1]:1\n");
+    return {};
+  });
+  waiter.on_wait = [&](int n) {
+    if (n != 3) return;
+    json failed = two;
+    failed["status"]["conditions"] = json::array({{{"type", "Failed"}, {"status", "True"}}});
+    api.put(kube::resources::pytorchjobs(), failed);
+    api.merge("pods", "ml", "mnist-worker-0",
+              {{"status",
+                {{"phase", "Failed"},
+                 {"containerStatuses", json::array({{{"name", "pytorch"},
+                                                     {"restartCount", 0},
+                                                     {"state",
+                                                      {{"terminated",
+                                                        {{"exitCode", 1},
+                                                         {"reason", "Error"},
+                                                         {"finishedAt", "1970-01-01T00:00:01Z"}}}}}}})}}}});
+    api.purge("pods", "ml", "mnist-worker-1");
+  };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::failed);
+  ASSERT_TRUE(result.diagnosis.has_value());
+  ASSERT_TRUE(result.diagnosis->root.has_value());
+  EXPECT_EQ(result.diagnosis->root->pod, "mnist-worker-1");
+  EXPECT_EQ(result.diagnosis->root->exit_text, "was deleted before its exit was seen");
+  ASSERT_TRUE(result.diagnosis->root->error.has_value());
+  EXPECT_EQ(result.diagnosis->root->error->line, "ValueError: bad batch");
+  ASSERT_EQ(result.diagnosis->following.size(), 1u);
+  EXPECT_EQ(result.diagnosis->following[0].pod, "mnist-worker-0");
+  EXPECT_TRUE(result.diagnosis->left_behind.empty());
+}
+
 TEST_F(JobFollowerLogs, ARankSilentForTheStallTimeoutEndsTheFollowWhenAskedTo) {
   std::atomic<bool> printed{false};
   ScriptedLogs logs(api, [&](int, const auto& on_data, const std::atomic<bool>* cancel) -> Expected<void> {
