@@ -290,37 +290,6 @@ TEST(Diagnose, ASucceededJobNeedsNoNextStep) {
   EXPECT_EQ(d.next_step, "");
 }
 
-TEST(Diagnose, ATrainJobsNodeIsNamedByItsNodeRank) {
-  json tj = {{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
-             {"kind", "TrainJob"},
-             {"metadata", {{"name", "tj"}, {"namespace", "ml"}}},
-             {"status",
-              {{"conditions",
-                json::array({{{"type", "Failed"}, {"status", "True"}, {"message", "jobset failed"}}})}}}};
-  json node = {
-      {"metadata",
-       {{"name", "tj-node-0-1-abcde"},
-        {"namespace", "ml"},
-        {"uid", "n1"},
-        {"labels",
-         {{"jobset.sigs.k8s.io/jobset-name", "tj"}, {"jobset.sigs.k8s.io/replicatedjob-name", "node"}}},
-        {"annotations", {{"batch.kubernetes.io/job-completion-index", "1"}}}}},
-      {"spec", {{"containers", json::array({{{"name", "node"}}})}}},
-      {"status",
-       {{"phase", "Failed"},
-        {"containerStatuses",
-         json::array({{{"name", "node"}, {"restartCount", 0}, {"state", terminated(1, 0)}}})}}}};
-  auto in = input(tj, {node},
-                  {RunLog{"tj-node-0-1-abcde", false, failure_log("trainjob-node1.log"), std::nullopt}});
-  in.step.job_word = "trainjob/tj";
-  const Diagnosis d = diagnose(in);
-  ASSERT_TRUE(d.root.has_value());
-  EXPECT_EQ(d.root->role, "node-1");
-  EXPECT_EQ(d.root->rank, 1);
-  EXPECT_EQ(d.root->error->line, "RuntimeError: loss is NaN at step 3");
-  EXPECT_EQ(class_id(d.klass), "exception");
-}
-
 /// A Failed TrainJob whose node pod (node rank 1, torchrun exited 1) left the log `log_name`.
 DiagnosisInput failed_trainjob_node(const std::string& log_name) {
   json tj = {{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
@@ -345,6 +314,15 @@ DiagnosisInput failed_trainjob_node(const std::string& log_name) {
   auto in = input(tj, {node}, {RunLog{"tj-node-0-1-abcde", false, failure_log(log_name), std::nullopt}});
   in.step.job_word = "trainjob/tj";
   return in;
+}
+
+TEST(Diagnose, ATrainJobsNodeIsNamedByItsNodeRank) {
+  const Diagnosis d = diagnose(failed_trainjob_node("trainjob-node1.log"));
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_EQ(d.root->role, "node-1");
+  EXPECT_EQ(d.root->rank, 1);
+  EXPECT_EQ(d.root->error->line, "RuntimeError: loss is NaN at step 3");
+  EXPECT_EQ(class_id(d.klass), "exception");
 }
 
 TEST(Diagnose, ANodeWhoseTorchrunWorkerCouldNotStartSaysWhyNotThatAChildFailed) {
@@ -419,26 +397,11 @@ TEST(Diagnose, ADeletedNodesLogNamesTheKilledWorkerBeforeTheNodeThatLostItsPeer)
 }
 
 TEST(Diagnose, AFinishedTrainJobLeavesNoNodeBehindAsItsJobSetDeletesItsJobs) {
-  json tj = {{"apiVersion", "trainer.kubeflow.org/v1alpha1"},
-             {"kind", "TrainJob"},
-             {"metadata", {{"name", "tj"}, {"namespace", "ml"}}},
-             {"status",
-              {{"conditions",
-                json::array({{{"type", "Failed"}, {"status", "True"}, {"message", "jobset failed"}}})}}}};
-  json node = {
-      {"metadata",
-       {{"name", "tj-node-0-0-abcde"},
-        {"namespace", "ml"},
-        {"uid", "n0"},
-        {"labels",
-         {{"jobset.sigs.k8s.io/jobset-name", "tj"}, {"jobset.sigs.k8s.io/replicatedjob-name", "node"}}},
-        {"annotations", {{"batch.kubernetes.io/job-completion-index", "0"}}}}},
-      {"spec", {{"containers", json::array({{{"name", "node"}}})}}},
-      {"status",
-       {{"phase", "Running"},
-        {"containerStatuses",
-         json::array({{{"name", "node"}, {"restartCount", 0}, {"state", running()}}})}}}};
-  const Diagnosis d = diagnose(input(tj, {node}));
+  DiagnosisInput in = failed_trainjob_node("trainjob-node1.log");
+  in.pods[0]["status"] = {
+      {"phase", "Running"},
+      {"containerStatuses", json::array({{{"name", "node"}, {"restartCount", 0}, {"state", running()}}})}};
+  const Diagnosis d = diagnose(in);
   EXPECT_EQ(d.kind, "trainjob");
   EXPECT_TRUE(d.left_behind.empty());
 }
