@@ -24,10 +24,11 @@ run_packages=(libnss-wrapper python3-torch dataset-fashion-mnist)
 # differential tests' oracles (valijson, yaml-cpp), the sanitizer stage's clang, lld and
 # llvm-symbolizer (scripts/sanitize.sh), the second client, the image suite's reader and registry,
 # debootstrap for the fresh-root check, the Prometheus text-format parser the controller's
-# /metrics is checked with, and pre-commit, which runs .pre-commit-hooks.yaml in e2e.validate_precommit.
+# /metrics is checked with, pre-commit, which runs .pre-commit-hooks.yaml in e2e.validate_precommit, and
+# jq, which e2e.apiserver and e2e.controller_local read kubectl's JSON with.
 test_packages=(libgtest-dev libgmock-dev libbenchmark-dev clang-format bats python3-jsonschema python3-yaml
   util-linux procps python3-kubernetes hyperfine libvalijson-dev libyaml-cpp-dev clang-14 libclang-rt-14-dev
-  lld-14 llvm-14 skopeo docker-registry binutils curl debootstrap python3-prometheus-client pre-commit)
+  lld-14 llvm-14 skopeo docker-registry binutils curl debootstrap python3-prometheus-client pre-commit jq)
 
 case "$mode" in
   configure) packages=("${build_packages[@]}") ;;

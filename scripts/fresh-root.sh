@@ -12,8 +12,9 @@
 #               test command needs it on PATH as the plugin's host
 #   --copy      copy a host file or folder into the root before COMMAND runs
 #
-# The root is `debootstrap --variant=minbase` from the mirror apt uses here; COMMAND runs in it with
-# chroot as root, with /proc, /sys, /dev and /dev/pts mounted (unmounted afterwards, also on failure)
+# The root is `debootstrap --variant=minbase` from the mirror apt uses here; COMMAND runs in it as
+# root, as the root of a mount namespace of its own (unshare, pivot_root: a chroot could not make user
+# namespaces), with /proc, /sys, /dev and /dev/pts mounted (unmounted afterwards, also on failure)
 # and a minimal environment. The clone is of HEAD: uncommitted changes are not in it. Needs root and
 # Debian's debootstrap. Exits with COMMAND's exit code.
 set -euo pipefail
@@ -46,6 +47,7 @@ if [ -n "$keep" ]; then
 else
   root=$(mktemp -d /tmp/kpt-fresh-root.XXXXXX)
 fi
+chmod 755 "$root"  # it is the machine's /: mktemp's 700 would lock every user but root out
 mounts=()
 cleanup() {
   local i
@@ -97,11 +99,18 @@ for c in "${copies[@]}"; do
   cp -a "${c%%:*}" "$root${c#*:}"
 done
 
-echo "fresh-root: chroot $root: $*" >&2
+echo "fresh-root: pivot_root $root: $*" >&2
 set +e
-time chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM="${TERM:-dumb}" \
-  PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-  /bin/sh -c 'cd "$1" && shift && exec "$@"' sh "$workdir" "$@"
+# The root becomes the root of a mount namespace of its own (pivot_root), not a chroot: the kernel
+# refuses user namespaces to a chrooted process, and the local node makes them as on any machine.
+time unshare --mount --propagation private -- /bin/sh -c '
+  root=$1 term=$2 workdir=$3
+  shift 3
+  mount --rbind "$root" "$root" && cd "$root" && mkdir -p .host && pivot_root . .host || exit 125
+  exec /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM="$term" \
+    PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    /bin/sh -c "umount -l /.host && cd \"\$1\" && shift && exec \"\$@\"" sh "$workdir" "$@"
+' sh "$root" "${TERM:-dumb}" "$workdir" "$@"
 rc=$?
 set -e
 echo "fresh-root: exit $rc" >&2
