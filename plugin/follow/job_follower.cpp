@@ -371,11 +371,12 @@ class Follower {
     in.pods = m_last_pods;
     // A finished job's pods deleted before the follow saw them end: as last seen, their logs say why.
     if (m_finished_at) {
-      for (const auto& [name, pod] : m_seen_pods) {
+      for (const auto& seen : m_seen_pods) {
+        const std::string& name = seen.first;  // clang 14 captures no structured binding
         const bool listed = std::any_of(in.pods.begin(), in.pods.end(),
                                         [&](const json& p) { return model::k8s::name_of(p) == name; });
         if (listed) continue;
-        in.pods.push_back(pod);
+        in.pods.push_back(seen.second);
         in.deleted.push_back(name);
       }
     }
