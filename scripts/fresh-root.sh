@@ -66,6 +66,11 @@ if [ ! -x "$root/bin/sh" ]; then
   rm -f "$root.debootstrap.log"
 fi
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+# The machine's name resolves, as Debian's installer writes it into /etc/hosts (debootstrap does not):
+# gloo looks its own host name up, and warns into every rank's log when it cannot.
+if ! grep -qw "$(hostname)" "$root/etc/hosts" 2>/dev/null; then
+  printf '127.0.1.1\t%s\n' "$(hostname)" >>"$root/etc/hosts"
+fi
 # Debian's security and updates suites, as a freshly installed machine has them.
 if [ "$suite" = bookworm ] || [ "$suite" = bullseye ]; then
   sec=$(echo "$mirror" | sed 's|/debian$|/debian-security|')
