@@ -1,5 +1,7 @@
 #pragma once
 
+#include "util/strings.hpp"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <map>
@@ -44,8 +46,7 @@ class GoTypes {
   std::map<std::string, std::string, std::less<>> m_kinds;  ///< "apps/v1/Deployment" -> definition
 };
 
-/// Go's %q of a string, as field errors quote bad values: "a\"b".
-std::string go_quote(std::string_view text);
+using util::go_quote;
 
 /// The quantity parser's error (k8s.io/apimachinery pkg/api/resource ErrFormatWrong).
 inline constexpr std::string_view k_quantity_format_error =

@@ -123,6 +123,17 @@ Error decode_refusal(const ResourceInfo& res, const json& obj, const std::string
                      ": " + why);
 }
 
+// A write that names a resourceVersion other than the stored one lost a race: optimistic
+// concurrency, as every update and patch of the real API server checks it.
+std::optional<Error> version_conflict(const ResourceInfo& res, const std::string& name, const json& written,
+                                      const json& stored) {
+  const std::string rv = meta_string(written, "resourceVersion");
+  if (rv.empty() || rv == meta_string(stored, "resourceVersion")) return std::nullopt;
+  return conflict(
+      res.group, res.plural, name,
+      "the object has been modified; please apply your changes to the latest version and try again");
+}
+
 }  // namespace
 
 json scale_of(const ResourceInfo& res, const json& object) {
@@ -407,13 +418,7 @@ Expected<WriteResult> ResourceOps::update(const ResourceInfo& res, const std::st
       res.storage_key(), ns, name,
       [&](const std::optional<json>& cur) -> Expected<json> {
         if (!cur) return not_found(res.group, res.plural, name);
-        const std::string rv = meta_string(body, "resourceVersion");
-        if (!rv.empty() && rv != meta_string(*cur, "resourceVersion")) {
-          return conflict(
-              res.group, res.plural, name,
-              "the object has been modified; please apply your changes to the latest version and try "
-              "again");
-        }
+        if (auto stale = version_conflict(res, name, body, *cur)) return std::move(*stale);
         if (flags.subresource == "scale") {
           json out = *cur;
           if (body.contains("spec") && body["spec"].contains("replicas")) {
@@ -464,13 +469,7 @@ Expected<WriteResult> ResourceOps::patch(const ResourceInfo& res, const std::str
         auto patched =
             apply_patch(kind, base, parsed.value(), builtin_patch_strategies(res.group_version(), res.kind));
         if (!patched) return patched.error();
-        const std::string rv = meta_string(patched.value(), "resourceVersion");
-        if (!rv.empty() && rv != meta_string(*cur, "resourceVersion")) {
-          return conflict(
-              res.group, res.plural, name,
-              "the object has been modified; please apply your changes to the latest version and try "
-              "again");
-        }
+        if (auto stale = version_conflict(res, name, patched.value(), *cur)) return std::move(*stale);
         if (flags.subresource == "scale") {
           json out = *cur;
           out[pointer_of(res.scale_spec_path)] = patched.value()["spec"].value("replicas", 0);

@@ -29,6 +29,26 @@ bool finished(const PodRun& run) {
   return phase == "Succeeded" || phase == "Failed";
 }
 
+// The names a pod answers to in cluster DNS, in its namespace: its own name and, for a pod with a
+// hostname in a headless Service's subdomain, `<hostname>.<subdomain>` (how JobSet pods, i.e.
+// TrainJobs, find node 0). Both become lines of the hosts file: a newline in either would add lines
+// of its own, so a subdomain name is given only when both parts are DNS labels.
+struct PodHostNames {
+  std::string ns;
+  std::string pod;
+  std::string hostname;
+  std::string subdomain;
+  [[nodiscard]] bool has_subdomain_name() const { return is_safe_name(hostname) && is_safe_name(subdomain); }
+  [[nodiscard]] std::string subdomain_name() const { return hostname + "." + subdomain; }
+};
+
+PodHostNames host_names_of(const json& pod) {
+  const json meta = pod.value("metadata", json::object());
+  const json spec = pod.value("spec", json::object());
+  return {meta.value("namespace", "default"), util::string_at(meta, "name"),
+          util::string_at(spec, "hostname"), util::string_at(spec, "subdomain")};
+}
+
 }  // namespace
 
 LocalNode::LocalNode(kube::ApiClient& api, ProcessRunner& runner, NodeOptions options)
@@ -91,35 +111,22 @@ void LocalNode::on_service(const nlohmann::json& svc) {
 }
 
 bool LocalNode::add_host_names(const nlohmann::json& pod) {
-  const json meta = pod.value("metadata", json::object());
-  const std::string ns = meta.value("namespace", "default");
-  bool added = m_hosts.add(util::string_at(meta, "name"), ns);
-  // A pod with a hostname in a headless Service's subdomain is `<hostname>.<subdomain>` in
-  // cluster DNS: how JobSet pods (TrainJobs) find node 0. Both become lines of the hosts file:
-  // a newline in either would add lines of its own, so only DNS labels are taken.
-  const json spec = pod.value("spec", json::object());
-  const std::string hostname = util::string_at(spec, "hostname");
-  const std::string subdomain = util::string_at(spec, "subdomain");
-  if (is_safe_name(hostname) && is_safe_name(subdomain))
-    added = m_hosts.add(hostname + "." + subdomain, ns) || added;
+  const PodHostNames names = host_names_of(pod);
+  bool added = m_hosts.add(names.pod, names.ns);
+  if (names.has_subdomain_name()) added = m_hosts.add(names.subdomain_name(), names.ns) || added;
   return added;
 }
 
 bool LocalNode::remove_host_names(const nlohmann::json& pod) {
-  const json meta = pod.value("metadata", json::object());
-  const std::string ns = meta.value("namespace", "default");
-  bool removed = m_hosts.remove(util::string_at(meta, "name"), ns);
-  const json spec = pod.value("spec", json::object());
-  const std::string hostname = util::string_at(spec, "hostname");
-  const std::string subdomain = util::string_at(spec, "subdomain");
-  if (!is_safe_name(hostname) || !is_safe_name(subdomain)) return removed;
+  const PodHostNames names = host_names_of(pod);
+  bool removed = m_hosts.remove(names.pod, names.ns);
+  if (!names.has_subdomain_name()) return removed;
   // A recreated pod (a JobSet restart) takes the same hostname: keep it while one is tracked.
   for (const auto& [key, t] : m_pods) {
-    const json other = t.pod.value("spec", json::object());
-    if (util::string_at(other, "hostname") == hostname && util::string_at(other, "subdomain") == subdomain)
-      return removed;
+    const PodHostNames other = host_names_of(t.pod);
+    if (other.hostname == names.hostname && other.subdomain == names.subdomain) return removed;
   }
-  return m_hosts.remove(hostname + "." + subdomain, ns) || removed;
+  return m_hosts.remove(names.subdomain_name(), names.ns) || removed;
 }
 
 void LocalNode::retire(std::map<std::string, Tracked>::iterator it) {

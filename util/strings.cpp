@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 
 namespace kpt::util {
 
@@ -96,6 +97,42 @@ std::string quote(std::string_view value, std::size_t max) {
   }
   out += "'";
   return out;
+}
+
+void append_escaped(std::string& out, char c) {
+  switch (c) {
+    case '"':
+      out += "\\\"";
+      return;
+    case '\\':
+      out += "\\\\";
+      return;
+    case '\n':
+      out += "\\n";
+      return;
+    case '\t':
+      out += "\\t";
+      return;
+    case '\r':
+      out += "\\r";
+      return;
+    default:
+      break;
+  }
+  const auto byte = static_cast<unsigned char>(c);
+  if (byte < 0x20 || byte == 0x7f) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\x%02x", static_cast<unsigned>(byte));
+    out += buf;
+  } else {
+    out += c;
+  }
+}
+
+std::string go_quote(std::string_view text) {
+  std::string out = "\"";
+  for (const char c : text) append_escaped(out, c);
+  return out + "\"";
 }
 
 std::string wrap_words(std::string_view text, std::size_t width, std::size_t indent) {

@@ -28,6 +28,13 @@ std::optional<std::string> closest_match(std::string_view word, const std::vecto
 /// hostile input cannot flood a terminal.
 std::string quote(std::string_view value, std::size_t max = 80);
 
+/// Appends the byte `c` as Go's %q and YAML's double-quoted style both write ASCII: `"`, `\\`,
+/// newline, tab and carriage return by name, other control bytes as \xNN, anything else as is.
+void append_escaped(std::string& out, char c);
+
+/// Go's %q of a string, as Kubernetes field errors quote bad values: "a\"b".
+std::string go_quote(std::string_view text);
+
 /// `text` broken at spaces into lines of at most `width` characters, each line after the
 /// first starting with `indent` spaces; a word longer than a line stays whole rather than
 /// being cut. For notes a terminal shows: 120 columns is what the table beside them fits.
