@@ -183,14 +183,9 @@ class Pass {
   bool handle_failures() {
     const auto backoff_message =
         job_text() + " has failed because it has reached the specified backoff limit";
-    int retries = m_d.recreations;
-    for (const auto& p : m_pods) {
-      const auto it = m_job.replicas.find(p.replica_type);
-      if (!p.deleting && it != m_job.replicas.end() && it->second.restart_policy != RestartPolicy::never) {
-        retries += p.restart_count;
-      }
-    }
-    if (m_job.backoff_limit && retries > *m_job.backoff_limit) {
+    const RetryCount count = count_retries(m_job, m_pods);  // m_d.recreations is still the job's
+    int retries = count.total();
+    if (past_backoff_limit(m_job, count)) {
       finish("Failed", k_reason_failed, backoff_message);
       return true;
     }
@@ -270,6 +265,24 @@ class Pass {
 };
 
 }  // namespace
+
+RetryCount count_retries(const JobPolicy& job, const std::vector<PodObservation>& pods) {
+  RetryCount count;
+  count.recreations = job.recreations;
+  for (const auto& p : pods) {
+    const auto it = job.replicas.find(p.replica_type);
+    if (!p.deleting && it != job.replicas.end() && it->second.restart_policy != RestartPolicy::never)
+      count.in_place += p.restart_count;
+  }
+  return count;
+}
+
+bool past_backoff_limit(const JobPolicy& job, const RetryCount& retries) {
+  if (!job.backoff_limit) return false;
+  const int limit = *job.backoff_limit;
+  const bool in_place_spent = limit == 0 ? retries.in_place > 0 : retries.in_place >= limit;
+  return in_place_spent || retries.total() > limit;
+}
 
 bool is_retryable(RestartPolicy policy, std::optional<int> exit_code) {
   switch (policy) {

@@ -34,6 +34,20 @@ bool is_finished(const JobStatus& status);
 bool set_condition(JobStatus& status, const std::string& type, const std::string& cond_status,
                    const std::string& reason, const std::string& message, util::Time now);
 
+/// What backoffLimit counts: the in-place restarts of the pods not being deleted whose replica may
+/// restart (not Never), and the re-creations recorded on the job.
+struct RetryCount {
+  int in_place = 0;
+  int recreations = 0;
+  [[nodiscard]] int total() const { return in_place + recreations; }
+};
+RetryCount count_retries(const JobPolicy& job, const std::vector<PodObservation>& pods);
+
+/// Whether the retries have spent the job's backoffLimit without a new failure: in-place restarts
+/// reaching it, as the operator's PastBackoffLimit counts them (`>=`; any restart for a limit of 0),
+/// or all retries past it. A new failure needs one retry more (`total() + 1 > limit`).
+bool past_backoff_limit(const JobPolicy& job, const RetryCount& retries);
+
 /// `training.kubeflow.org/job-name=<job>,...,replica-type=<lower rtype>`, the selector the operator
 /// writes into replicaStatuses[].selector.
 std::string replica_selector(const std::string& job, const std::string& replica_type);

@@ -162,6 +162,9 @@ TEST(Lifecycle, BackoffLimitCountsRecreationsAndInPlaceRestarts) {
       {"two re-creations used up a limit of two", 2, 2, 0, true, true},
       {"one re-creation and one in-place restart leave one", 3, 1, 1, true, false},
       {"in-place restarts past the limit fail without a new failure", 2, 0, 3, false, true},
+      {"in-place restarts reaching the limit fail, as the operator's PastBackoffLimit (>=)", 2, 0, 2, false,
+       true},
+      {"in-place restarts below the limit go on", 3, 0, 2, false, false},
       {"limit zero fails the first failure", 0, 0, 0, true, true},
   };
   for (const auto& c : cases) {
