@@ -267,9 +267,12 @@ int left_running(const Context& ctx, const RunFlags& f, JobTarget& target, const
   } else if (result.end == FollowEnd::interrupted) {
     ctx.err << "interrupted: " << what << "\n";
   } else {
-    ctx.err << (f.rm                                  ? what
-                : result.end == FollowEnd::crash_loop ? "the job keeps restarting"
-                                                      : what)
+    const bool limited = result.diagnosis && result.diagnosis->backoff;
+    ctx.err << (f.rm ? what
+                : result.end == FollowEnd::crash_loop
+                    ? (limited ? "the job keeps restarting until its backoffLimit"
+                               : "the job keeps restarting")
+                    : what)
             << "\n";
   }
   if (f.rm) {

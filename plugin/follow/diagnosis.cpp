@@ -166,6 +166,34 @@ std::optional<RankFailure> failure_of_deleted(const ReplicaView& r, const std::v
   return f;
 }
 
+// A replaced pod's last run: how it ended when the follow saw it end, else (deleted while it ran)
+// stopped from outside, by SIGTERM as a deletion stops a pod, no later than the pod's deletion.
+std::optional<RankFailure> failure_of_replaced(const ReplacedRun& old, const json& job) {
+  const JobView one = make_job_view(job, {old.pod});
+  if (one.replicas.empty()) return std::nullopt;
+  const ReplicaView& r = one.replicas.front();
+  auto failure = failure_of(r, old.pod, {old.log});
+  if (!failure && r.running) {
+    RankFailure f = failure_base(r);
+    f.exit_code = 143;
+    f.signal = 15;
+    f.exit_text = "was deleted while it ran (its processes got SIGTERM), and created again";
+    FailureEvidence evidence;
+    evidence.exit_code = f.exit_code;
+    evidence.signal = f.signal;
+    read_run_log(old.log, f, evidence);
+    const json* deleting = util::at_path(old.pod, "metadata.deletionTimestamp");
+    f.finished_at = deleting != nullptr && deleting->is_string()
+                        ? deleting->get<std::string>()
+                        : util::format_time(std::chrono::floor<std::chrono::seconds>(old.last_seen));
+    if (f.error) evidence.exception_line = f.error->line;
+    f.klass = classify_failure(evidence);
+    failure = std::move(f);
+  }
+  if (failure) failure->replaced = true;
+  return failure;
+}
+
 long long seconds_of(const std::string& rfc3339) {
   const auto t = util::parse_time(rfc3339);
   return t ? t->time_since_epoch().count() : 0;
@@ -185,6 +213,8 @@ void order_failures(std::vector<RankFailure>& failures, Diagnosis& d) {
     const auto ta = seconds_of(a.finished_at);
     const auto tb = seconds_of(b.finished_at);
     if (ta != tb) return ta < tb;
+    // A pod deleted under a rank in the same second is why its peers lost it.
+    if (a.replaced != b.replaced) return a.replaced;
     if (maybe_collateral(a.klass) != maybe_collateral(b.klass)) return !maybe_collateral(a.klass);
     if (a.restarts != b.restarts) return a.restarts > b.restarts;
     return a.rank < b.rank;
@@ -354,12 +384,18 @@ Diagnosis diagnose(const DiagnosisInput& in) {
     if (pod == nullptr) continue;
     const bool deleted = std::find(in.deleted.begin(), in.deleted.end(), r.pod) != in.deleted.end();
     auto failure = failure_of(r, *pod, in.logs);
-    if (!failure && deleted) failure = failure_of_deleted(r, in.logs, in.now);
+    // A pod deleted while a run was going: that run's end, by its log, is later than its lastState's.
+    if (deleted && (!failure || r.running)) {
+      if (auto gone = failure_of_deleted(r, in.logs, in.now)) failure = std::move(gone);
+    }
     if (failure) failures.push_back(std::move(*failure));
     if (deleted) continue;  // gone: not left behind
     if (view.finished && (r.phase == "Running" || r.phase == "Pending") &&
         !cleanup_removes(view, in.job, *pod))
       d.left_behind.push_back(r.pod);
+  }
+  for (const auto& old : in.replaced) {
+    if (auto failure = failure_of_replaced(old, in.job)) failures.push_back(std::move(*failure));
   }
   if (!failures.empty()) order_failures(failures, d);
 
@@ -394,16 +430,45 @@ Diagnosis diagnose(const DiagnosisInput& in) {
     if (d.klass == FailureClass::none) d.klass = d.root->klass;
     step.detail = step_detail(*d.root);
   }
+  if (d.root && d.klass == FailureClass::rendezvous_timeout && d.verdict != JobVerdict::crash_loop) {
+    // The ranks still running when the rendezvous gave up are the ones it waited for: they never
+    // reached init_process_group (or rank 0's address) in time.
+    silences(view, in, d);
+    for (auto& r : d.ranks) r.silent = false;
+  }
   if (d.verdict == JobVerdict::crash_loop) {
-    const std::string limit = backoff_hint(view.kind == "trainjob");
-    d.next_step = d.klass == FailureClass::none ? next_step(FailureClass::crash_loop, step)
-                                                : next_step(d.klass, step) + "; then " + limit;
+    d.backoff = backoff_budget(in.job, in.pods);
+    if (d.backoff) {
+      // A limit is set: the loop ends by itself, and saying to set one would be wrong.
+      d.next_step = (d.klass == FailureClass::none ? "fix the failure" : next_step(d.klass, step)) + "; " +
+                    backoff_end(*d.backoff);
+    } else {
+      const std::string limit = backoff_hint(view.kind == "trainjob");
+      d.next_step = d.klass == FailureClass::none ? next_step(FailureClass::crash_loop, step)
+                                                  : next_step(d.klass, step) + "; then " + limit;
+    }
   } else if (d.verdict == JobVerdict::stalled) {
     d.next_step = next_step(FailureClass::stalled, step);
   } else if (d.klass == FailureClass::none && view.finished && !view.succeeded && !d.events.empty()) {
     d.klass = FailureClass::controller_error;
     d.problem = d.events.back();
     d.next_step = next_step(d.klass, step);
+  } else if (d.verdict == JobVerdict::failed && !d.root && view.replicas.empty()) {
+    // A failed JobSet (or cleanPodPolicy All) deletes the pods, and their logs go with them.
+    d.problem = d.message;
+    d.next_step = fmt::format(
+        "its pods were deleted when it failed, and their logs with them: {} run follows a job to its end "
+        "and keeps each rank's; the job's events may say more (kubectl get events{})",
+        step.program, step.kubectl_flags);
+  } else if (d.klass == FailureClass::rendezvous_timeout && !d.ranks.empty()) {
+    std::vector<std::string> late;
+    for (const auto& r : d.ranks)
+      late.push_back(r.role + (r.rank >= 0 ? fmt::format(" (rank {})", r.rank) : ""));
+    d.next_step = fmt::format(
+        "{} did not join in time: every rank must reach init_process_group within its timeout (start slow "
+        "work such as a download after it, or raise timeout=); if it did, check that it reaches rank 0's "
+        "MASTER_ADDR:MASTER_PORT",
+        util::join(late, " and "));
   } else if (d.verdict != JobVerdict::succeeded && (d.verdict != JobVerdict::running || d.root)) {
     d.next_step = next_step(d.klass, step);
   }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "plugin/follow/crash_loop.hpp"
 #include "plugin/follow/failure_class.hpp"
 #include "plugin/follow/traceback.hpp"
 
@@ -25,6 +26,15 @@ struct RunLog {
 };
 
 /// Everything the diagnosis reads: no I/O happens in it.
+/// A pod of the job that was deleted and created again under its name while the follow watched (a
+/// `kubectl delete pod`, an eviction, a preemption, or the operator replacing a failed pod): its
+/// last run as last seen, which the new pod's status and log no longer show.
+struct ReplacedRun {
+  nlohmann::json pod;                               ///< as last seen
+  RunLog log;                                       ///< its last run's lines
+  std::chrono::system_clock::time_point last_seen;  ///< the last look that listed it
+};
+
 struct DiagnosisInput {
   nlohmann::json job;                  ///< the PyTorchJob or TrainJob
   std::vector<nlohmann::json> pods;    ///< its pods
@@ -33,6 +43,7 @@ struct DiagnosisInput {
   /// Pods deleted before their end was seen (`pods` holds them as last seen): their logs say how
   /// they ended. A failed JobSet deletes every pod of its Jobs at once, often the failed rank's.
   std::vector<std::string> deleted;
+  std::vector<ReplacedRun> replaced;
   std::chrono::system_clock::time_point now;
   std::chrono::seconds silence{60};  ///< a running rank silent this long (and longer than others)
   /// Set by `run` when it saw the same failure repeat (the job would restart forever).
@@ -57,6 +68,7 @@ struct RankFailure {
   FailureClass klass = FailureClass::none;
   bool collateral = false;
   std::optional<double> after_root;  ///< seconds after the root cause (collateral only)
+  bool replaced = false;             ///< a run of a pod deleted and created again (ReplacedRun)
 };
 
 /// A running rank's silence.
@@ -88,6 +100,7 @@ struct Diagnosis {
   std::vector<std::string> left_behind;     ///< pods still running or restarting after the job ended
   std::vector<std::string> events;          ///< "pod: Reason: message" of the job's Warning events
   int repeats = 0;                          ///< crash loop: how often the same failure came
+  std::optional<BackoffBudget> backoff;     ///< a PyTorchJob's backoffLimit and what is spent of it
 };
 
 /// Why a job failed, is stuck or is slow: the root-cause rank (the first failure by its

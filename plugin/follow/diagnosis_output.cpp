@@ -125,6 +125,17 @@ std::vector<std::string> diagnosis_lines(const Diagnosis& d, const StepContext& 
                           fmt::format("{} {}s ago: {}", who(r.role, r.rank), r.seconds, quoted)));
     }
   }
+  if (d.verdict == JobVerdict::failed && d.klass == FailureClass::rendezvous_timeout) {
+    for (std::size_t i = 0; i < d.ranks.size() && i < k_max_ranks; ++i) {
+      const RankSilence& r = d.ranks[i];
+      out.push_back(
+          label("waited for",
+                fmt::format("{}, still running: {}", who(r.role, r.rank),
+                            r.last_line.empty() ? "no output yet"
+                                                : fmt::format("its last line {}s ago {}", r.seconds,
+                                                              util::quote(r.last_line, k_max_line)))));
+    }
+  }
   if (!d.next_step.empty()) out.push_back(label("next step", d.next_step));
   if (d.root) out.push_back(label("its log", logs_hint(*d.root, step)));
   if (!d.left_behind.empty()) {

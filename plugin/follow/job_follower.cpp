@@ -33,6 +33,9 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 constexpr int k_unread_retries = 5;
 // How long a new run's log waits for the run before it to be printed in full.
 constexpr std::chrono::seconds k_previous_run_wait{3};
+// How long a crash loop that the job's backoffLimit ends at its next restart is followed to that
+// end: the kubelet's longest back-off between restarts.
+constexpr std::chrono::minutes k_backoff_end_wait{5};
 
 const char* const k_colours[] = {"\033[31m", "\033[32m", "\033[33m", "\033[34m", "\033[35m", "\033[36m"};
 
@@ -66,6 +69,12 @@ struct Tail {
   bool accounted = false;                // its end was looked at for the crash-loop count
   std::optional<SteadyTime> warned_for;  // the silence a stall warning was printed for
   bool unread_said = false;              // its log's last read failed, and the follow said so
+};
+
+// A pod created again under its name while followed: the old one as last seen.
+struct ReplacedPod {
+  json pod;
+  std::chrono::system_clock::time_point last_seen;  // the look that last listed it
 };
 
 // One follow: the state kept between looks at the job, and the steps of each look.
@@ -115,9 +124,7 @@ class Follower {
       m_last_pods = pods->items;
       if (view.finished) keep_end_runs();
     }
-    if (pods) {
-      for (const auto& pod : pods->items) m_seen_pods[model::k8s::name_of(pod)] = pod;
-    }
+    if (pods) remember_pods(pods->items);
     m_result.last = view;
     if (m_options.logs) {
       settle_tails(view);
@@ -139,6 +146,20 @@ class Follower {
     return view;
   }
 
+  // Every pod of the job as last seen; one created again under a name already seen replaced the
+  // old one, whose last run the new pod no longer shows.
+  void remember_pods(const std::vector<json>& pods) {
+    const auto now = m_clock.now();
+    for (const auto& pod : pods) {
+      const std::string name = model::k8s::name_of(pod);
+      const auto seen = m_seen_pods.find(name);
+      if (seen != m_seen_pods.end() && model::k8s::uid_of(seen->second) != model::k8s::uid_of(pod))
+        m_replaced.push_back(ReplacedPod{seen->second, m_seen_at[name]});
+      m_seen_pods[name] = pod;
+      m_seen_at[name] = now;
+    }
+  }
+
   // A tail per container run: a restart gets its own, after a separator line.
   void start_tails(const JobView& view) {
     for (const auto& r : view.replicas) {
@@ -157,6 +178,8 @@ class Follower {
       }
       if (m_options.timestamps) path += "&timestamps=true";
       if (r.restarts > 0 && !m_first_look) m_console.log_line(attempt_separator(r));
+      if (r.restarts == 0 && replaces_a_followed_pod(r))
+        m_console.log_line(fmt::format("--- {}: a new pod (the one before was deleted) ---", r.role));
       LogTail::Options tail;
       tail.path = std::move(path);
       tail.prefix = log_prefix(r, m_options.colour);
@@ -174,6 +197,13 @@ class Follower {
       t.log = std::make_unique<LogTail>(m_api, m_console, std::move(tail));
       m_tails.emplace(key, std::move(t));
     }
+  }
+
+  // A pod created again under the name of one whose log was followed.
+  bool replaces_a_followed_pod(const ReplicaView& r) const {
+    return std::any_of(m_tails.begin(), m_tails.end(), [&](const auto& entry) {
+      return entry.second.pod == r.pod && entry.second.uid != r.uid;
+    });
   }
 
   // Whether the pod's earlier run has printed all it will (its tail is done), so that the new
@@ -266,10 +296,11 @@ class Follower {
   std::optional<FollowResult> decide(const JobView& view) {
     if (view.finished) return finished(view);
     if (m_options.crash_loop_repeats > 0 && m_loop.repeats >= m_options.crash_loop_repeats) {
+      if (backoff_ends_loop()) return std::nullopt;
       m_diagnosis = diagnosis(m_loop.repeats);
       return end_with(FollowEnd::crash_loop, 1,
-                      fmt::format("{} failed the same way {} times in a row: the job would restart forever",
-                                  m_loop.role, m_loop.repeats));
+                      fmt::format("{} failed the same way {} times in a row{}", m_loop.role, m_loop.repeats,
+                                  m_diagnosis->backoff ? "" : ": the job would restart forever"));
     }
     if (auto stall = fatal_stall(view)) {
       m_waiter.wait(milliseconds(300));  // let the tails print what the process said before it gave up
@@ -288,6 +319,24 @@ class Follower {
       }
     }
     return std::nullopt;
+  }
+
+  // A crash loop that the job's backoffLimit ends at its next restart (or now) is followed to its end,
+  // for as long as the kubelet may wait before that restart: the verdict is then the job's own.
+  bool backoff_ends_loop() {
+    const auto budget = backoff_budget(m_job, m_last_pods);
+    if (!budget || budget->left() > 1) return false;
+    const auto now = m_clock.steady_now();
+    if (!m_loop_end_awaited) {
+      m_loop_end_awaited = now;
+      if (m_options.progress) {
+        m_console.note(util::message_text(
+            util::Severity::note,
+            fmt::format("{} failed the same way {} times; {}: following the job to its end", m_loop.role,
+                        m_loop.repeats, backoff_end(*budget))));
+      }
+    }
+    return now - *m_loop_end_awaited < k_backoff_end_wait;
   }
 
   // A running rank silent for the stall timeout: a warning once per silence, or (stall_ends)
@@ -348,8 +397,7 @@ class Follower {
       m_end_runs.emplace();
       for (const auto& r : m_last_replicas) {
         for (const auto& pod : m_last_pods) {
-          if (util::string_at(util::object_at(pod, "metadata"), "name") == r.pod)
-            m_end_runs->emplace(r.pod, EndRun{r, pod});
+          if (model::k8s::name_of(pod) == r.pod) m_end_runs->emplace(r.pod, EndRun{r, pod});
         }
       }
       return;
@@ -359,7 +407,7 @@ class Follower {
       if (end == m_end_runs->end() || r.restarts <= end->second.replica.restarts) continue;
       r = end->second.replica;
       for (auto& pod : m_last_pods) {
-        if (util::string_at(util::object_at(pod, "metadata"), "name") == r.pod) pod = end->second.pod;
+        if (model::k8s::name_of(pod) == r.pod) pod = end->second.pod;
       }
     }
   }
@@ -389,9 +437,16 @@ class Follower {
     // Per pod: the run of its restart count as last seen is the current log, the one before it the
     // previous (a run that began after the job ended has no tail: the failed run is then the previous).
     std::map<std::string, int> restarts;
-    for (const auto& r : m_last_replicas) restarts[r.pod] = r.restarts;
+    std::map<std::string, std::string> uids;  // a replaced pod's tails are not its successor's runs
+    for (const auto& r : m_last_replicas) {
+      restarts[r.pod] = r.restarts;
+      uids[r.pod] = r.uid;
+    }
     std::map<std::string, std::vector<const Tail*>> runs;
-    for (const auto& [key, t] : m_tails) runs[t.pod].push_back(&t);
+    for (const auto& [key, t] : m_tails) {
+      const auto uid = uids.find(t.pod);
+      if (uid == uids.end() || uid->second == t.uid) runs[t.pod].push_back(&t);
+    }
     for (auto& [pod, list] : runs) {
       std::sort(list.begin(), list.end(),
                 [](const Tail* a, const Tail* b) { return a->restart < b->restart; });
@@ -405,7 +460,24 @@ class Follower {
         in.logs.push_back(std::move(log));
       }
     }
+    for (const auto& old : m_replaced) in.replaced.push_back(replaced_run(old, in.now, steady_now));
     return diagnose(in);
+  }
+
+  // A replaced pod's last run, from its latest tail.
+  ReplacedRun replaced_run(const ReplacedPod& old, std::chrono::system_clock::time_point now,
+                           SteadyTime steady_now) const {
+    const std::string uid = model::k8s::uid_of(old.pod);
+    const Tail* last = nullptr;
+    for (const auto& [key, t] : m_tails) {
+      if (t.uid == uid && (last == nullptr || t.restart > last->restart)) last = &t;
+    }
+    ReplacedRun run{old.pod, RunLog{model::k8s::name_of(old.pod), false, {}, std::nullopt}, old.last_seen};
+    if (last != nullptr) {
+      run.log.lines = last->log->lines();
+      run.log.last_output = now - (steady_now - last->log->last_line_at().value_or(last->started));
+    }
+    return run;
   }
 
   // A finished job ends the follow once its logs are drained (or after options.drain).
@@ -489,8 +561,11 @@ class Follower {
   };
   std::optional<std::map<std::string, EndRun>> m_end_runs;  // by pod name: as the job's end saw them
   std::map<std::string, json> m_seen_pods;                  // every pod of the job, as last seen
+  std::map<std::string, std::chrono::system_clock::time_point> m_seen_at;  // by pod name: the look
+  std::vector<ReplacedPod> m_replaced;  // pods created again under their name while followed
   CrashLoopTracker m_crash_loops;
   Loop m_loop;
+  std::optional<SteadyTime> m_loop_end_awaited;  // since when a crash loop waits for its backoffLimit
   std::optional<Diagnosis> m_diagnosis;
   FollowResult m_result;
 };

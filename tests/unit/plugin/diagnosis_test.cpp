@@ -1,10 +1,14 @@
 #include "plugin/follow/diagnosis.hpp"
 
+#include "plugin/follow/diagnosis_output.hpp"
 #include "tests/unit/plugin/failure_fixtures.hpp"
+#include "util/strings.hpp"
 #include "util/time.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace kpt::plugin {
 namespace {
@@ -157,6 +161,77 @@ TEST(Diagnose, TheSameFailureAgainAndAgainIsACrashLoopWithTheBackoffLimitHint) {
             "instead of restarting forever");
   in.crash_loop_repeats = 4;  // run counted them
   EXPECT_EQ(diagnose(in).repeats, 4);
+}
+
+TEST(Diagnose, ACrashLoopUnderABackoffLimitSaysWhenTheJobFailsNotToSetOne) {
+  json limited = job("Running");
+  limited["spec"]["runPolicy"] = {{"backoffLimit", 5}};
+  json waiting = {{"waiting", {{"reason", "CrashLoopBackOff"}}}};
+  const Diagnosis d = diagnose(input(limited, {pod(0, "Running", waiting, 3, terminated(1, 20))},
+                                     {log_of(0, failure_log("syntax-rank0.log"))}));
+  EXPECT_EQ(verdict_id(d.verdict), "crash-loop");
+  ASSERT_TRUE(d.backoff.has_value());
+  EXPECT_EQ(
+      d.next_step,
+      "fix the error at syntax_error.py:4; the job fails after 2 more restarts (runPolicy.backoffLimit 5)");
+}
+
+TEST(Diagnose, ARendezvousTimeoutNamesTheRanksStillRunningAsTheOnesItWaitedFor) {
+  auto in = input(
+      job("Failed"), {pod(0, "Failed", terminated(1, 40)), pod(1, "Running", running(0))},
+      {log_of(0, failure_log("rendezvous-timeout.log")), log_of(1, {"rank 1 downloading the dataset"})});
+  in.logs[1].last_output = in.now - std::chrono::seconds(55);
+  const Diagnosis d = diagnose(in);
+  EXPECT_EQ(verdict_id(d.verdict), "failed");
+  EXPECT_EQ(class_id(d.klass), "rendezvous-timeout");
+  ASSERT_EQ(d.ranks.size(), 1U);
+  EXPECT_EQ(d.ranks[0].role, "worker-1");
+  EXPECT_EQ(
+      d.next_step,
+      "worker-1 (rank 1) did not join in time: every rank must reach init_process_group within its timeout "
+      "(start slow work such as a download after it, or raise timeout=); if it did, check that it reaches "
+      "rank 0's MASTER_ADDR:MASTER_PORT");
+  const auto lines = diagnosis_lines(d, in.step);
+  EXPECT_NE(
+      std::find(lines.begin(), lines.end(),
+                "  waited for: worker-1 (rank 1), still running: its last line 55s ago 'rank 1 downloading "
+                "the dataset'"),
+      lines.end())
+      << util::join(lines, "\n");
+}
+
+TEST(Diagnose, AFailedJobWhosePodsAreGoneSaysItsConditionAndWhereTheLogsWent) {
+  auto in =
+      input(job("Failed", "jobset failed due to one or more job failures (first failed job: dg-node-0)"), {});
+  in.step.kubectl_flags = " -n ml";
+  const Diagnosis d = diagnose(in);
+  EXPECT_EQ(verdict_id(d.verdict), "failed");
+  EXPECT_EQ(d.problem, "jobset failed due to one or more job failures (first failed job: dg-node-0)");
+  EXPECT_EQ(
+      d.next_step,
+      "its pods were deleted when it failed, and their logs with them: kubectl pytorch run follows a job to "
+      "its end and keeps each rank's; the job's events may say more (kubectl get events -n ml)");
+}
+
+// `kubectl delete pod` (an eviction, a preemption) under a running rank: the controller creates the
+// pod again under its name, and its peer loses the connection. The deleted run is the root cause.
+TEST(Diagnose, APodDeletedUnderARunningRankAndCreatedAgainIsWhyItsPeerLostIt) {
+  auto in = input(job("Failed"), {pod(0, "Failed", terminated(1, 10)), pod(1, "Running", running(12))},
+                  {log_of(0, failure_log("exception-rank0.log")), log_of(1, {"rank 1 step 1"})});
+  json old = pod(1, "Running", running(0));
+  old["metadata"]["uid"] = "w1-old";
+  in.replaced.push_back(
+      ReplacedRun{old, log_of(1, {"rank 1 step 5"}), *util::parse_time(k_t0) + std::chrono::seconds(10)});
+  const Diagnosis d = diagnose(in);
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_EQ(d.root->role, "worker-1");
+  EXPECT_EQ(d.root->exit_text, "was deleted while it ran (its processes got SIGTERM), and created again");
+  EXPECT_EQ(d.root->last_line, "rank 1 step 5");
+  EXPECT_EQ(class_id(d.root->klass), "terminated");
+  EXPECT_EQ(d.next_step, "something stopped the process (a deletion, a preemption): see the job's events");
+  ASSERT_EQ(d.following.size(), 1u);
+  EXPECT_EQ(d.following[0].role, "worker-0");
+  EXPECT_TRUE(d.following[0].collateral);
 }
 
 TEST(Diagnose, OomKilledIsSaidAsTheRuntimeSaysIt) {
@@ -394,6 +469,40 @@ TEST(Diagnose, ADeletedNodesLogNamesTheKilledWorkerBeforeTheNodeThatLostItsPeer)
   EXPECT_EQ(d.following[0].role, "node-0");
   EXPECT_TRUE(d.following[0].collateral);
   EXPECT_TRUE(d.left_behind.empty());
+}
+
+// Both nodes restarted in place twice; the JobSet gave up and deleted them while their third runs
+// ended. Their lastState is the second run's end (node 0's first by a second): the third runs' logs,
+// later, say who failed first in the attempt that ended the job.
+TEST(Diagnose, NodesDeletedInALaterRunAreJudgedByThatRunsLogNotTheirLastState) {
+  DiagnosisInput in = failed_trainjob_node("trainjob-node1-sigkill-peer-first.log");
+  const auto restarted = [](int last_finished) {
+    return json{{"phase", "Running"},
+                {"containerStatuses", json::array({{{"name", "node"},
+                                                    {"restartCount", 2},
+                                                    {"state", running(last_finished + 1)},
+                                                    {"lastState", terminated(1, last_finished)}}})}};
+  };
+  in.pods[0]["status"] = restarted(1);
+  json node0 = in.pods[0];
+  node0["metadata"]["name"] = "tj-node-0-0-fghij";
+  node0["metadata"]["uid"] = "n0";
+  node0["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] = "0";
+  node0["status"] = restarted(0);
+  in.pods.push_back(node0);
+  in.logs.push_back(
+      RunLog{"tj-node-0-0-fghij", false, failure_log("trainjob-node0-peer-lost.log"), std::nullopt});
+  in.logs[0].last_output = *util::parse_time(k_t0) + std::chrono::seconds(11);
+  in.logs[1].last_output = *util::parse_time(k_t0) + std::chrono::seconds(10);
+  in.deleted = {"tj-node-0-1-abcde", "tj-node-0-0-fghij"};
+  const Diagnosis d = diagnose(in);
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_EQ(d.root->role, "node-1");
+  EXPECT_EQ(d.root->restarts, 2);
+  EXPECT_EQ(class_id(d.root->klass), "killed");
+  ASSERT_EQ(d.following.size(), 1u);
+  EXPECT_EQ(d.following[0].role, "node-0");
+  EXPECT_TRUE(d.following[0].collateral);
 }
 
 TEST(Diagnose, AFinishedTrainJobLeavesNoNodeBehindAsItsJobSetDeletesItsJobs) {

@@ -23,6 +23,49 @@ TEST(FailureSignature, IsTheClassTheCodeAndTheExceptionNotTheOtherLines) {
   EXPECT_EQ(failure_signature({"step 7", "step 8"}, 137), failure_signature({"step 1"}, 137));
 }
 
+TEST(BackoffBudget, RestartsLeftAsTheControllerSpendsTheLimit) {
+  struct Case {
+    int limit, in_place, recreations, left;
+  };
+  for (const Case c :
+       {Case{3, 0, 0, 3}, Case{3, 2, 0, 1}, Case{3, 3, 0, 0}, Case{3, 5, 0, 0}, Case{3, 1, 2, 1},
+        Case{3, 0, 4, 0}, Case{0, 0, 0, 1}, Case{0, 1, 0, 0}, Case{2147483647, 0, 0, 2147483647}}) {
+    SCOPED_TRACE(::testing::Message() << c.limit << "/" << c.in_place << "/" << c.recreations);
+    EXPECT_EQ((BackoffBudget{c.limit, c.in_place, c.recreations}.left()), c.left);
+  }
+}
+
+TEST(BackoffBudget, IsReadFromAPyTorchJobThatSetsALimitAndItsPods) {
+  const nlohmann::json job = {
+      {"kind", "PyTorchJob"},
+      {"metadata", {{"name", "j"}, {"annotations", {{"kubectl-pytorch.dev/recreations", "1"}}}}},
+      {"spec",
+       {{"runPolicy", {{"backoffLimit", 4}}},
+        {"pytorchReplicaSpecs",
+         {{"Master", {{"replicas", 1}, {"restartPolicy", "OnFailure"}}},
+          {"Worker", {{"replicas", 1}, {"restartPolicy", "Never"}}}}}}}};
+  const auto pod = [](const char* type, int restarts) {
+    return nlohmann::json{{"metadata", {{"labels", {{"training.kubeflow.org/replica-type", type}}}}},
+                          {"status",
+                           {{"phase", "Running"},
+                            {"containerStatuses",
+                             nlohmann::json::array({{{"name", "pytorch"}, {"restartCount", restarts}}})}}}};
+  };
+  const auto budget = backoff_budget(job, {pod("master", 2), pod("worker", 5)});
+  ASSERT_TRUE(budget.has_value());
+  EXPECT_EQ(budget->limit, 4);
+  EXPECT_EQ(budget->in_place, 2);  // a Never replica's restarts are not counted
+  EXPECT_EQ(budget->recreations, 1);
+  EXPECT_EQ(backoff_end(*budget), "the job fails after 2 more restarts (runPolicy.backoffLimit 4)");
+
+  nlohmann::json unlimited = job;
+  unlimited["spec"]["runPolicy"].erase("backoffLimit");
+  EXPECT_FALSE(backoff_budget(unlimited, {}).has_value());
+  EXPECT_FALSE(backoff_budget({{"kind", "TrainJob"}}, {}).has_value());
+  EXPECT_FALSE(backoff_budget(nlohmann::json::array(), {}).has_value());
+  EXPECT_EQ(backoff_end({3, 2, 0}), "the job fails at its next restart (runPolicy.backoffLimit 3)");
+}
+
 TEST(CrashLoopTracker, CountsTheSameFailureInARowPerRank) {
   CrashLoopTracker t;
   EXPECT_EQ(t.record("worker-0", "a"), 1);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <mutex>
 #include <sstream>
@@ -355,6 +356,84 @@ TEST_F(JobFollowerLogs, TheSameFailureThreeTimesInARowEndsTheFollowAsACrashLoop)
   ASSERT_TRUE(result.diagnosis->root.has_value());
   EXPECT_EQ(result.diagnosis->root->error->line, "SyntaxError: invalid syntax");
   EXPECT_NE(out.str().find("--- worker-0 attempt 2 ---\n"), std::string::npos) << out.str();
+}
+
+// With runPolicy.backoffLimit 3 the third restart fails the job: the loop is followed to that end,
+// which is the verdict, instead of being cut short as one that would restart forever.
+TEST_F(JobFollowerLogs, ACrashLoopThatTheBackoffLimitEndsIsFollowedToTheJobsEnd) {
+  options.progress = true;
+  json limited = job("Running");
+  limited["spec"]["runPolicy"] = {{"backoffLimit", 3}};
+  limited["spec"]["pytorchReplicaSpecs"]["Worker"]["restartPolicy"] = "OnFailure";
+  api.put(kube::resources::pytorchjobs(), limited);
+  ScriptedLogs logs(api, [](int, const auto& on_data, const std::atomic<bool>*) -> Expected<void> {
+    on_data("FileNotFoundError: /data/shard-1 missing\n");
+    return {};
+  });
+  int restarts = 0;
+  waiter.on_wait = [&](int n) {
+    if (n % 5 != 0) return;
+    if (restarts == 3) {  // the controller's next pass: the third restart has spent the limit
+      limited["status"]["conditions"] = json::array({{{"type", "Failed"}, {"status", "True"}}});
+      api.put(kube::resources::pytorchjobs(), limited);
+      return;
+    }
+    ++restarts;
+    api.merge(
+        "pods", "ml", "mnist-worker-0",
+        {{"status",
+          {{"containerStatuses",
+            json::array({{{"name", "pytorch"},
+                          {"restartCount", restarts},
+                          {"state", k_running},
+                          {"lastState", {{"terminated", {{"exitCode", 2}, {"reason", "Error"}}}}}}})}}}});
+  };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::failed);
+  EXPECT_NE(err.str().find("note: worker-0 failed the same way 3 times; its restarts have reached "
+                           "runPolicy.backoffLimit 3, so the job fails now: following the job to its end\n"),
+            std::string::npos)
+      << err.str();
+}
+
+// A pod deleted under its running rank and created again under its name: the new pod's log follows
+// a separator, and the deleted run stays in the verdict although the new pod no longer shows it.
+TEST_F(JobFollowerLogs, APodCreatedAgainUnderItsNameKeepsTheDeletedRunForTheVerdict) {
+  options.progress = true;
+  ScriptedLogs logs(api, [](int n, const auto& on_data, const std::atomic<bool>*) -> Expected<void> {
+    on_data(n == 1 ? "rank 0 step 5\n" : "rank 0 step 1 again\n");
+    return {};
+  });
+  waiter.on_wait = [&](int n) {
+    if (n == 5) {
+      json again = pod("Running", k_running);
+      again["metadata"]["uid"] = "w0-again";
+      api.put(kube::resources::pods(), again);
+    }
+    if (n == 10) {
+      api.put(kube::resources::pytorchjobs(), job("Failed"));
+      api.merge("pods", "ml", "mnist-worker-0",
+                {{"status",
+                  {{"phase", "Failed"},
+                   {"containerStatuses",
+                    json::array({{{"name", "pytorch"}, {"restartCount", 0}, {"state", k_exited_3}}})}}}});
+    }
+  };
+  const auto result = follow();
+  EXPECT_EQ(result.end, FollowEnd::failed);
+  EXPECT_NE(
+      out.str().find("[worker-0 r0] rank 0 step 5\n--- worker-0: a new pod (the one before was deleted) ---\n"
+                     "[worker-0 r0] rank 0 step 1 again\n"),
+      std::string::npos)
+      << out.str();
+  ASSERT_TRUE(result.diagnosis.has_value());
+  std::vector<RankFailure> all = result.diagnosis->following;
+  ASSERT_TRUE(result.diagnosis->root.has_value());
+  all.push_back(*result.diagnosis->root);
+  EXPECT_TRUE(std::any_of(all.begin(), all.end(), [](const RankFailure& f) {
+    return f.replaced && f.last_line == "rank 0 step 5" &&
+           f.exit_text == "was deleted while it ran (its processes got SIGTERM), and created again";
+  }));
 }
 
 // cleanPodPolicy None leaves a failed job's pods restarting in place: a run that began after the
