@@ -137,7 +137,11 @@ std::vector<std::string> diagnosis_lines(const Diagnosis& d, const StepContext& 
     }
   }
   if (!d.next_step.empty()) out.push_back(label("next step", d.next_step));
-  if (d.root) out.push_back(label("its log", logs_hint(*d.root, step)));
+  if (d.root) {
+    // A pod created again under its name serves the new run's log: the deleted run's went with it.
+    out.push_back(label("its log", d.root->replaced ? "deleted with its pod; the follow printed it above"
+                                                    : logs_hint(*d.root, step)));
+  }
   if (!d.left_behind.empty()) {
     out.push_back(label("left behind",
                         fmt::format("{} still running: kubectl delete {} {}{} removes the job and its pods",

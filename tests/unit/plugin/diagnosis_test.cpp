@@ -229,6 +229,11 @@ TEST(Diagnose, APodDeletedUnderARunningRankAndCreatedAgainIsWhyItsPeerLostIt) {
   EXPECT_EQ(d.root->last_line, "rank 1 step 5");
   EXPECT_EQ(class_id(d.root->klass), "terminated");
   EXPECT_EQ(d.next_step, "something stopped the process (a deletion, a preemption): see the job's events");
+  const auto lines = diagnosis_lines(d, in.step);
+  EXPECT_NE(std::find(lines.begin(), lines.end(),
+                      "  its log:    deleted with its pod; the follow printed it above"),
+            lines.end())
+      << util::join(lines, "\n");
   ASSERT_EQ(d.following.size(), 1u);
   EXPECT_EQ(d.following[0].role, "worker-0");
   EXPECT_TRUE(d.following[0].collateral);
