@@ -11,7 +11,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <set>
+#include <string_view>
 
 namespace kpt::plugin {
 
@@ -80,6 +82,9 @@ std::optional<std::string> worker_last_line(const std::vector<std::string>& line
   return std::nullopt;
 }
 
+// decode_exit's words for a signal that read after "was"; the others are nouns.
+constexpr std::string_view k_participles[] = {"killed", "interrupted", "aborted", "terminated", "hung up"};
+
 /// What a run's log says about its failure, folded into `f` and `evidence`: the exception, the last
 /// line, and under torchrun the worker its report names (torchrun exits 1 whatever ended its worker,
 /// and its ChildFailedError says only that one failed: the report says which, and how). Whether the
@@ -98,7 +103,12 @@ bool read_run_log(const RunLog& log, RankFailure& f, FailureEvidence& evidence) 
   if (killed) {
     f.signal = worker->signal;
     evidence.signal = worker->signal;
-    how = "was " + decode_exit(worker->exit_code, "", worker->signal).text;
+    const std::string words = decode_exit(worker->exit_code, "", worker->signal).text;
+    // "was killed (SIGKILL)", but "died of segmentation fault (SIGSEGV)": the words are a participle or a
+    // noun.
+    const bool participle = std::any_of(std::begin(k_participles), std::end(k_participles),
+                                        [&](std::string_view p) { return util::starts_with(words, p); });
+    how = (participle ? "was " : "died of ") + words;
   }
   f.exit_text += fmt::format(": torchrun's worker of global rank {} (local rank {}) {}", worker->rank,
                              worker->local_rank, how);
@@ -384,8 +394,10 @@ Diagnosis diagnose(const DiagnosisInput& in) {
     if (pod == nullptr) continue;
     const bool deleted = std::find(in.deleted.begin(), in.deleted.end(), r.pod) != in.deleted.end();
     auto failure = failure_of(r, *pod, in.logs);
-    // A pod deleted while a run was going: that run's end, by its log, is later than its lastState's.
-    if (deleted && (!failure || r.running)) {
+    // A pod deleted (or being deleted) while a run was going: that run's end, by its log, is later
+    // than its lastState's (a Job past its backoffLimit deletes the pod of its last attempt).
+    const bool going = deleted || util::at_path(*pod, "metadata.deletionTimestamp") != nullptr;
+    if (going && (!failure || r.running)) {
       if (auto gone = failure_of_deleted(r, in.logs, in.now)) failure = std::move(gone);
     }
     if (failure) failures.push_back(std::move(*failure));

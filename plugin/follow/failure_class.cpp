@@ -138,9 +138,12 @@ FailureClass classify_failure(const FailureEvidence& e) {
   if (sig == 15) return FailureClass::terminated;
   if (sig == 7) return FailureClass::shared_memory;
   if (sig > 0) {
-    // An abort says why in the lines before it (NCCL's watchdog aborts on a collective timeout).
+    // An abort says why in the lines before it (NCCL's watchdog aborts on a collective timeout, on a
+    // lost peer). Another signal (SIGSEGV) is the process's own: a peer's loss in the lines before
+    // is another worker's (a torchrun node's log holds them all), not why it crashed.
     for (auto it = e.lines.rbegin(); it != e.lines.rend(); ++it) {
-      if (auto c = match(strip_launcher_prefix(*it)); c != FailureClass::none) return c;
+      const auto c = match(strip_launcher_prefix(*it));
+      if (c != FailureClass::none && (sig == 6 || !maybe_collateral(c))) return c;
     }
     return FailureClass::signal;
   }

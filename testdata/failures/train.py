@@ -41,6 +41,8 @@ def main() -> int:
                 os._exit(3)
             if MODE == "hang":
                 time.sleep(3600)
+            if MODE == "segv":  # a native crash (SIGSEGV), as a bad extension or driver gives
+                __import__("ctypes").string_at(0)
         total = torch.ones(1)
         dist.all_reduce(total)
         time.sleep(0.2)

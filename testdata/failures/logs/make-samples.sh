@@ -4,7 +4,8 @@
 # kubectl pytorch logs JOB --rank N; trainjob-node*-*.log are a node's log of a two-node TrainJob
 # under torchrun whose worker killed itself with SIGKILL at step 3 (-peer-first: ../fail-trainjob.yaml
 # with FAIL=sigkill, where the node's other worker lost its peer in the same second), or whose command
-# named a file that does not exist). Paths
+# named a file that does not exist; trainjob-node*-segv*.log: the same job with FAIL=segv and
+# FAIL_RANK=2, node 1's worker of global rank 2 segfaulting, the other workers losing their peer). Paths
 # are then shown as /src/failures, as in the others.
 set -u
 cd "$(dirname "$0")"

@@ -510,6 +510,31 @@ TEST(Diagnose, NodesDeletedInALaterRunAreJudgedByThatRunsLogNotTheirLastState) {
   EXPECT_TRUE(d.following[0].collateral);
 }
 
+// Real logs: node 1's worker of global rank 2 segfaulted (FAIL=segv); node 1's other worker and
+// node 0's workers lost their peer. Node 0's torchrun exited a second before node 1's.
+TEST(Diagnose, ASegfaultedWorkerIsTheRootNotTheLostPeersInItsNodesLog) {
+  DiagnosisInput in = failed_trainjob_node("trainjob-node1-segv.log");
+  in.pods[0]["status"]["containerStatuses"][0]["state"] = terminated(1, 1);
+  json node0 = in.pods[0];
+  node0["metadata"]["name"] = "tj-node-0-0-fghij";
+  node0["metadata"]["uid"] = "n0";
+  node0["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] = "0";
+  node0["status"]["containerStatuses"][0]["state"] = terminated(1, 0);
+  in.pods.push_back(node0);
+  in.logs.push_back(
+      RunLog{"tj-node-0-0-fghij", false, failure_log("trainjob-node0-segv-peer.log"), std::nullopt});
+  const Diagnosis d = diagnose(in);
+  ASSERT_TRUE(d.root.has_value());
+  EXPECT_EQ(d.root->role, "node-1");
+  EXPECT_EQ(class_id(d.root->klass), "signal");
+  EXPECT_EQ(
+      d.root->exit_text,
+      "exited with code 1: torchrun's worker of global rank 2 (local rank 0) died of segmentation fault "
+      "(SIGSEGV): a native crash (exit code -11)");
+  ASSERT_EQ(d.following.size(), 1u);
+  EXPECT_EQ(class_id(d.following[0].klass), "peer-lost");
+}
+
 TEST(Diagnose, AFinishedTrainJobLeavesNoNodeBehindAsItsJobSetDeletesItsJobs) {
   DiagnosisInput in = failed_trainjob_node("trainjob-node1.log");
   in.pods[0]["status"] = {
