@@ -261,6 +261,18 @@ void succeed_at(testing::FakeApiClient& api, int n, int at) {
                 json::array({{{"name", "pytorch"}, {"restartCount", 0}, {"state", k_exited_0}}})}}}});
 }
 
+// mnist-worker-0 restarted in place for the `restarts`th time, its run before having exited `code`.
+void restart_in_place(testing::FakeApiClient& api, int restarts, int code) {
+  api.merge(
+      "pods", "ml", "mnist-worker-0",
+      {{"status",
+        {{"containerStatuses",
+          json::array({{{"name", "pytorch"},
+                        {"restartCount", restarts},
+                        {"state", k_running},
+                        {"lastState", {{"terminated", {{"exitCode", code}, {"reason", "Error"}}}}}}})}}}});
+}
+
 class JobFollowerLogs : public JobFollower {
  protected:
   JobFollowerLogs() {
@@ -336,15 +348,7 @@ TEST_F(JobFollowerLogs, TheSameFailureThreeTimesInARowEndsTheFollowAsACrashLoop)
   int restarts = 0;
   waiter.on_wait = [&](int n) {
     if (n % 5 != 0 || restarts == 6) return;
-    ++restarts;
-    api.merge(
-        "pods", "ml", "mnist-worker-0",
-        {{"status",
-          {{"containerStatuses",
-            json::array({{{"name", "pytorch"},
-                          {"restartCount", restarts},
-                          {"state", k_running},
-                          {"lastState", {{"terminated", {{"exitCode", 1}, {"reason", "Error"}}}}}}})}}}});
+    restart_in_place(api, ++restarts, 1);
   };
   const auto result = follow();
   EXPECT_EQ(result.end, FollowEnd::crash_loop);
@@ -378,15 +382,7 @@ TEST_F(JobFollowerLogs, ACrashLoopThatTheBackoffLimitEndsIsFollowedToTheJobsEnd)
       api.put(kube::resources::pytorchjobs(), limited);
       return;
     }
-    ++restarts;
-    api.merge(
-        "pods", "ml", "mnist-worker-0",
-        {{"status",
-          {{"containerStatuses",
-            json::array({{{"name", "pytorch"},
-                          {"restartCount", restarts},
-                          {"state", k_running},
-                          {"lastState", {{"terminated", {{"exitCode", 2}, {"reason", "Error"}}}}}}})}}}});
+    restart_in_place(api, ++restarts, 2);
   };
   const auto result = follow();
   EXPECT_EQ(result.end, FollowEnd::failed);
