@@ -182,8 +182,9 @@ std::optional<RankFailure> failure_of_replaced(const ReplacedRun& old, const jso
   const JobView one = make_job_view(job, {old.pod});
   if (one.replicas.empty()) return std::nullopt;
   const ReplicaView& r = one.replicas.front();
-  auto failure = failure_of(r, old.pod, {old.log});
-  if (!failure && r.running) {
+  // One that had ended says how; one that ran (its lastState an older run's) was stopped by the deletion.
+  auto failure = r.running ? std::nullopt : failure_of(r, old.pod, {old.log});
+  if (r.running) {
     RankFailure f = failure_base(r);
     f.exit_code = 143;
     f.signal = 15;
