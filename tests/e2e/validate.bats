@@ -233,17 +233,20 @@ cel-job.yaml:12:17: error: spec.pytorchReplicaSpecs.Worker.replicas: at most 8 r
 0 errors, 1 warning in 0 documents (1 file)" ]
 }
 
+# TERM is set: a terminal that says it is dumb (TERM=dumb, as some CI runners set) gets no colour.
 @test "colour only on a terminal and never with NO_COLOR" {
-  run script -qec "'$KPT_BIN' validate -q mnist-dp.yaml" /dev/null
+  run script -qec "env TERM=xterm '$KPT_BIN' validate -q mnist-dp.yaml" /dev/null
   [[ "$output" == *$'\033[1;31merror:'* ]]
-  run script -qec "env NO_COLOR=1 '$KPT_BIN' validate -q mnist-dp.yaml" /dev/null
+  run script -qec "env TERM=xterm NO_COLOR=1 '$KPT_BIN' validate -q mnist-dp.yaml" /dev/null
+  [[ "$output" != *$'\033['* ]]
+  run script -qec "env TERM=dumb '$KPT_BIN' validate -q mnist-dp.yaml" /dev/null
   [[ "$output" != *$'\033['* ]]
   run "$KPT_BIN" validate -q mnist-dp.yaml
   [[ "$output" != *$'\033['* ]]
 }
 
 @test "NO_COLOR set but empty leaves colour on (no-color.org)" {
-  run script -qec "env NO_COLOR= '$KPT_BIN' validate -q mnist-dp.yaml" /dev/null
+  run script -qec "env TERM=xterm NO_COLOR= '$KPT_BIN' validate -q mnist-dp.yaml" /dev/null
   [[ "$output" == *$'\033[1;31merror:'* ]]
 }
 
