@@ -47,6 +47,16 @@ json pod(const std::string& phase, const json& state) {
 const json k_running = {{"running", {{"startedAt", "t"}}}};
 const json k_exited_3 = {{"terminated", {{"exitCode", 3}, {"reason", "Error"}}}};
 
+// The job fails, its worker-0 having exited with code 3.
+void fail_with_exit_3(testing::FakeApiClient& api) {
+  api.put(kube::resources::pytorchjobs(), job("Failed"));
+  api.merge("pods", "ml", "mnist-worker-0",
+            {{"status",
+              {{"phase", "Failed"},
+               {"containerStatuses",
+                json::array({{{"name", "pytorch"}, {"restartCount", 0}, {"state", k_exited_3}}})}}}});
+}
+
 // Each wait moves the fake clock; `on_wait` plays the cluster between two looks. With `real`, a
 // wait also lets that much real time pass, for the log threads.
 class StepWaiter final : public FollowWaiter {
@@ -100,13 +110,7 @@ TEST_F(JobFollower, ARunningJobIsFollowedUntilItFailsWithRankZerosCode) {
   api.put(kube::resources::pytorchjobs(), job("Running"));
   api.put(kube::resources::pods(), pod("Running", k_running));
   waiter.on_wait = [&](int n) {
-    if (n != 3) return;
-    api.put(kube::resources::pytorchjobs(), job("Failed"));
-    api.merge("pods", "ml", "mnist-worker-0",
-              {{"status",
-                {{"phase", "Failed"},
-                 {"containerStatuses",
-                  json::array({{{"name", "pytorch"}, {"restartCount", 0}, {"state", k_exited_3}}})}}}});
+    if (n == 3) fail_with_exit_3(api);
   };
   const auto result = follow();
   EXPECT_EQ(result.end, FollowEnd::failed);
@@ -406,14 +410,7 @@ TEST_F(JobFollowerLogs, APodCreatedAgainUnderItsNameKeepsTheDeletedRunForTheVerd
       again["metadata"]["uid"] = "w0-again";
       api.put(kube::resources::pods(), again);
     }
-    if (n == 10) {
-      api.put(kube::resources::pytorchjobs(), job("Failed"));
-      api.merge("pods", "ml", "mnist-worker-0",
-                {{"status",
-                  {{"phase", "Failed"},
-                   {"containerStatuses",
-                    json::array({{{"name", "pytorch"}, {"restartCount", 0}, {"state", k_exited_3}}})}}}});
-    }
+    if (n == 10) fail_with_exit_3(api);
   };
   const auto result = follow();
   EXPECT_EQ(result.end, FollowEnd::failed);
