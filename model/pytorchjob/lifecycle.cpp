@@ -278,10 +278,16 @@ RetryCount count_retries(const JobPolicy& job, const std::vector<PodObservation>
 }
 
 bool past_backoff_limit(const JobPolicy& job, const RetryCount& retries) {
-  if (!job.backoff_limit) return false;
-  const int limit = *job.backoff_limit;
-  const bool in_place_spent = limit == 0 ? retries.in_place > 0 : retries.in_place >= limit;
-  return in_place_spent || retries.total() > limit;
+  return job.backoff_limit && restarts_left(*job.backoff_limit, retries) == 0;
+}
+
+int restarts_left(int limit, const RetryCount& retries) {
+  // The limit is spent by whichever comes first: in-place restarts reaching it (the operator),
+  // any restart for a limit of 0, or all retries, re-creations included, passing it.
+  const long long by_in_place = std::max(1LL, static_cast<long long>(limit)) - retries.in_place;
+  const long long by_total =
+      static_cast<long long>(limit) + 1 - retries.in_place - static_cast<long long>(retries.recreations);
+  return static_cast<int>(std::max(0LL, std::min(by_in_place, by_total)));
 }
 
 bool is_retryable(RestartPolicy policy, std::optional<int> exit_code) {

@@ -48,6 +48,10 @@ RetryCount count_retries(const JobPolicy& job, const std::vector<PodObservation>
 /// or all retries past it. A new failure needs one retry more (`total() + 1 > limit`).
 bool past_backoff_limit(const JobPolicy& job, const RetryCount& retries);
 
+/// The in-place restarts still to come before past_backoff_limit holds for `limit`: 0 when it
+/// holds already (or the next failure fails the job).
+int restarts_left(int limit, const RetryCount& retries);
+
 /// `training.kubeflow.org/job-name=<job>,...,replica-type=<lower rtype>`, the selector the operator
 /// writes into replicaStatuses[].selector.
 std::string replica_selector(const std::string& job, const std::string& replica_type);

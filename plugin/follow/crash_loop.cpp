@@ -8,8 +8,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-
 namespace kpt::plugin {
 
 std::string failure_signature(const std::vector<std::string>& lines, int exit_code) {
@@ -21,13 +19,7 @@ std::string failure_signature(const std::vector<std::string>& lines, int exit_co
   return fmt::format("{}|{}|{}", class_id(classify_failure(evidence)), exit_code, error ? error->line : "");
 }
 
-int BackoffBudget::left() const {
-  // The first to be spent (model::pytorchjob::past_backoff_limit): in-place restarts reaching the
-  // limit (any restart for a limit of 0), or all retries passing it.
-  const long long by_in_place = std::max(1LL, static_cast<long long>(limit)) - in_place;
-  const long long by_total = static_cast<long long>(limit) + 1 - in_place - recreations;
-  return static_cast<int>(std::max(0LL, std::min(by_in_place, by_total)));
-}
+int BackoffBudget::left() const { return model::pytorchjob::restarts_left(limit, {in_place, recreations}); }
 
 std::optional<BackoffBudget> backoff_budget(const nlohmann::json& job,
                                             const std::vector<nlohmann::json>& pods) {
